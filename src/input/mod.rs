@@ -1,0 +1,2 @@
+//! Bytes in: opening files and standard input, decompression, splitting the
+//! stream into chunks at game boundaries, and scanning PGN into games.

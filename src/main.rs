@@ -1,0 +1,47 @@
+//! The `pgnkit` binary: parse the command line, run one subcommand, map its
+//! outcome to an exit code. Everything else lives in the library.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+use pgnkit::cli::{Cli, Command};
+use pgnkit::cmd;
+use pgnkit::exit::ExitStatus;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let result = match &cli.command {
+        Command::Validate(args) => cmd::validate::run(args, &mut out),
+        Command::AnnotateOutcome(args) => cmd::annotate_outcome::run(args, &mut out),
+        Command::Perft(args) => cmd::perft::run(args, &mut out),
+        Command::Convert(args) => cmd::convert::run(args, &mut out),
+    };
+    let result = result.and_then(|status| {
+        out.flush()?;
+        Ok(status)
+    });
+    match result {
+        Ok(status) => status.into(),
+        Err(err) if is_broken_pipe(&err) => ExitCode::from(0),
+        Err(err) => {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("pgnkit: {err:#}");
+            }
+            let _ = io::stderr().flush();
+            ExitStatus::Error.into()
+        }
+    }
+}
+
+/// `pgnkit … | head` closes our stdout early: that is not an error.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,1 @@
+//! Ordered parallel streaming, generic over the work: knows no chess.

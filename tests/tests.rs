@@ -1,0 +1,8 @@
+//! Integration tests: each module runs the real `pgnkit` binary on fixtures.
+
+mod annotate_outcome;
+mod cli;
+mod convert;
+mod perft;
+mod util;
+mod validate;
