@@ -12,3 +12,4 @@ pub mod input;
 pub mod output;
 pub mod pipeline;
 pub mod rules;
+pub mod stream;

@@ -1,4 +1,11 @@
 //! The rules core: pure functions over shakmaty positions. No files, no
 //! printing, no threads, no command-line types.
+pub mod check;
 pub mod dead;
+pub mod ends;
+pub mod finding;
+pub mod game;
 pub mod perft;
+pub mod replay;
+pub mod san;
+pub mod setup;

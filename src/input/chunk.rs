@@ -1,0 +1,171 @@
+//! Splitting a byte stream into chunks that start where a game starts, so
+//! chunks can be scanned in parallel.
+//!
+//! A chunk ends just before a `[` that opens a line after a blank line: in
+//! sane PGN that is the first tag of a game. In PGN that is not sane (a
+//! blank line and a `[` inside a comment) the split is wrong; the scanner
+//! notices, and the stream scans the two chunks again as one.
+
+use std::io::{self, Read};
+
+/// The size chunks aim for. Large enough that per-chunk overhead vanishes,
+/// small enough that two workers get hundreds of chunks from a 100 MB file
+/// and memory stays small.
+pub const TARGET: usize = 1 << 20;
+
+/// Reads `reader` in chunks split at game boundaries.
+pub struct Chunker<R> {
+    reader: R,
+    carry: Vec<u8>,
+    target: usize,
+    done: bool,
+    /// A read error to report after the bytes read before it.
+    failed: Option<io::Error>,
+}
+
+/// One chunk: its bytes, and whether the input ends with it.
+#[derive(Debug)]
+pub struct Chunk {
+    pub data: Vec<u8>,
+    pub at_end: bool,
+}
+
+impl<R: Read> Chunker<R> {
+    pub fn new(reader: R, target: usize) -> Chunker<R> {
+        Chunker {
+            reader,
+            carry: Vec::new(),
+            target: target.max(1),
+            done: false,
+            failed: None,
+        }
+    }
+
+    /// Reads until `buf` holds `want` bytes or the input ends.
+    fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+        while buf.len() < want {
+            let start = buf.len();
+            buf.resize(want, 0);
+            match self.reader.read(&mut buf[start..]) {
+                Ok(0) => {
+                    buf.truncate(start);
+                    return Ok(true);
+                }
+                Ok(n) => buf.truncate(start + n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(start),
+                Err(e) => {
+                    buf.truncate(start);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(false)
+    }
+}
+
+impl<R: Read> Iterator for Chunker<R> {
+    type Item = io::Result<Chunk>;
+
+    fn next(&mut self) -> Option<io::Result<Chunk>> {
+        if let Some(err) = self.failed.take() {
+            return Some(Err(err));
+        }
+        if self.done {
+            return None;
+        }
+        let mut buf = std::mem::take(&mut self.carry);
+        let mut want = self.target.max(buf.len() + self.target / 2);
+        loop {
+            let eof = match self.fill(&mut buf, want) {
+                Ok(eof) => eof,
+                Err(e) => {
+                    self.done = true;
+                    if buf.is_empty() {
+                        return Some(Err(e));
+                    }
+                    // What was read before the failure is still scanned.
+                    self.failed = Some(e);
+                    return Some(Ok(Chunk {
+                        data: buf,
+                        at_end: true,
+                    }));
+                }
+            };
+            if eof {
+                self.done = true;
+                return Some(Ok(Chunk {
+                    data: buf,
+                    at_end: true,
+                }));
+            }
+            // Never split inside the first few bytes: a chunk must hold a game.
+            if let Some(split) = last_game_start(&buf).filter(|&s| s > 0) {
+                self.carry = buf[split..].to_vec();
+                buf.truncate(split);
+                return Some(Ok(Chunk {
+                    data: buf,
+                    at_end: false,
+                }));
+            }
+            want = buf.len() * 2;
+        }
+    }
+}
+
+/// The offset of the last `[` in `buf` that starts a line following a blank
+/// line.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::input::chunk::last_game_start;
+/// let pgn = b"[Event \"a\"]\n[Site \"b\"]\n\n1. e4 *\n\n[Event \"c\"]\n";
+/// assert_eq!(last_game_start(pgn), Some(34));
+/// assert_eq!(last_game_start(b"[Event \"a\"]\n[Site \"b\"]\n"), None);
+/// ```
+pub fn last_game_start(buf: &[u8]) -> Option<usize> {
+    let mut end = buf.len();
+    while let Some(i) = memchr::memrchr(b'[', &buf[..end]) {
+        end = i;
+        if i == 0 || buf[i - 1] != b'\n' {
+            continue;
+        }
+        // The line before must be blank (only whitespace).
+        let before = &buf[..i - 1];
+        let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
+        if line_start > 0
+            && before[line_start..]
+                .iter()
+                .all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+        {
+            return Some(i);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_concatenate_to_the_input() {
+        let mut pgn = Vec::new();
+        for i in 0..200 {
+            pgn.extend_from_slice(format!("[Event \"{i}\"]\r\n\r\n1. e4 e5 *\r\n\r\n").as_bytes());
+        }
+        let chunks: Vec<Chunk> = Chunker::new(&pgn[..], 100).map(Result::unwrap).collect();
+        assert!(chunks.len() > 10);
+        assert!(chunks.iter().all(|c| c.data.starts_with(b"[Event")));
+        assert!(chunks.last().unwrap().at_end);
+        let joined: Vec<u8> = chunks.into_iter().flat_map(|c| c.data).collect();
+        assert_eq!(joined, pgn);
+    }
+
+    #[test]
+    fn empty_input_is_one_empty_final_chunk() {
+        let chunks: Vec<Chunk> = Chunker::new(&b""[..], 100).map(Result::unwrap).collect();
+        assert_eq!(chunks.len(), 1);
+        assert!(chunks[0].data.is_empty() && chunks[0].at_end);
+    }
+}

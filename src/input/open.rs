@@ -1,0 +1,99 @@
+//! Opening an input: a file or standard input (`-`), decompressed on the fly
+//! when its first bytes say zstd, gzip or bzip2.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// An opened input.
+pub struct Source {
+    /// How reports name it: the path as given, or `<stdin>`.
+    pub name: String,
+    /// The decompressed bytes.
+    pub reader: Box<dyn Read + Send>,
+    /// Size on disk (compressed size for compressed input), when known.
+    pub size: Option<u64>,
+}
+
+/// The compression an input uses, told by its magic bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Zstd,
+    Gzip,
+    Bzip2,
+}
+
+/// Detects compression from the first bytes of an input.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::input::open::{detect, Compression};
+/// assert_eq!(detect(b"\x28\xb5\x2f\xfd..."), Compression::Zstd);
+/// assert_eq!(detect(b"[Event \"x\"]"), Compression::None);
+/// ```
+pub fn detect(head: &[u8]) -> Compression {
+    if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Compression::Zstd
+    } else if head.starts_with(&[0x1f, 0x8b]) {
+        Compression::Gzip
+    } else if head.starts_with(b"BZh") {
+        Compression::Bzip2
+    } else {
+        Compression::None
+    }
+}
+
+/// Counts the raw (compressed) bytes read, for the progress bar.
+struct Counted<R> {
+    inner: R,
+    counter: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.counter.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Opens `path` (`-` is standard input), adding every raw byte read to
+/// `counter`.
+///
+/// # Errors
+///
+/// When the file cannot be opened, or its first bytes cannot be read.
+pub fn open(path: &Path, counter: Arc<AtomicU64>) -> io::Result<Source> {
+    let (name, raw, size): (String, Box<dyn Read + Send>, Option<u64>) = if path == Path::new("-") {
+        ("<stdin>".to_owned(), Box::new(io::stdin()), None)
+    } else {
+        let file = File::open(path)?;
+        let meta = file.metadata()?;
+        if meta.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "is a directory",
+            ));
+        }
+        let size = meta.is_file().then_some(meta.len());
+        (path.display().to_string(), Box::new(file), size)
+    };
+    let mut buffered = BufReader::with_capacity(
+        1 << 16,
+        Counted {
+            inner: raw,
+            counter,
+        },
+    );
+    let reader: Box<dyn Read + Send> = match detect(buffered.fill_buf()?) {
+        Compression::None => Box::new(buffered),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
+        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
+        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(buffered)),
+    };
+    Ok(Source { name, reader, size })
+}

@@ -1,0 +1,832 @@
+//! PGN scanner: bytes → [`RawGame`]s, with the line of every token and a
+//! finding for every piece of layout damage it recovers from.
+//!
+//! pgn-reader is fast but reports no positions and silently drops tokens it
+//! does not understand; a validator needs both, so pgnkit scans PGN itself.
+//! The scanner knows PGN syntax only: it never plays a move (that is
+//! [`crate::rules::replay`]).
+//!
+//! The scanner is relaxed the way real archives need:
+//! - a game ends at its termination marker, or at a `[` that starts a line
+//!   (or that is glued to the previous game's result line), never at a
+//!   blank line: a blank line inside the movetext is reported (`layout`) and
+//!   the game goes on;
+//! - a blank line inside a tag section is reported and the section goes on,
+//!   unless the tag after it repeats a tag of the section: then that tag
+//!   starts a new game, and the section before it had no movetext;
+//! - movetext without a tag section is a game (reported); text between games
+//!   that holds no move and no result is not a game (reported);
+//! - tags may span lines and carry whitespace inside the brackets; `\"` and
+//!   `\\` escape in tag values;
+//! - NUL bytes and UTF-8 byte order marks between tokens are skipped (NULs
+//!   are reported), `%` lines are escapes, `;` comments run to the end of the
+//!   line, `{` comments may span lines;
+//! - `12.e4` and `12...Nf6` are split into a move number and a move, `e4!?`
+//!   into a move and an annotation glyph.
+//!
+//! Scanning a chunk that starts where a game starts gives the same games as
+//! scanning the whole file, provided the previous chunk ended in a clean
+//! state ([`Scan::clean_end`]); the pipeline checks that and rescans when it
+//! did not.
+
+use std::borrow::Cow;
+
+use crate::rules::finding::{Code, Finding};
+use crate::rules::game::{GameResult, Marker, RawGame, Tag, Token, TokenKind};
+
+/// What scanning one chunk gave.
+#[derive(Debug, Default)]
+pub struct Scan<'a> {
+    pub games: Vec<RawGame<'a>>,
+    /// Findings that belong to no game (text in a chunk that holds no game).
+    pub loose: Vec<Finding>,
+    /// Newlines in the chunk.
+    pub lines: u64,
+    /// `false` when the chunk ended inside a comment, a variation or a tag
+    /// section: then the split before the next chunk was wrong.
+    pub clean_end: bool,
+}
+
+/// Scans `buf`, which starts at a game boundary (or at the start of a file).
+/// `at_file_end` says whether the end of `buf` is the end of the input.
+pub fn scan(buf: &[u8], at_file_end: bool) -> Scan<'_> {
+    let mut scanner = Scanner {
+        buf,
+        pos: 0,
+        line: 1,
+        line_blank: true,
+        at_file_end,
+        clean_end: true,
+        nul_line: 0,
+    };
+    let mut out = Scan::default();
+    let mut pending: Vec<Finding> = Vec::new();
+    loop {
+        scanner.skip_idle_space(&mut pending);
+        if scanner.at_end() {
+            break;
+        }
+        let game = if scanner.peek() == b'[' {
+            let glued = !scanner.line_blank;
+            let line = scanner.line;
+            let mut game = scanner.game(true);
+            if glued {
+                game.findings.insert(
+                    0,
+                    Finding::game(
+                        Code::Layout,
+                        line,
+                        "tag section glued to the previous line: a tag must start a line",
+                    ),
+                );
+            }
+            game
+        } else {
+            let line = scanner.line;
+            let game = scanner.game(false);
+            let has_move = game
+                .main_line()
+                .any(|t| crate::rules::replay::parse_san(t.text).is_ok());
+            if game.marker.is_none() && !has_move {
+                // Not a game: stray text between games or after the last one.
+                let what = if scanner.at_end() && at_file_end {
+                    "text after the last game"
+                } else {
+                    "text between games"
+                };
+                let mut finding = Finding::game(Code::Layout, line, format!("{what} ignored"));
+                if let Some(first) = game.findings.first() {
+                    finding.message = format!("{what} ignored ({})", first.message);
+                }
+                match out.games.last_mut() {
+                    Some(prev) => prev.findings.push(finding),
+                    None => pending.push(finding),
+                }
+                if !scanner.clean_end {
+                    break;
+                }
+                continue;
+            }
+            let mut game = game;
+            game.findings.insert(
+                0,
+                Finding::game(Code::Layout, line, "game without a tag section"),
+            );
+            game
+        };
+        let mut game = game;
+        if !pending.is_empty() {
+            let mut findings = std::mem::take(&mut pending);
+            findings.append(&mut game.findings);
+            game.findings = findings;
+        }
+        out.games.push(game);
+        if !scanner.clean_end {
+            break;
+        }
+    }
+    match out.games.last_mut() {
+        Some(last) => last.findings.append(&mut pending),
+        None => out.loose.append(&mut pending),
+    }
+    out.clean_end = scanner.clean_end;
+    out.lines = memchr::memchr_iter(b'\n', buf).count() as u64;
+    out
+}
+
+struct Scanner<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    /// 1-based line of `pos`, relative to the chunk.
+    line: u64,
+    /// Nothing but whitespace so far on the current line.
+    line_blank: bool,
+    at_file_end: bool,
+    clean_end: bool,
+    /// Line on which NUL bytes were last reported (one finding per line).
+    nul_line: u64,
+}
+
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Bytes that end a movetext word, as a lookup table.
+static TOKEN_END: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = is_token_end_slow(b as u8);
+        b += 1;
+    }
+    table
+};
+
+fn is_token_end(b: u8) -> bool {
+    TOKEN_END[usize::from(b)]
+}
+
+const fn is_token_end_slow(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t'
+            | b'\n'
+            | b'\r'
+            | 0
+            | 0x0c
+            | b'{'
+            | b'}'
+            | b'('
+            | b')'
+            | b';'
+            | b'$'
+            | b'['
+            | b']'
+            | b'!'
+            | b'?'
+    )
+}
+
+impl<'a> Scanner<'a> {
+    fn at_end(&self) -> bool {
+        self.pos >= self.buf.len()
+    }
+
+    fn peek(&self) -> u8 {
+        self.buf[self.pos]
+    }
+
+    fn newline(&mut self) {
+        self.line += 1;
+        self.line_blank = true;
+    }
+
+    fn nul(&mut self, findings: &mut Vec<Finding>) {
+        let start = self.pos;
+        while self.pos < self.buf.len() && self.buf[self.pos] == 0 {
+            self.pos += 1;
+        }
+        if self.nul_line != self.line {
+            self.nul_line = self.line;
+            let n = self.pos - start;
+            findings.push(Finding::game(
+                Code::Layout,
+                self.line,
+                format!("{n} NUL byte{} skipped", if n == 1 { "" } else { "s" }),
+            ));
+        }
+    }
+
+    /// Skips to the end of the line (not past the newline).
+    fn skip_line(&mut self) {
+        match memchr::memchr(b'\n', &self.buf[self.pos..]) {
+            Some(off) => self.pos += off,
+            None => self.pos = self.buf.len(),
+        }
+    }
+
+    /// Between games: whitespace, NULs, BOMs, `%` escapes and `;` comments.
+    fn skip_idle_space(&mut self, findings: &mut Vec<Finding>) {
+        while !self.at_end() {
+            match self.peek() {
+                b' ' | b'\t' | b'\r' | 0x0c => self.pos += 1,
+                b'\n' => {
+                    self.pos += 1;
+                    self.newline();
+                }
+                0 => self.nul(findings),
+                b'%' if self.line_blank => self.skip_line(),
+                0xef if self.buf[self.pos..].starts_with(BOM) => self.pos += 3,
+                _ => return,
+            }
+        }
+    }
+
+    /// Skips whitespace inside a tag section or movetext; returns how many
+    /// newlines it crossed.
+    #[inline]
+    fn skip_space(&mut self, findings: &mut Vec<Finding>) -> u32 {
+        let mut newlines = 0;
+        while !self.at_end() {
+            match self.peek() {
+                b' ' | b'\t' | b'\r' | 0x0c => self.pos += 1,
+                b'\n' => {
+                    self.pos += 1;
+                    self.newline();
+                    newlines += 1;
+                }
+                0 => self.nul(findings),
+                b'%' if self.line_blank => self.skip_line(),
+                0xef if self.line_blank && self.buf[self.pos..].starts_with(BOM) => self.pos += 3,
+                _ => break,
+            }
+        }
+        newlines
+    }
+
+    /// Scans one game, starting with its tag section when `with_tags`.
+    fn game(&mut self, with_tags: bool) -> RawGame<'a> {
+        let mut game = RawGame {
+            line: self.line,
+            has_tags: with_tags,
+            tags: Vec::with_capacity(12),
+            tokens: Vec::with_capacity(128),
+            ..RawGame::default()
+        };
+        if with_tags && !self.tag_section(&mut game) {
+            return game;
+        }
+        self.movetext(&mut game);
+        game
+    }
+
+    /// Scans the tag section. Returns `false` when the game has no movetext
+    /// (the next tag section starts, or the input ends).
+    fn tag_section(&mut self, game: &mut RawGame<'a>) -> bool {
+        loop {
+            let line = self.line;
+            match self.tag() {
+                Ok(tag) => {
+                    if game.tags.iter().any(|t| t.name == tag.name) {
+                        game.findings.push(Finding::game(
+                            Code::DuplicateTag,
+                            line,
+                            format!("tag {} appears twice", String::from_utf8_lossy(tag.name)),
+                        ));
+                    }
+                    game.tags.push(tag);
+                }
+                Err(message) => {
+                    game.findings.push(Finding::game(
+                        Code::Syntax,
+                        line,
+                        format!("malformed tag: {message}"),
+                    ));
+                    // Resynchronise at the end of the line.
+                    self.skip_line();
+                }
+            }
+            let newlines = self.skip_space(&mut game.findings);
+            if self.at_end() {
+                if self.at_file_end {
+                    game.findings.push(Finding::game(
+                        Code::Layout,
+                        game.line,
+                        "tag section without movetext at the end of the input",
+                    ));
+                    return false;
+                }
+                self.clean_end = false;
+                return false;
+            }
+            if self.peek() != b'[' {
+                return true;
+            }
+            if newlines >= 2 {
+                // A blank line, then a tag: the same section goes on unless
+                // the tag repeats one of the section.
+                if self.next_tag_repeats(game) {
+                    game.findings.push(Finding::game(
+                        Code::Layout,
+                        game.line,
+                        "tag section without movetext",
+                    ));
+                    return false;
+                }
+                game.findings.push(Finding::game(
+                    Code::Layout,
+                    self.line - 1,
+                    "blank line inside the tag section",
+                ));
+            }
+        }
+    }
+
+    /// Whether the tag at `pos` repeats a tag name already in `game`.
+    fn next_tag_repeats(&self, game: &RawGame<'a>) -> bool {
+        let rest = &self.buf[self.pos + 1..];
+        let start = rest
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .unwrap_or(rest.len());
+        let len = rest[start..]
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
+            .unwrap_or(rest.len() - start);
+        let name = &rest[start..start + len];
+        game.tags.iter().any(|t| t.name == name)
+    }
+
+    /// Parses `[Name "value"]` at `pos`.
+    fn tag(&mut self) -> Result<Tag<'a>, &'static str> {
+        let line = self.line;
+        self.pos += 1; // '['
+        let mut sink = Vec::new();
+        self.skip_space(&mut sink);
+        let start = self.pos;
+        while !self.at_end()
+            && (self.peek().is_ascii_alphanumeric() || matches!(self.peek(), b'_' | b'-' | b'+'))
+        {
+            self.pos += 1;
+        }
+        let name = &self.buf[start..self.pos];
+        if name.is_empty() {
+            return Err("no tag name");
+        }
+        self.skip_space(&mut sink);
+        if self.at_end() || self.peek() != b'"' {
+            return Err("tag value is not quoted");
+        }
+        self.pos += 1;
+        let value_start = self.pos;
+        let mut escaped = false;
+        loop {
+            let Some(off) = memchr::memchr3(b'"', b'\\', b'\n', &self.buf[self.pos..]) else {
+                self.pos = self.buf.len();
+                return Err("unterminated tag value");
+            };
+            self.pos += off;
+            match self.peek() {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    self.pos = (self.pos + 2).min(self.buf.len());
+                }
+                _ => return Err("unterminated tag value"),
+            }
+        }
+        let raw = &self.buf[value_start..self.pos];
+        self.pos += 1; // closing quote
+        self.skip_space(&mut sink);
+        if self.at_end() || self.peek() != b']' {
+            return Err("missing ]");
+        }
+        self.pos += 1;
+        self.line_blank = false;
+        let value = if escaped {
+            let mut v = Vec::with_capacity(raw.len());
+            let mut it = raw.iter();
+            while let Some(&b) = it.next() {
+                if b == b'\\' {
+                    if let Some(&next) = it.next() {
+                        v.push(next);
+                    }
+                } else {
+                    v.push(b);
+                }
+            }
+            Cow::Owned(v)
+        } else {
+            Cow::Borrowed(raw)
+        };
+        Ok(Tag { name, value, line })
+    }
+
+    /// Scans movetext up to and including the termination marker, or up to a
+    /// tag that starts the next game, or to the end of the chunk.
+    fn movetext(&mut self, game: &mut RawGame<'a>) {
+        let mut depth: u16 = 0;
+        let mut depth_line = 0;
+        loop {
+            // Fast path: the single spaces between most tokens.
+            while self.pos < self.buf.len() && self.buf[self.pos] == b' ' {
+                self.pos += 1;
+            }
+            let newlines = self.skip_space(&mut game.findings);
+            if self.at_end() {
+                if depth > 0 {
+                    if self.at_file_end {
+                        game.findings.push(Finding::game(
+                            Code::Syntax,
+                            depth_line,
+                            "variation not closed before the end of the input",
+                        ));
+                    } else {
+                        self.clean_end = false;
+                    }
+                }
+                return;
+            }
+            let b = self.peek();
+            if b == b'[' && (self.line_blank || self.looks_like_tag()) {
+                if depth > 0 {
+                    game.findings.push(Finding::game(
+                        Code::Syntax,
+                        depth_line,
+                        "variation not closed before the next game",
+                    ));
+                }
+                // A tag glued to the movetext is reported by the next game.
+                return;
+            }
+            if newlines >= 2 && depth == 0 {
+                game.findings.push(Finding::game(
+                    Code::Layout,
+                    self.line - 1,
+                    "blank line inside the movetext",
+                ));
+            }
+            self.line_blank = false;
+            let line = self.line;
+            match b {
+                b'{' => {
+                    let start = self.pos + 1;
+                    match memchr::memchr(b'}', &self.buf[start..]) {
+                        Some(off) => {
+                            let text = &self.buf[start..start + off];
+                            self.line += memchr::memchr_iter(b'\n', text).count() as u64;
+                            self.pos = start + off + 1;
+                            game.tokens.push(Token {
+                                kind: TokenKind::Comment,
+                                text,
+                                line,
+                                depth,
+                            });
+                        }
+                        None => {
+                            if self.at_file_end {
+                                game.findings.push(Finding::game(
+                                    Code::Syntax,
+                                    line,
+                                    "comment not closed before the end of the input",
+                                ));
+                            } else {
+                                self.clean_end = false;
+                            }
+                            self.pos = self.buf.len();
+                            return;
+                        }
+                    }
+                }
+                b';' => {
+                    let start = self.pos + 1;
+                    self.skip_line();
+                    let text = self.buf[start..self.pos].trim_ascii_end();
+                    game.tokens.push(Token {
+                        kind: TokenKind::Comment,
+                        text,
+                        line,
+                        depth,
+                    });
+                }
+                b'(' => {
+                    self.pos += 1;
+                    if depth == 0 {
+                        depth_line = line;
+                    }
+                    depth += 1;
+                    game.tokens.push(Token {
+                        kind: TokenKind::VariationStart,
+                        text: b"(",
+                        line,
+                        depth,
+                    });
+                }
+                b')' => {
+                    self.pos += 1;
+                    if depth == 0 {
+                        game.findings.push(Finding::game(
+                            Code::Syntax,
+                            line,
+                            "`)` closes no variation",
+                        ));
+                    } else {
+                        game.tokens.push(Token {
+                            kind: TokenKind::VariationEnd,
+                            text: b")",
+                            line,
+                            depth,
+                        });
+                        depth -= 1;
+                    }
+                }
+                b'$' => {
+                    let start = self.pos + 1;
+                    let mut end = start;
+                    while end < self.buf.len() && self.buf[end].is_ascii_digit() {
+                        end += 1;
+                    }
+                    self.pos = end;
+                    let digits = &self.buf[start..end];
+                    match std::str::from_utf8(digits)
+                        .ok()
+                        .and_then(|s| s.parse::<u8>().ok())
+                    {
+                        Some(_) => game.tokens.push(Token {
+                            kind: TokenKind::Nag,
+                            text: digits,
+                            line,
+                            depth,
+                        }),
+                        None => game.findings.push(Finding::game(
+                            Code::Syntax,
+                            line,
+                            "`$` not followed by a glyph number from 0 to 255",
+                        )),
+                    }
+                }
+                b'!' | b'?' => {
+                    let start = self.pos;
+                    while !self.at_end() && matches!(self.peek(), b'!' | b'?') {
+                        self.pos += 1;
+                    }
+                    let glyph: &'static [u8] = match &self.buf[start..self.pos] {
+                        b"!" => b"1",
+                        b"?" => b"2",
+                        b"!!" => b"3",
+                        b"??" => b"4",
+                        b"!?" => b"5",
+                        b"?!" => b"6",
+                        _ => b"",
+                    };
+                    if glyph.is_empty() {
+                        game.findings.push(Finding::game(
+                            Code::Syntax,
+                            line,
+                            format!(
+                                "`{}` is not an annotation glyph",
+                                String::from_utf8_lossy(&self.buf[start..self.pos])
+                            ),
+                        ));
+                    } else {
+                        game.tokens.push(Token {
+                            kind: TokenKind::Nag,
+                            text: glyph,
+                            line,
+                            depth,
+                        });
+                    }
+                }
+                b'}' | b']' | b'[' => {
+                    self.pos += 1;
+                    let what = char::from(b);
+                    game.findings.push(Finding::game(
+                        Code::Syntax,
+                        line,
+                        format!("stray `{what}` in the movetext"),
+                    ));
+                }
+                _ => {
+                    let start = self.pos;
+                    while !self.at_end() && !is_token_end(self.peek()) {
+                        self.pos += 1;
+                    }
+                    if self.pos == start {
+                        // A delimiter no branch above consumed; cannot happen,
+                        // but never loop forever on input.
+                        self.pos += 1;
+                        continue;
+                    }
+                    let word = &self.buf[start..self.pos];
+                    if self.word(game, word, line, depth) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the `[` at `pos` opens a tag (`[Name "`).
+    fn looks_like_tag(&self) -> bool {
+        let rest = &self.buf[self.pos + 1..];
+        let name_len = rest
+            .iter()
+            .position(|b| !b.is_ascii_alphanumeric() && *b != b'_')
+            .unwrap_or(rest.len());
+        if name_len == 0 {
+            return false;
+        }
+        let after = &rest[name_len..];
+        let space = after
+            .iter()
+            .position(|b| !matches!(b, b' ' | b'\t'))
+            .unwrap_or(after.len());
+        space > 0 && after.get(space) == Some(&b'"')
+    }
+
+    /// Classifies a word of movetext. Returns `true` when it ended the game
+    /// (a termination marker on the main line).
+    #[inline]
+    fn word(&mut self, game: &mut RawGame<'a>, word: &'a [u8], line: u64, depth: u16) -> bool {
+        // Most words are moves, and a move starts with a letter.
+        if word[0].is_ascii_alphabetic() {
+            game.tokens.push(Token {
+                kind: TokenKind::Move,
+                text: word,
+                line,
+                depth,
+            });
+            return false;
+        }
+        let result = if word == b"*" {
+            Some(GameResult::Unfinished)
+        } else if word.first().is_some_and(|b| matches!(b, b'0' | b'1')) {
+            GameResult::from_ascii(word)
+        } else {
+            None
+        };
+        if let Some(result) = result {
+            if depth == 0 {
+                game.marker = Some(Marker { result, line });
+                return true;
+            }
+            // A result inside a variation ends nothing: ignore it.
+            return false;
+        }
+        // A move number, alone (`12.`, `12...`, `12`) or glued to the move.
+        let digits = word.iter().take_while(|b| b.is_ascii_digit()).count();
+        let mut word = word;
+        if digits > 0 && !word.starts_with(b"0-0") {
+            let dots = word[digits..].iter().take_while(|&&b| b == b'.').count();
+            if digits + dots == word.len() {
+                return false;
+            }
+            if dots > 0 {
+                word = &word[digits + dots..];
+            }
+        } else if word.iter().all(|&b| b == b'.') {
+            // Dots on their own (`12 ...`): part of a move number.
+            return false;
+        }
+        game.tokens.push(Token {
+            kind: TokenKind::Move,
+            text: word,
+            line,
+            depth,
+        });
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn moves<'a>(game: &RawGame<'a>) -> Vec<&'a str> {
+        game.main_line()
+            .map(|t| std::str::from_utf8(t.text).unwrap())
+            .collect()
+    }
+
+    fn codes(game: &RawGame<'_>) -> Vec<(u64, &'static str)> {
+        game.findings
+            .iter()
+            .map(|f| (f.line, f.code.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn two_plain_games() {
+        let pgn =
+            b"[Event \"a\"]\n[White \"x\"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Event \"b\"]\n\n1.d4 d5 *\n";
+        let scan = scan(pgn, true);
+        assert_eq!(scan.games.len(), 2);
+        assert_eq!(moves(&scan.games[0]), ["e4", "e5", "Nf3"]);
+        assert_eq!(moves(&scan.games[1]), ["d4", "d5"]);
+        assert_eq!(scan.games[1].line, 6);
+        assert_eq!(scan.games[0].marker.unwrap().result, GameResult::WhiteWins);
+        assert_eq!(scan.games[0].tag_text("White").as_deref(), Some("x"));
+        assert!(scan.games.iter().all(|g| g.findings.is_empty()));
+        assert_eq!(scan.lines, 8);
+        assert!(scan.clean_end);
+    }
+
+    #[test]
+    fn blank_line_in_movetext_is_one_game() {
+        let pgn = b"[Event \"a\"]\n\n1. e4 e5\n\n2. Nf3 Nc6 1-0\n";
+        let scan = scan(pgn, true);
+        assert_eq!(scan.games.len(), 1);
+        assert_eq!(moves(&scan.games[0]), ["e4", "e5", "Nf3", "Nc6"]);
+        assert_eq!(codes(&scan.games[0]), [(4, "layout")]);
+    }
+
+    #[test]
+    fn glued_tag_after_nuls_starts_the_next_game() {
+        let pgn = b"[Event \"a\"]\n\n1. e4 1-0\0\0\0[Event \"b\"]\n\n1. d4 *\n";
+        let scan = scan(pgn, true);
+        assert_eq!(scan.games.len(), 2);
+        let second = codes(&scan.games[1]);
+        assert_eq!(second, [(3, "layout"), (3, "layout")]);
+        assert!(scan.games[0].findings.is_empty());
+    }
+
+    #[test]
+    fn stray_text_after_the_last_game_is_no_game() {
+        let pgn = b"[Event \"a\"]\n\n1. e4 1-0\n\nThe end.\n";
+        let scan = scan(pgn, true);
+        assert_eq!(scan.games.len(), 1);
+        assert_eq!(codes(&scan.games[0]), [(5, "layout")]);
+        assert!(
+            scan.games[0].findings[0]
+                .message
+                .contains("after the last game")
+        );
+    }
+
+    #[test]
+    fn tagless_game_is_a_game() {
+        let pgn = b"[Event \"a\"]\n\n1. e4 1-0\n\n1. d4 d5 0-1\n";
+        let scan = scan(pgn, true);
+        assert_eq!(scan.games.len(), 2);
+        assert!(!scan.games[1].has_tags);
+        assert_eq!(codes(&scan.games[1]), [(5, "layout")]);
+    }
+
+    #[test]
+    fn tag_section_without_movetext() {
+        let pgn = b"[Event \"a\"]\n[White \"x\"]\n\n[Event \"b\"]\n\n1. e4 *\n";
+        let scan = scan(pgn, true);
+        assert_eq!(scan.games.len(), 2);
+        assert!(scan.games[0].tokens.is_empty());
+        assert_eq!(codes(&scan.games[0]), [(1, "layout")]);
+        assert!(scan.games[1].findings.is_empty());
+    }
+
+    #[test]
+    fn blank_line_inside_tag_section() {
+        let pgn = b"[Event \"a\"]\n\n[Date \"2017.12.04\"]\n\n1. e4 *\n";
+        let scan = scan(pgn, true);
+        assert_eq!(scan.games.len(), 1);
+        assert_eq!(scan.games[0].tags.len(), 2);
+        assert_eq!(codes(&scan.games[0]), [(2, "layout")]);
+    }
+
+    #[test]
+    fn comments_variations_nags_and_escapes() {
+        let pgn = b"[White \"a\\\"b\"]\n\n{multi\nline} 1. e4!? (1. d4 $1 ; rest\n) e5 % not an escape here\n%escape\n2. Nf3 *";
+        let scan = scan(pgn, true);
+        let g = &scan.games[0];
+        assert_eq!(g.tag_text("White").as_deref(), Some("a\"b"));
+        assert_eq!(
+            moves(g),
+            ["e4", "e5", "%", "not", "an", "escape", "here", "Nf3"]
+        );
+        let e5 = g.main_line().nth(1).unwrap();
+        assert_eq!(e5.line, 5);
+        let nf3 = g.main_line().last().unwrap();
+        assert_eq!(nf3.line, 7);
+        assert!(
+            g.tokens
+                .iter()
+                .any(|t| t.kind == TokenKind::Nag && t.text == b"5")
+        );
+    }
+
+    #[test]
+    fn unterminated_comment_mid_chunk_is_not_clean() {
+        let pgn = b"[Event \"a\"]\n\n1. e4 {never closed\n\n";
+        assert!(!scan(pgn, false).clean_end);
+        let whole = scan(pgn, true);
+        assert!(whole.clean_end);
+        assert_eq!(codes(&whole.games[0]), [(3, "syntax")]);
+    }
+
+    #[test]
+    fn split_tag_with_inner_whitespace() {
+        let pgn =
+            b"     [  Result     \"1-0\"   ] [\n     ECO\n     \"B01\"\n     ]\n\n1. e4 1-0\n";
+        let scan = scan(pgn, true);
+        let g = &scan.games[0];
+        assert_eq!(g.tag_text("Result").as_deref(), Some("1-0"));
+        assert_eq!(g.tag_text("ECO").as_deref(), Some("B01"));
+        assert!(g.findings.is_empty(), "{:?}", g.findings);
+    }
+}

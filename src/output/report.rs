@@ -1,0 +1,141 @@
+//! The `validate` report: one record per finding, as text, CSV or JSON Lines.
+
+use std::io::{self, Write};
+
+use shakmaty::Color;
+
+use super::json;
+use crate::rules::finding::Finding;
+
+/// The columns every CSV report starts with (more follow).
+pub const CSV_HEADER: &str = "file,game,line,ply,san,severity,code,message,white,black";
+
+/// Report formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Csv,
+    Jsonl,
+}
+
+/// Where a finding stands: file, game, players, and how moves are numbered.
+#[derive(Debug, Clone, Copy)]
+pub struct Place<'a> {
+    pub file: &'a str,
+    /// `None` for a finding outside any game.
+    pub game: Option<u64>,
+    pub white: &'a str,
+    pub black: &'a str,
+    /// Fullmove number and side to move at the game's start.
+    pub first_move: (u32, Color),
+}
+
+/// `12. Nf3` or `12... Nf3` for ply `ply` of a game starting at `first`.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::output::report::move_label;
+/// use shakmaty::Color;
+/// assert_eq!(move_label(1, (1, Color::White), "e4"), "1. e4");
+/// assert_eq!(move_label(24, (1, Color::White), "Nf3"), "12... Nf3");
+/// assert_eq!(move_label(1, (30, Color::Black), "Kg7"), "30... Kg7");
+/// ```
+pub fn move_label(ply: u32, first: (u32, Color), san: &str) -> String {
+    let index = ply - 1 + u32::from(first.1 == Color::Black);
+    let number = first.0 + index / 2;
+    let dots = if index % 2 == 1 { "..." } else { "." };
+    format!("{number}{dots} {san}")
+}
+
+/// Writes the header, if the format has one.
+///
+/// # Errors
+///
+/// When writing fails.
+pub fn write_header(out: &mut dyn Write, format: Format) -> io::Result<()> {
+    if format == Format::Csv {
+        writeln!(out, "{CSV_HEADER}")?;
+    }
+    Ok(())
+}
+
+/// Writes one finding.
+///
+/// # Errors
+///
+/// When writing fails.
+pub fn write_finding(
+    out: &mut dyn Write,
+    format: Format,
+    place: &Place<'_>,
+    f: &Finding,
+) -> io::Result<()> {
+    match format {
+        Format::Text => {
+            write!(out, "{}:{}: ", place.file, f.line)?;
+            if let Some(game) = place.game {
+                write!(out, "game {game} ({} - {})", place.white, place.black)?;
+                if let Some(ply) = f.ply {
+                    let san = f.san.as_deref().unwrap_or("");
+                    write!(
+                        out,
+                        ", ply {ply} ({})",
+                        move_label(ply, place.first_move, san)
+                    )?;
+                } else if let Some(san) = &f.san {
+                    write!(out, " ({san})")?;
+                }
+                write!(out, ": ")?;
+            }
+            writeln!(out, "{}: {}", f.code, f.message)
+        }
+        Format::Csv => {
+            let mut w = csv::WriterBuilder::new()
+                .has_headers(false)
+                .from_writer(out);
+            let game = place.game.map(|g| g.to_string()).unwrap_or_default();
+            let ply = f.ply.map(|p| p.to_string()).unwrap_or_default();
+            w.write_record([
+                place.file,
+                &game,
+                &f.line.to_string(),
+                &ply,
+                f.san.as_deref().unwrap_or(""),
+                f.severity().as_str(),
+                f.code.as_str(),
+                &f.message,
+                place.white,
+                place.black,
+            ])?;
+            w.flush()
+        }
+        Format::Jsonl => {
+            out.write_all(b"{\"file\":")?;
+            json::write_str(out, place.file)?;
+            match place.game {
+                Some(g) => write!(out, ",\"game\":{g}")?,
+                None => out.write_all(b",\"game\":null")?,
+            }
+            write!(out, ",\"line\":{}", f.line)?;
+            match f.ply {
+                Some(p) => write!(out, ",\"ply\":{p}")?,
+                None => out.write_all(b",\"ply\":null")?,
+            }
+            out.write_all(b",\"san\":")?;
+            json::write_opt_str(out, f.san.as_deref())?;
+            write!(
+                out,
+                ",\"severity\":\"{}\",\"code\":\"{}\",\"message\":",
+                f.severity().as_str(),
+                f.code
+            )?;
+            json::write_str(out, &f.message)?;
+            out.write_all(b",\"white\":")?;
+            json::write_str(out, place.white)?;
+            out.write_all(b",\"black\":")?;
+            json::write_str(out, place.black)?;
+            out.write_all(b"}\n")
+        }
+    }
+}

@@ -1,0 +1,440 @@
+//! The checks of `validate`: every finding about one game, from its tags,
+//! its moves, its end and its result.
+//!
+//! Dead positions are judged here by material alone (the three patterns of
+//! RULES.md §2); the full analysis belongs to `annotate-outcome`.
+
+use shakmaty::san::Suffix;
+use shakmaty::{Chess, Color, Position};
+
+use super::ends::{EndKind, Repetitions, is_dead_by_material};
+use super::finding::{Code, Finding};
+use super::game::{GameResult, RawGame};
+use super::replay::{parse_san, replay};
+use super::setup::{SetupError, start_position};
+
+/// Everything `validate` found about one game.
+#[derive(Debug, Clone)]
+pub struct GameCheck {
+    /// Findings in input order (by line, then ply).
+    pub findings: Vec<Finding>,
+    /// Legal main-line plies replayed.
+    pub plies: u32,
+    /// Fullmove number and side to move of the starting position, to write
+    /// ply numbers as `12... Nf3`.
+    pub first_move: (u32, Color),
+}
+
+/// The Seven Tag Roster, in order (PGN standard 8.1.1).
+pub const SEVEN_TAG_ROSTER: [&str; 7] =
+    ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+
+/// Runs every check on `game`.
+pub fn check_game(game: &RawGame<'_>) -> GameCheck {
+    let mut findings = game.findings.clone();
+    check_tags(game, &mut findings);
+    check_variation_syntax(game, &mut findings);
+
+    let start = match start_position(game) {
+        Ok(start) => start,
+        Err(err) => {
+            let (code, line) = match &err {
+                SetupError::UnsupportedVariant(_) => (
+                    Code::UnsupportedVariant,
+                    game.tag("Variant").map_or(game.line, |t| t.line),
+                ),
+                SetupError::InvalidFen { .. } => (
+                    Code::InvalidFen,
+                    game.tag("FEN").map_or(game.line, |t| t.line),
+                ),
+            };
+            findings.push(Finding::game(code, line, err.to_string()));
+            check_result_marker(game, &mut findings);
+            return finish(findings, 0, (1, Color::White));
+        }
+    };
+    let first_move = (start.pos.fullmoves().get(), start.pos.turn());
+
+    // The first automatic end of the game, and the moves made after it.
+    let mut end: Option<(u32, EndKind)> = initial_end(&start.pos);
+    let mut reps = Repetitions::new(&start.pos, 5);
+    let mut after_end_reported = false;
+    // The suffix of a check waits for the next move: a position followed by
+    // a legal move is not mate, so mate is looked for once, at the end.
+    let mut pending: Option<PendingSuffix<'_>> = None;
+    let done = replay(game, start.pos.clone(), |ev| {
+        if let Some(p) = pending.take() {
+            p.resolve(false, &mut findings);
+        }
+        if let Some((ply, kind)) = end
+            && !after_end_reported
+        {
+            after_end_reported = true;
+            findings.push(Finding::at_ply(
+                Code::MoveAfterEnd,
+                ev.token.line,
+                ev.ply,
+                String::from_utf8_lossy(ev.token.text),
+                after_end_message(kind, ply),
+            ));
+        }
+        pending = Some(PendingSuffix {
+            line: ev.token.line,
+            ply: ev.ply,
+            text: ev.token.text,
+            written: ev.san.suffix,
+            check: ev.check,
+        });
+        let occurrences = reps.push(ev.after);
+        if end.is_none() {
+            let material_changed = ev.mv.is_capture() || ev.mv.is_promotion();
+            end = if material_changed && is_dead_by_material(ev.after.board()) {
+                Some((ev.ply, EndKind::DeadPosition))
+            } else if occurrences >= 5 {
+                Some((ev.ply, EndKind::FivefoldRepetition))
+            } else if ev.after.halfmoves() >= 150 {
+                Some((ev.ply, EndKind::SeventyFiveMoves))
+            } else {
+                None
+            };
+        }
+    });
+
+    // Mate or stalemate on the board after the last legal move. Either
+    // takes precedence over an end on the same ply (a mate on the 150th ply
+    // stands), never over an earlier one.
+    let no_moves = done.pos.legal_moves().is_empty();
+    let mate = no_moves && done.pos.is_check();
+    if let Some(p) = pending.take() {
+        p.resolve(mate, &mut findings);
+    }
+    if no_moves && end.is_none_or(|(ply, _)| ply == done.plies) {
+        let kind = if mate {
+            EndKind::Checkmate
+        } else {
+            EndKind::Stalemate
+        };
+        end = Some((done.plies, kind));
+    }
+    if let Some(mut error) = done.error {
+        match end {
+            // A move after checkmate or stalemate cannot be played at all.
+            Some((ply, kind)) if no_moves && error.code == Code::IllegalMove => {
+                if !after_end_reported {
+                    error.code = Code::MoveAfterEnd;
+                    error.message = after_end_message(kind, ply);
+                    findings.push(error);
+                }
+            }
+            _ => findings.push(error),
+        }
+    }
+
+    check_result_marker(game, &mut findings);
+    check_result_against_board(game, end, first_move.1, &mut findings);
+    finish(findings, done.plies, first_move)
+}
+
+fn finish(mut findings: Vec<Finding>, plies: u32, first_move: (u32, Color)) -> GameCheck {
+    findings.sort_by_key(|f| (f.line, f.ply.unwrap_or(0)));
+    GameCheck {
+        findings,
+        plies,
+        first_move,
+    }
+}
+
+/// An end that holds before any move: a dead start position or a FEN whose
+/// clock already says 75 moves.
+fn initial_end(pos: &Chess) -> Option<(u32, EndKind)> {
+    if is_dead_by_material(pos.board()) {
+        Some((0, EndKind::DeadPosition))
+    } else if pos.halfmoves() >= 150 {
+        Some((0, EndKind::SeventyFiveMoves))
+    } else {
+        None
+    }
+}
+
+fn after_end_message(kind: EndKind, ply: u32) -> String {
+    format!(
+        "move after the game ended by {} at ply {ply}",
+        kind.describe()
+    )
+}
+
+/// A move whose check suffix is judged once it is known whether it mated.
+struct PendingSuffix<'a> {
+    line: u64,
+    ply: u32,
+    text: &'a [u8],
+    written: Option<Suffix>,
+    check: bool,
+}
+
+impl PendingSuffix<'_> {
+    #[inline]
+    fn resolve(self, mate: bool, findings: &mut Vec<Finding>) {
+        if !self.check && self.written.is_none() {
+            return;
+        }
+        self.report(mate, findings);
+    }
+
+    fn report(self, mate: bool, findings: &mut Vec<Finding>) {
+        let message = match (self.written, self.check, mate) {
+            (None, true, true) => "checkmate not marked with `#`",
+            (None, true, false) => "check not marked with `+`",
+            (Some(Suffix::Check), _, true) => "checkmate marked with `+` instead of `#`",
+            (Some(Suffix::Checkmate), true, false) => "`#` on a check that is not mate",
+            (Some(_), false, _) => "check suffix on a move that gives no check",
+            _ => return,
+        };
+        findings.push(Finding::at_ply(
+            Code::CheckSuffix,
+            self.line,
+            self.ply,
+            String::from_utf8_lossy(self.text),
+            message,
+        ));
+    }
+}
+
+fn check_tags(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
+    if !game.has_tags {
+        return;
+    }
+    for name in SEVEN_TAG_ROSTER {
+        // A missing Result tag is a result-mismatch error, not reported twice.
+        if name != "Result" && game.tag(name).is_none() {
+            findings.push(Finding::game(
+                Code::MissingTag,
+                game.line,
+                format!("tag {name} of the Seven Tag Roster is missing"),
+            ));
+        }
+    }
+    for tag in &game.tags {
+        let value = tag.text();
+        let problem = match tag.name {
+            b"Date" | b"UTCDate" | b"EventDate" if !is_pgn_date(&value) => {
+                Some("is not a date of the form YYYY.MM.DD (`?` for unknown digits)")
+            }
+            b"Event" | b"Site" | b"Round" | b"White" | b"Black" if value.trim().is_empty() => {
+                Some("is empty (`?` stands for unknown)")
+            }
+            b"SetUp" if !matches!(&*value, "0" | "1") => Some("is not 0 or 1"),
+            _ => None,
+        };
+        if let Some(problem) = problem {
+            findings.push(Finding::game(
+                Code::InvalidTag,
+                tag.line,
+                format!(
+                    "{} \"{value}\" {problem}",
+                    String::from_utf8_lossy(tag.name)
+                ),
+            ));
+        }
+    }
+    if game.tag_text("SetUp").as_deref() == Some("1") && game.tag("FEN").is_none() {
+        let line = game.tag("SetUp").map_or(game.line, |t| t.line);
+        findings.push(Finding::game(
+            Code::MissingTag,
+            line,
+            "SetUp \"1\" without a FEN tag",
+        ));
+    }
+}
+
+/// `YYYY.MM.DD` with `?` for unknown digits (PGN standard 8.1.1.3).
+fn is_pgn_date(value: &str) -> bool {
+    let b = value.as_bytes();
+    if b.len() != 10 || b[4] != b'.' || b[7] != b'.' {
+        return false;
+    }
+    let part_ok = |part: &[u8], lo: u32, hi: u32| {
+        if part.iter().all(|&c| c == b'?') {
+            return true;
+        }
+        if !part.iter().all(u8::is_ascii_digit) {
+            return false;
+        }
+        let n: u32 = part.iter().fold(0, |n, &c| n * 10 + u32::from(c - b'0'));
+        (lo..=hi).contains(&n)
+    };
+    part_ok(&b[0..4], 0, 9999) && part_ok(&b[5..7], 1, 12) && part_ok(&b[8..10], 1, 31)
+}
+
+fn check_variation_syntax(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
+    for token in game
+        .tokens
+        .iter()
+        .filter(|t| t.depth > 0 && t.kind == super::game::TokenKind::Move)
+    {
+        if let Err(message) = parse_san(token.text) {
+            findings.push(Finding {
+                line: token.line,
+                ply: None,
+                san: Some(String::from_utf8_lossy(token.text).into_owned()),
+                code: Code::Syntax,
+                message: format!("{message} (in a variation)"),
+            });
+        }
+    }
+}
+
+/// The recorded result: the Result tag when valid, else the marker.
+fn recorded_result(game: &RawGame<'_>) -> Option<GameResult> {
+    game.tag("Result")
+        .and_then(|t| GameResult::from_ascii(&t.value))
+        .or(game.marker.map(|m| m.result))
+}
+
+fn check_result_marker(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
+    let no_movetext = game.tokens.is_empty() && game.marker.is_none();
+    if no_movetext {
+        // A tag section without movetext: reported once, as layout.
+        return;
+    }
+    let tag = game.tag("Result");
+    let tag_result = tag.and_then(|t| GameResult::from_ascii(&t.value));
+    if game.has_tags {
+        match tag {
+            None => findings.push(Finding::game(
+                Code::ResultMismatch,
+                game.line,
+                "the Result tag is missing",
+            )),
+            Some(t) if tag_result.is_none() => findings.push(Finding::game(
+                Code::ResultMismatch,
+                t.line,
+                format!(
+                    "the Result tag \"{}\" is not 1-0, 0-1, 1/2-1/2 or *",
+                    t.text()
+                ),
+            )),
+            _ => {}
+        }
+    }
+    match (game.marker, tag_result) {
+        (None, _) => {
+            let line = game.tokens.last().map_or(game.line, |t| t.line);
+            findings.push(Finding::game(
+                Code::ResultMismatch,
+                line,
+                "the movetext has no termination marker (1-0, 0-1, 1/2-1/2 or *)",
+            ));
+        }
+        (Some(marker), Some(tag)) if marker.result != tag => findings.push(Finding::game(
+            Code::ResultMismatch,
+            marker.line,
+            format!(
+                "the termination marker {} disagrees with the Result tag {tag}",
+                marker.result
+            ),
+        )),
+        _ => {}
+    }
+}
+
+fn check_result_against_board(
+    game: &RawGame<'_>,
+    end: Option<(u32, EndKind)>,
+    first: Color,
+    findings: &mut Vec<Finding>,
+) {
+    let (Some(result), Some((ply, kind))) = (recorded_result(game), end) else {
+        return;
+    };
+    let due = match kind {
+        // The side that made the mating ply won.
+        EndKind::Checkmate => match if ply % 2 == 1 { first } else { !first } {
+            Color::White => GameResult::WhiteWins,
+            Color::Black => GameResult::BlackWins,
+        },
+        _ => GameResult::Draw,
+    };
+    if result != due {
+        let line = game
+            .tag("Result")
+            .map(|t| t.line)
+            .or(game.marker.map(|m| m.line))
+            .unwrap_or(game.line);
+        findings.push(Finding::game(
+            Code::WrongResult,
+            line,
+            format!(
+                "the game ended by {} at ply {ply}, which gives {due}, but the result is {result}",
+                kind.describe()
+            ),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::scan::scan;
+
+    fn codes(pgn: &str) -> Vec<(&'static str, Option<u32>)> {
+        let scan = scan(pgn.as_bytes(), true);
+        check_game(&scan.games[0])
+            .findings
+            .iter()
+            .map(|f| (f.code.as_str(), f.ply))
+            .collect()
+    }
+
+    const ROSTER: &str = "[Event \"e\"]\n[Site \"s\"]\n[Date \"2024.01.02\"]\n[Round \"1\"]\n[White \"w\"]\n[Black \"b\"]\n";
+
+    #[test]
+    fn clean_game_has_no_findings() {
+        let pgn =
+            format!("{ROSTER}[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n");
+        assert_eq!(codes(&pgn), []);
+    }
+
+    #[test]
+    fn mate_scored_otherwise_is_wrong_result() {
+        let pgn = format!(
+            "{ROSTER}[Result \"1/2-1/2\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1/2-1/2\n"
+        );
+        assert_eq!(codes(&pgn), [("wrong-result", None)]);
+    }
+
+    #[test]
+    fn move_after_mate() {
+        let pgn = format!(
+            "{ROSTER}[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# Ke7 1-0\n"
+        );
+        assert_eq!(codes(&pgn), [("move-after-end", Some(8))]);
+    }
+
+    #[test]
+    fn fivefold_then_moves() {
+        let pgn = format!(
+            "{ROSTER}[Result \"*\"]\n\n1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6 4.Ng1 Ng8 5.Nf3 Nf6 6.Ng1 Ng8 7.Nf3 Nf6 8.Ng1 Ng8 9.e4 *\n"
+        );
+        assert_eq!(
+            codes(&pgn),
+            [("wrong-result", None), ("move-after-end", Some(17))]
+        );
+    }
+
+    #[test]
+    fn missing_check_suffix() {
+        let pgn = format!("{ROSTER}[Result \"*\"]\n\n1. e4 e5 2. Bc4 d6 3. Bxf7 *\n");
+        assert_eq!(codes(&pgn), [("check-suffix", Some(5))]);
+    }
+
+    #[test]
+    fn dates() {
+        assert!(is_pgn_date("2024.01.31"));
+        assert!(is_pgn_date("????.??.??"));
+        assert!(is_pgn_date("1993.??.??"));
+        assert!(!is_pgn_date("1993.13.01"));
+        assert!(!is_pgn_date("1993-01-01"));
+        assert!(!is_pgn_date("93.01.01"));
+    }
+}

@@ -1,0 +1,285 @@
+//! How a game ends on the board: the automatic ends of the FIDE Laws
+//! (checkmate, stalemate, dead position, fivefold repetition, 75 moves) and
+//! the claims (threefold repetition, fifty moves), tracked ply by ply.
+//!
+//! Position identity follows 9.2.3: side to move, placement, castling rights,
+//! and the en passant square only when an en passant capture is legal.
+//! Repetitions can only happen between positions after the last pawn move or
+//! capture, so the tracker keeps just that window and compares positions
+//! directly (no hashing: the window is short and a comparison is eight words).
+
+use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Move, Position, Role, Square};
+
+/// An end of the game on the board, in order of precedence when two fall on
+/// the same ply (RULES.md §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum EndKind {
+    Checkmate,
+    Stalemate,
+    DeadPosition,
+    FivefoldRepetition,
+    SeventyFiveMoves,
+    /// Only under the `online` profile, which draws at once.
+    ThreefoldRepetition,
+    /// Only under the `online` profile, which draws at once.
+    FiftyMoves,
+}
+
+impl EndKind {
+    /// The kebab-case name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndKind::Checkmate => "checkmate",
+            EndKind::Stalemate => "stalemate",
+            EndKind::DeadPosition => "dead-position",
+            EndKind::FivefoldRepetition => "fivefold-repetition",
+            EndKind::SeventyFiveMoves => "seventy-five-moves",
+            EndKind::ThreefoldRepetition => "threefold-repetition",
+            EndKind::FiftyMoves => "fifty-moves",
+        }
+    }
+
+    /// Words for a message: "checkmate", "fivefold repetition", …
+    pub fn describe(self) -> &'static str {
+        match self {
+            EndKind::Checkmate => "checkmate",
+            EndKind::Stalemate => "stalemate",
+            EndKind::DeadPosition => "a dead position",
+            EndKind::FivefoldRepetition => "fivefold repetition",
+            EndKind::SeventyFiveMoves => "the 75-move rule",
+            EndKind::ThreefoldRepetition => "threefold repetition",
+            EndKind::FiftyMoves => "the 50-move rule",
+        }
+    }
+}
+
+/// Whether the material on `board` makes the position dead whoever moves:
+/// exactly the three patterns of RULES.md §2 (king against king; king and
+/// one bishop or one knight against king; kings and bishops only, every
+/// bishop on squares of one colour). Anything else needs a search.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::ends::is_dead_by_material;
+/// use shakmaty::{fen::Fen, Board};
+/// let board = |fen: &str| Fen::from_ascii(fen.as_bytes()).unwrap().into_setup().board;
+/// assert!(is_dead_by_material(&board("8/8/4k3/8/8/3BK3/8/8 w - -")));
+/// assert!(!is_dead_by_material(&board("8/8/4k3/8/8/2NNK3/8/8 w - -")));
+/// ```
+pub fn is_dead_by_material(board: &Board) -> bool {
+    let kings = board.kings();
+    let others = board.occupied() & !kings;
+    if others.is_empty() {
+        return true;
+    }
+    let bishops = board.bishops();
+    if others == bishops {
+        // Kings and bishops only: dead when all bishops share a colour.
+        return (bishops & Bitboard::LIGHT_SQUARES).is_empty()
+            || (bishops & Bitboard::DARK_SQUARES).is_empty();
+    }
+    // A single knight (or a single bishop, covered above) against a bare king.
+    others.count() == 1 && others == board.knights()
+}
+
+/// A position as the repetition rules see it (9.2.3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Key {
+    board: Board,
+    turn: Color,
+    castles: Bitboard,
+    ep: Option<Square>,
+}
+
+impl Key {
+    fn of(pos: &Chess) -> Key {
+        Key {
+            board: pos.board().clone(),
+            turn: pos.turn(),
+            castles: pos.castles().castling_rights(),
+            // Only a double step leaves an en passant square to check.
+            ep: pos
+                .maybe_ep_square()
+                .and_then(|_| pos.ep_square(EnPassantMode::Legal)),
+        }
+    }
+}
+
+/// Positions since the last pawn move or capture, with how often each had
+/// appeared by then.
+///
+/// Counting is only done where it can reach `threshold` (a position needs
+/// four plies to come back): below that a count may read low, which is what
+/// keeps the tracker nearly free on ordinary games. Counts that reach the
+/// threshold are exact.
+#[derive(Debug, Clone)]
+pub struct Repetitions {
+    keys: Vec<Key>,
+    occurrences: Vec<u8>,
+    /// Highest occurrence count in the window, by side to move.
+    max_by_turn: [u8; 2],
+    /// Window length from which counting starts.
+    min_window: usize,
+}
+
+impl Repetitions {
+    /// Starts tracking at `start`; counts of at least `threshold` are exact.
+    pub fn new(start: &Chess, threshold: u8) -> Repetitions {
+        let mut r = Repetitions {
+            keys: Vec::with_capacity(32),
+            occurrences: Vec::with_capacity(32),
+            max_by_turn: [0; 2],
+            min_window: 4 * usize::from(threshold.max(2) - 1),
+        };
+        r.push(start);
+        r
+    }
+
+    /// Records the position after a move; returns how many times it has now
+    /// appeared (1 the first time; see the threshold above).
+    pub fn push(&mut self, pos: &Chess) -> u8 {
+        if pos.halfmoves() == 0 {
+            self.keys.clear();
+            self.occurrences.clear();
+            self.max_by_turn = [0; 2];
+        }
+        let key = Key::of(pos);
+        let n = self.keys.len();
+        let mut occ = 1u8;
+        if n >= self.min_window {
+            // Same side to move: even distances of at least four plies.
+            let mut i = n.checked_sub(4);
+            while let Some(j) = i {
+                if self.keys[j] == key {
+                    occ = occ.saturating_add(1);
+                }
+                i = j.checked_sub(2);
+            }
+        }
+        let turn = usize::from(key.turn == Color::Black);
+        self.max_by_turn[turn] = self.max_by_turn[turn].max(occ);
+        self.keys.push(key);
+        self.occurrences.push(occ);
+        occ
+    }
+
+    /// How often the current (last pushed) position has appeared.
+    pub fn current(&self) -> u8 {
+        self.occurrences.last().copied().unwrap_or(0)
+    }
+
+    /// 9.2.1: whether the player to move in `pos` (the last pushed
+    /// position) has a legal move after which a position appears for at
+    /// least the third time.
+    pub fn can_claim_with_next_move(&self, pos: &Chess) -> bool {
+        let other = usize::from(pos.turn() == Color::White);
+        if self.max_by_turn[other] < 2 {
+            return false;
+        }
+        pos.legal_moves().iter().any(|m| {
+            if m.is_capture() || m.role() == Role::Pawn || matches!(m, Move::Castle { .. }) {
+                return false;
+            }
+            let mut next = pos.clone();
+            next.play_unchecked(*m);
+            let key = Key::of(&next);
+            self.keys
+                .iter()
+                .zip(&self.occurrences)
+                .rev()
+                .any(|(k, &occ)| occ >= 2 && *k == key)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::san::San;
+
+    fn play(pos: &mut Chess, san: &str) {
+        let m = San::from_ascii(san.as_bytes())
+            .unwrap()
+            .to_move(pos)
+            .unwrap();
+        pos.play_unchecked(m);
+    }
+
+    #[test]
+    fn knights_out_and_back_repeat_the_start_position() {
+        let mut pos = Chess::default();
+        let mut reps = Repetitions::new(&pos, 2);
+        let mut seen = Vec::new();
+        for (i, san) in ["Nf3", "Nf6", "Ng1", "Ng8"]
+            .iter()
+            .cycle()
+            .take(16)
+            .enumerate()
+        {
+            play(&mut pos, san);
+            seen.push((i + 1, reps.push(&pos)));
+        }
+        assert_eq!(seen[7], (8, 3));
+        assert_eq!(seen[15], (16, 5));
+        assert_eq!(seen[14], (15, 4));
+    }
+
+    #[test]
+    fn intended_move_claim_is_seen_one_ply_early() {
+        let mut pos = Chess::default();
+        let mut reps = Repetitions::new(&pos, 2);
+        let mut first = None;
+        for (i, san) in ["Nf3", "Nf6", "Ng1", "Ng8"]
+            .iter()
+            .cycle()
+            .take(8)
+            .enumerate()
+        {
+            play(&mut pos, san);
+            reps.push(&pos);
+            if first.is_none() && reps.can_claim_with_next_move(&pos) {
+                first = Some(i + 1);
+            }
+        }
+        assert_eq!(first, Some(7));
+    }
+
+    #[test]
+    fn en_passant_right_makes_positions_differ() {
+        // After 1.e4 (no black pawn can take en passant) the ep square does
+        // not count; after ...d5 with a white pawn on e5 it does.
+        let pos = |fen: &str| {
+            shakmaty::fen::Fen::from_ascii(fen.as_bytes())
+                .unwrap()
+                .into_position::<Chess>(shakmaty::CastlingMode::Standard)
+                .unwrap()
+        };
+        let with_ep = Key::of(&pos("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2"));
+        let without = Key::of(&pos("4k3/8/8/3pP3/8/8/8/4K3 w - - 0 2"));
+        assert_ne!(with_ep, without);
+        let phantom = Key::of(&pos("4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1"));
+        let plain = Key::of(&pos("4k3/8/8/8/4P3/8/8/4K3 b - - 0 1"));
+        assert_eq!(phantom, plain);
+    }
+
+    #[test]
+    fn material_patterns() {
+        let board = |fen: &str| {
+            shakmaty::fen::Fen::from_ascii(fen.as_bytes())
+                .unwrap()
+                .into_setup()
+                .board
+        };
+        assert!(is_dead_by_material(&board("8/8/4k3/8/8/4K3/8/8 w - -")));
+        assert!(is_dead_by_material(&board("8/8/4k3/8/8/3NK3/8/8 w - -")));
+        // Bishops on one colour, both sides.
+        assert!(is_dead_by_material(&board("8/8/2b1k3/8/8/4KB2/8/8 w - -")));
+        // Opposite colours: mate exists.
+        assert!(!is_dead_by_material(&board("8/8/3bk3/8/8/4KB2/8/8 w - -")));
+        // K+B v K+N: mate exists (kn6/1B6/1K6 is mate).
+        assert!(!is_dead_by_material(&board("kn6/1B6/1K6/8/8/8/8/8 b - -")));
+        assert!(!is_dead_by_material(&board("8/8/4k3/8/8/4K3/4P3/8 w - -")));
+        assert!(!is_dead_by_material(&board("8/8/4k3/4n3/8/3NK3/8/8 w - -")));
+    }
+}

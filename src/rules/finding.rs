@@ -1,0 +1,131 @@
+//! Findings: what the checks say about a game, as data with a stable code.
+//!
+//! A finding is not an error of pgnkit: it is a record of the report. The
+//! codes are part of pgnkit's interface (README "Finding codes") and never
+//! change meaning.
+
+use std::fmt;
+
+/// How bad a finding is. Errors make `validate` exit 1, warnings do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+impl Severity {
+    /// The lowercase name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// The stable code of a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    Syntax,
+    IllegalMove,
+    AmbiguousMove,
+    NullMove,
+    MoveAfterEnd,
+    InvalidFen,
+    ResultMismatch,
+    WrongResult,
+    UnsupportedVariant,
+    MissingTag,
+    InvalidTag,
+    DuplicateTag,
+    CheckSuffix,
+    Layout,
+}
+
+impl Code {
+    /// The kebab-case name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Syntax => "syntax",
+            Code::IllegalMove => "illegal-move",
+            Code::AmbiguousMove => "ambiguous-move",
+            Code::NullMove => "null-move",
+            Code::MoveAfterEnd => "move-after-end",
+            Code::InvalidFen => "invalid-fen",
+            Code::ResultMismatch => "result-mismatch",
+            Code::WrongResult => "wrong-result",
+            Code::UnsupportedVariant => "unsupported-variant",
+            Code::MissingTag => "missing-tag",
+            Code::InvalidTag => "invalid-tag",
+            Code::DuplicateTag => "duplicate-tag",
+            Code::CheckSuffix => "check-suffix",
+            Code::Layout => "layout",
+        }
+    }
+
+    /// The severity every finding of this code has.
+    pub fn severity(self) -> Severity {
+        match self {
+            Code::MissingTag
+            | Code::InvalidTag
+            | Code::DuplicateTag
+            | Code::CheckSuffix
+            | Code::Layout => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One problem found in one game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The 1-based line of the offending token, or of the game's first line.
+    pub line: u64,
+    /// The 1-based ply of the offending move, when the finding is about one.
+    pub ply: Option<u32>,
+    /// The move as written (for move findings), e.g. `Nf3`.
+    pub san: Option<String>,
+    pub code: Code,
+    /// Lowercase, no trailing period.
+    pub message: String,
+}
+
+impl Finding {
+    /// A finding about the game as a whole (no move to blame).
+    pub fn game(code: Code, line: u64, message: impl Into<String>) -> Finding {
+        Finding {
+            line,
+            ply: None,
+            san: None,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// A finding about the move `san` at `ply`.
+    pub fn at_ply(
+        code: Code,
+        line: u64,
+        ply: u32,
+        san: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Finding {
+        Finding {
+            line,
+            ply: Some(ply),
+            san: Some(san.into()),
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn severity(&self) -> Severity {
+        self.code.severity()
+    }
+}

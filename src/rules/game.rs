@@ -1,0 +1,156 @@
+//! The game as read from PGN, before any chess is played: tags and the
+//! movetext tokens, each with the line it stands on.
+//!
+//! A [`RawGame`] borrows the bytes it was scanned from, so scanning a chunk of
+//! a file allocates little; everything that is decoded (tag values) is
+//! decoded on demand.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use super::finding::Finding;
+
+/// A game result as PGN writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GameResult {
+    WhiteWins,
+    BlackWins,
+    Draw,
+    /// `*`: unfinished, unknown or abandoned.
+    Unfinished,
+}
+
+impl GameResult {
+    /// Parses the four PGN result texts, nothing else.
+    pub fn from_ascii(text: &[u8]) -> Option<GameResult> {
+        match text {
+            b"1-0" => Some(GameResult::WhiteWins),
+            b"0-1" => Some(GameResult::BlackWins),
+            b"1/2-1/2" => Some(GameResult::Draw),
+            b"*" => Some(GameResult::Unfinished),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+            GameResult::Unfinished => "*",
+        }
+    }
+
+    /// `true` for `1-0` and `0-1`.
+    pub fn is_decisive(self) -> bool {
+        matches!(self, GameResult::WhiteWins | GameResult::BlackWins)
+    }
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One `[Name "value"]` pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tag<'a> {
+    pub name: &'a [u8],
+    /// The value with `\"` and `\\` escapes already resolved; raw bytes,
+    /// which may be Latin-1 (see [`decode_text`]).
+    pub value: Cow<'a, [u8]>,
+    /// Relative line of the tag's `[`.
+    pub line: u64,
+}
+
+impl Tag<'_> {
+    /// The value as text (UTF-8, or Latin-1 transcoded).
+    pub fn text(&self) -> Cow<'_, str> {
+        decode_text(&self.value)
+    }
+}
+
+/// What a movetext token is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenKind {
+    /// A move as written (SAN, or whatever stands in a move position).
+    Move,
+    /// A numeric annotation glyph; the text is its number (`$14` → `14`).
+    Nag,
+    /// A `{…}` or `;…` comment; the text is what is inside.
+    Comment,
+    /// `(`
+    VariationStart,
+    /// `)`
+    VariationEnd,
+}
+
+/// One movetext token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Token<'a> {
+    pub kind: TokenKind,
+    pub text: &'a [u8],
+    /// Relative line the token starts on.
+    pub line: u64,
+    /// Variation depth: 0 is the main line.
+    pub depth: u16,
+}
+
+/// The termination marker at the end of the movetext.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Marker {
+    pub result: GameResult,
+    pub line: u64,
+}
+
+/// A game as scanned from PGN: tags, movetext tokens, the termination
+/// marker, and the findings the scanner itself made (layout, syntax).
+#[derive(Debug, Clone, Default)]
+pub struct RawGame<'a> {
+    /// Relative line of the game's first token.
+    pub line: u64,
+    pub tags: Vec<Tag<'a>>,
+    pub tokens: Vec<Token<'a>>,
+    pub marker: Option<Marker>,
+    /// `false` for a game whose movetext stood without a tag section.
+    pub has_tags: bool,
+    /// Findings of the scanner, in input order.
+    pub findings: Vec<Finding>,
+}
+
+impl<'a> RawGame<'a> {
+    /// The first tag called `name`, if any.
+    pub fn tag(&self, name: &str) -> Option<&Tag<'a>> {
+        self.tags.iter().find(|t| t.name == name.as_bytes())
+    }
+
+    /// The decoded value of the first tag called `name`.
+    pub fn tag_text(&self, name: &str) -> Option<Cow<'_, str>> {
+        self.tag(name).map(Tag::text)
+    }
+
+    /// The main-line move tokens, in order.
+    pub fn main_line(&self) -> impl Iterator<Item = &Token<'a>> {
+        self.tokens
+            .iter()
+            .filter(|t| t.depth == 0 && t.kind == TokenKind::Move)
+    }
+}
+
+/// Decodes bytes from a PGN file as text: UTF-8 when they are valid UTF-8,
+/// otherwise Latin-1 (old archives), so the result is always valid UTF-8.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::game::decode_text;
+/// assert_eq!(decode_text(b"Caf\xe9"), "Café");
+/// assert_eq!(decode_text("Café".as_bytes()), "Café");
+/// ```
+pub fn decode_text(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()),
+    }
+}
