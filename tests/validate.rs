@@ -1,1 +1,518 @@
-//! Integration tests for `pgnkit validate`.
+//! Integration tests for `pgnkit validate`: one concern per fixture.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use crate::util::{code, fixture, run, stderr, stdout};
+
+/// `(game, line, ply, san, code)` of every finding, from the CSV report.
+fn findings(path: &str) -> Vec<(String, String, String, String, String)> {
+    let out = run(&["validate", "-q", "-f", "csv", path], None);
+    assert_ne!(code(&out), 2, "{}", stderr(&out));
+    rows(&stdout(&out))
+}
+
+fn rows(csv_text: &str) -> Vec<(String, String, String, String, String)> {
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let headers = reader.headers().expect("csv header").clone();
+    assert!(
+        headers.iter().collect::<Vec<_>>().starts_with(&[
+            "file", "game", "line", "ply", "san", "severity", "code", "message"
+        ]),
+        "{headers:?}"
+    );
+    reader
+        .records()
+        .map(|r| {
+            let r = r.expect("csv row");
+            (
+                r[1].to_owned(),
+                r[2].to_owned(),
+                r[3].to_owned(),
+                r[4].to_owned(),
+                r[6].to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn row(
+    game: &str,
+    line: &str,
+    ply: &str,
+    san: &str,
+    code: &str,
+) -> (String, String, String, String, String) {
+    (
+        game.into(),
+        line.into(),
+        ply.into(),
+        san.into(),
+        code.into(),
+    )
+}
+
+#[test]
+fn illegal_move_in_a_real_game() {
+    assert_eq!(
+        findings("fixtures/pgn/illegal_move_ply_61.pgn"),
+        [row("1", "16", "61", "Qxe1", "illegal-move")]
+    );
+    let out = run(&["validate", "fixtures/pgn/illegal_move_ply_61.pgn"], None);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stdout(&out),
+        "fixtures/pgn/illegal_move_ply_61.pgn:16: game 1 (Gelfand,B - Gareev,T), ply 61 (31. Qxe1): \
+         illegal-move: `Qxe1` is not a legal move\n"
+    );
+    assert!(
+        stderr(&out).starts_with("1 game, 1 with errors, 0 with warnings"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn ambiguous_move() {
+    assert_eq!(
+        findings("fixtures/pgn/ambiguous_move.pgn"),
+        [row("1", "9", "5", "Nd2", "ambiguous-move")]
+    );
+}
+
+#[test]
+fn dropped_tokens_are_named_not_the_move_after_them() {
+    assert_eq!(
+        findings("fixtures/pgn/dropped_tokens.pgn"),
+        [
+            row("1", "9", "9", "bxa8Q", "syntax"),
+            row("2", "19", "3", "Nf3++", "syntax"),
+            row("3", "29", "5", "exd6e.p.", "syntax"),
+            row("4", "39", "3", "♘f3", "syntax"),
+            row("5", "49", "7", "o-o", "syntax"),
+        ]
+    );
+}
+
+#[test]
+fn moves_after_the_end() {
+    assert_eq!(
+        findings("fixtures/pgn/move_after_mate.pgn"),
+        [row("1", "9", "8", "Ke7", "move-after-end")]
+    );
+    // A real game that went on after its fifth repetition (CRLF lines).
+    assert_eq!(
+        findings("fixtures/pgn/fivefold_then_move.pgn"),
+        [row("1", "18", "98", "Bf7", "move-after-end")]
+    );
+    // A real game that went on in K+B v K.
+    let twic = findings("fixtures/pgn/twic1599_excerpt.pgn");
+    assert_eq!(twic, [row("2", "51", "115", "Ke4", "move-after-end")]);
+}
+
+#[test]
+fn wrong_results() {
+    assert_eq!(
+        findings("fixtures/pgn/wrong_result_mate.pgn"),
+        [
+            row("1", "7", "", "", "wrong-result"),
+            row("1", "17", "78", "Bf6+", "check-suffix")
+        ]
+    );
+    assert_eq!(
+        findings("fixtures/pgn/stalemate_scored_win.pgn"),
+        [row("1", "7", "", "", "wrong-result")]
+    );
+}
+
+#[test]
+fn bad_fen_tags() {
+    let f = findings("fixtures/pgn/bad_fen.pgn");
+    assert_eq!(
+        f,
+        [
+            row("1", "9", "", "", "invalid-fen"),
+            row("2", "21", "", "", "invalid-fen")
+        ]
+    );
+    let out = run(&["validate", "-q", "fixtures/pgn/bad_fen.pgn"], None);
+    assert!(
+        stdout(&out).contains("invalid fullmove part in fen"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("missing king"), "{}", stdout(&out));
+}
+
+#[test]
+fn chess960_games_replay_with_chess960_castling() {
+    let out = run(&["validate", "fixtures/pgn/chess960.pgn"], None);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).starts_with("4 games, 0 with errors"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn unsupported_variant_is_reported_once() {
+    assert_eq!(
+        findings("fixtures/pgn/crazyhouse.pgn"),
+        [
+            row("1", "1", "", "", "missing-tag"),
+            row("1", "10", "", "", "unsupported-variant")
+        ]
+    );
+}
+
+#[test]
+fn check_suffixes() {
+    assert_eq!(
+        findings("fixtures/pgn/check_suffix.pgn"),
+        [
+            row("1", "9", "5", "Bxf7", "check-suffix"),
+            row("1", "9", "9", "Qxe5#", "check-suffix")
+        ]
+    );
+    // Warnings alone exit 0.
+    assert_eq!(
+        code(&run(
+            &["validate", "-q", "fixtures/pgn/check_suffix.pgn"],
+            None
+        )),
+        0
+    );
+}
+
+#[test]
+fn layout_damage_is_reported_once_without_phantom_games() {
+    assert_eq!(
+        findings("fixtures/pgn/layout_damage.pgn"),
+        [
+            row("2", "11", "", "", "layout"),
+            row("2", "13", "", "", "layout"),
+            row("3", "15", "", "", "layout"),
+            row("4", "33", "", "", "layout"),
+        ]
+    );
+    let out = run(&["validate", "fixtures/pgn/layout_damage.pgn"], None);
+    assert!(stderr(&out).starts_with("4 games,"), "{}", stderr(&out));
+    assert_eq!(
+        findings("fixtures/pgn/blank_line_in_movetext.pgn"),
+        [row("1", "10", "", "", "layout")]
+    );
+    let out = run(
+        &["validate", "fixtures/pgn/blank_line_in_movetext.pgn"],
+        None,
+    );
+    assert!(stderr(&out).starts_with("2 games,"), "{}", stderr(&out));
+    assert_eq!(
+        findings("fixtures/pgn/blank_line_in_tags.pgn"),
+        [
+            row("1", "1", "", "", "missing-tag"),
+            row("1", "2", "", "", "layout")
+        ]
+    );
+}
+
+#[test]
+fn nul_bytes_and_a_tag_glued_to_a_result_line() {
+    // Real damage from the pgnmentor corpus.
+    assert_eq!(
+        findings("fixtures/pgn/nul_glued_tag.pgn"),
+        [
+            row("4", "44", "", "", "layout"),
+            row("4", "44", "", "", "layout")
+        ]
+    );
+    let out = run(&["validate", "fixtures/pgn/nul_glued_tag.pgn"], None);
+    assert!(stderr(&out).starts_with("4 games,"), "{}", stderr(&out));
+}
+
+#[test]
+fn bom_crlf_latin1_and_uci_movetext() {
+    assert_eq!(findings("fixtures/pgn/bom.pgn"), []);
+    assert_eq!(findings("fixtures/pgn/latin1.pgn"), []);
+    assert_eq!(
+        findings("fixtures/pgn/uci_moves.pgn"),
+        [row("1", "9", "1", "g1f3", "syntax")]
+    );
+    let out = run(&["validate", "-q", "fixtures/pgn/uci_moves.pgn"], None);
+    assert!(stdout(&out).contains("UCI"), "{}", stdout(&out));
+}
+
+#[test]
+fn latin1_names_are_reported_as_utf8() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("latin1.pgn");
+    std::fs::write(
+        &path,
+        b"[Event \"?\"]\n[Site \"?\"]\n[Date \"1923.??.??\"]\n[Round \"?\"]\n[White \"R\xe9ti\"]\n[Black \"Gr\xfcnfeld\"]\n[Result \"*\"]\n\n1. Nf3 d5 2. Ke3 *\n",
+    )
+    .unwrap();
+    let out = run(&["validate", "-q", path.to_str().unwrap()], None);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).contains("game 1 (Réti - Grünfeld), ply 3 (2. Ke3): illegal-move"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn empty_and_whitespace_only_inputs() {
+    for path in ["fixtures/pgn/empty.pgn", "fixtures/pgn/whitespace_only.pgn"] {
+        let out = run(&["validate", path], None);
+        assert_eq!(code(&out), 0);
+        assert_eq!(stdout(&out), "");
+        assert!(
+            stderr(&out).starts_with("0 games, 0 with errors, 0 with warnings"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn standard_input() {
+    let pgn = std::fs::read(fixture("pgn/ambiguous_move.pgn")).unwrap();
+    for args in [&["validate", "-q"][..], &["validate", "-q", "-"][..]] {
+        let out = run(args, Some(&pgn));
+        assert_eq!(code(&out), 1);
+        assert_eq!(
+            stdout(&out),
+            "<stdin>:9: game 1 (White - Black), ply 5 (3. Nd2): ambiguous-move: `Nd2` matches several legal moves\n"
+        );
+    }
+}
+
+#[test]
+fn unreadable_file_exits_2_after_reporting_the_others() {
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "fixtures/pgn/no_such_file.pgn",
+            "fixtures/pgn/ambiguous_move.pgn",
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 2);
+    assert!(stdout(&out).contains("ambiguous-move"));
+    assert!(
+        stderr(&out).contains("fixtures/pgn/no_such_file.pgn: cannot open"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A few megabytes of real games and damage, so runs span many chunks.
+fn big_input() -> Vec<u8> {
+    let mut all = Vec::new();
+    for name in [
+        "twic1599_excerpt.pgn",
+        "illegal_move_ply_61.pgn",
+        "layout_damage.pgn",
+        "nul_glued_tag.pgn",
+        "dropped_tokens.pgn",
+        "chess960.pgn",
+        "latin1.pgn",
+        "fivefold_then_move.pgn",
+    ] {
+        all.extend(std::fs::read(fixture(&format!("pgn/{name}"))).unwrap());
+        all.extend_from_slice(b"\n\n");
+    }
+    let mut big = Vec::new();
+    while big.len() < 3 << 20 {
+        big.extend_from_slice(&all);
+    }
+    big
+}
+
+#[test]
+fn output_is_identical_for_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.pgn");
+    std::fs::write(&path, big_input()).unwrap();
+    let path = path.to_str().unwrap();
+    for format in ["text", "csv", "jsonl"] {
+        let one = run(&["validate", "-q", "-j1", "-f", format, path], None);
+        let eight = run(&["validate", "-q", "-j8", "-f", format, path], None);
+        assert_eq!(code(&one), 1);
+        assert!(one.stdout.len() > 10_000);
+        assert!(
+            one.stdout == eight.stdout,
+            "{format} output differs between -j1 and -j8"
+        );
+    }
+}
+
+#[test]
+fn compressed_input_is_detected_by_content() {
+    let pgn = std::fs::read(fixture("pgn/illegal_move_ply_61.pgn")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let zst = zstd::encode_all(&pgn[..], 3).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&pgn).unwrap();
+    let gz = gz.finish().unwrap();
+    let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+    bz.write_all(&pgn).unwrap();
+    let bz = bz.finish().unwrap();
+    // Names that say nothing: detection is by magic bytes.
+    for (name, bytes) in [("a.pgn", zst), ("b.data", gz), ("c", bz)] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let out = run(
+            &["validate", "-q", "-f", "csv", path.to_str().unwrap()],
+            None,
+        );
+        assert_eq!(code(&out), 1, "{name}: {}", stderr(&out));
+        assert_eq!(
+            rows(&stdout(&out)),
+            [row("1", "16", "61", "Qxe1", "illegal-move")],
+            "{name}"
+        );
+        // And through standard input.
+        let out = run(&["validate", "-q", "-f", "csv"], Some(&bytes));
+        assert_eq!(
+            rows(&stdout(&out)),
+            [row("1", "16", "61", "Qxe1", "illegal-move")],
+            "{name} on stdin"
+        );
+    }
+}
+
+#[test]
+fn truncated_compressed_file_reports_what_it_read_then_exits_2() {
+    let big = big_input();
+    let zst = zstd::encode_all(&big[..], 3).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("truncated.pgn.zst");
+    // The input repeats itself, so most of it decodes from the first blocks;
+    // cutting the tail leaves a frame that fails after megabytes of output.
+    std::fs::write(&path, &zst[..zst.len() - 64]).unwrap();
+    let out = run(&["validate", "-f", "csv", path.to_str().unwrap()], None);
+    assert_eq!(code(&out), 2);
+    let err = stderr(&out);
+    assert!(err.contains("truncated.pgn.zst: read failed"), "{err}");
+    let reported = rows(&stdout(&out));
+    assert!(
+        reported.len() > 100,
+        "findings before the failure are reported"
+    );
+    // The same findings as the whole file has, up to the game it broke in.
+    let whole = dir.path().join("whole.pgn");
+    std::fs::write(&whole, &big).unwrap();
+    let all = rows(&stdout(&run(
+        &["validate", "-q", "-f", "csv", whole.to_str().unwrap()],
+        None,
+    )));
+    let last_game = &reported.last().unwrap().0;
+    let before: Vec<_> = reported.iter().filter(|r| &r.0 != last_game).collect();
+    assert!(before.len() > 100);
+    assert!(
+        before.iter().zip(&all).all(|(a, b)| *a == b),
+        "findings before the failure differ from the whole file's"
+    );
+}
+
+#[test]
+fn a_comment_across_a_chunk_boundary_makes_no_phantom_games() {
+    // Every game carries a comment holding a blank line and a fake tag, the
+    // pattern the chunker splits at; the scanner must repair each wrong split.
+    let game = "[Event \"e\"]\n[Site \"?\"]\n[Date \"2024.01.01\"]\n[Round \"1\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"*\"]\n\n1. e4 {a comment\n\n[Event \"not a tag\"]\n\n} e5 *\n\n";
+    let n = (3 << 20) / game.len() + 1;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("comments.pgn");
+    std::fs::write(&path, game.repeat(n)).unwrap();
+    for threads in ["-j1", "-j2"] {
+        let out = run(&["validate", threads, path.to_str().unwrap()], None);
+        assert_eq!(code(&out), 0, "{}", stdout(&out));
+        assert_eq!(stdout(&out), "");
+        assert!(
+            stderr(&out).starts_with(&format!("{n} games, 0 with errors")),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn formats_and_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("report.jsonl");
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "-f",
+            "jsonl",
+            "-o",
+            target.to_str().unwrap(),
+            "fixtures/pgn/ambiguous_move.pgn",
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout(&out), "");
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "{\"file\":\"fixtures/pgn/ambiguous_move.pgn\",\"game\":1,\"line\":9,\"ply\":5,\"san\":\"Nd2\",\
+         \"severity\":\"error\",\"code\":\"ambiguous-move\",\"message\":\"`Nd2` matches several legal moves\",\
+         \"white\":\"White\",\"black\":\"Black\"}\n"
+    );
+    let out = run(
+        &["validate", "-q", "-f", "csv", "fixtures/pgn/empty.pgn"],
+        None,
+    );
+    assert_eq!(
+        stdout(&out),
+        "file,game,line,ply,san,severity,code,message,white,black\n"
+    );
+}
+
+#[test]
+fn quiet_silences_the_summary() {
+    let out = run(
+        &["validate", "-q", "fixtures/pgn/twic1599_excerpt.pgn"],
+        None,
+    );
+    assert_eq!(stderr(&out), "");
+    let out = run(&["validate", "fixtures/pgn/twic1599_excerpt.pgn"], None);
+    assert!(
+        stderr(&out).starts_with("12 games, 1 with errors, 0 with warnings ("),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn broken_pipe_exits_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.pgn");
+    std::fs::write(&path, big_input()).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnkit"))
+        .args(["validate", "-q", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

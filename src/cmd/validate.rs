@@ -97,8 +97,9 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
     if !input.quiet {
         diag::summary(
             format!(
-                "{} games, {with_errors} with errors, {with_warnings} with warnings",
-                totals.games
+                "{} game{}, {with_errors} with errors, {with_warnings} with warnings",
+                totals.games,
+                if totals.games == 1 { "" } else { "s" }
             ),
             started.elapsed(),
         );

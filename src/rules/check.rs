@@ -33,7 +33,6 @@ pub const SEVEN_TAG_ROSTER: [&str; 7] =
 pub fn check_game(game: &RawGame<'_>) -> GameCheck {
     let mut findings = game.findings.clone();
     check_tags(game, &mut findings);
-    check_variation_syntax(game, &mut findings);
 
     let start = match start_position(game) {
         Ok(start) => start,
@@ -53,6 +52,8 @@ pub fn check_game(game: &RawGame<'_>) -> GameCheck {
             return finish(findings, 0, (1, Color::White));
         }
     };
+    // Only now: the moves of an unsupported variant are not checked at all.
+    check_variation_syntax(game, &mut findings);
     let first_move = (start.pos.fullmoves().get(), start.pos.turn());
 
     // The first automatic end of the game, and the moves made after it.
@@ -217,7 +218,7 @@ fn check_tags(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
     for tag in &game.tags {
         let value = tag.text();
         let problem = match tag.name {
-            b"Date" | b"UTCDate" | b"EventDate" if !is_pgn_date(&value) => {
+            b"Date" if !is_pgn_date(&value) => {
                 Some("is not a date of the form YYYY.MM.DD (`?` for unknown digits)")
             }
             b"Event" | b"Site" | b"Round" | b"White" | b"Black" if value.trim().is_empty() => {

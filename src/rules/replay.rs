@@ -136,7 +136,12 @@ fn why_not_san(text: &[u8]) -> String {
         " (`e.p.` is not part of SAN)"
     } else if text.starts_with(b"o-o") || text.starts_with(b"o-O") {
         " (castling is written with capital O)"
-    } else if text.len() == 3 && text[0].is_ascii_lowercase() && b"QRBN".contains(&text[2]) {
+    } else if text.last().is_some_and(|c| b"QRBN".contains(c))
+        && parse_san_fast(&text[..text.len() - 1]).is_some_and(|s| {
+            matches!(s.san, San::Normal { role: Role::Pawn, promotion: None, to, .. }
+                if matches!(to.rank(), Rank::First | Rank::Eighth))
+        })
+    {
         " (promotion is written with `=`, as in e8=Q)"
     } else {
         ""
