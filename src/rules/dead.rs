@@ -286,7 +286,7 @@ pub fn is_dead(pos: &Chess) -> DeadVerdict {
 ///     .parse::<Fen>()?
 ///     .into_position(CastlingMode::Standard)?;
 /// let mut positions = vec![pos.clone()];
-/// for san in ["Kxd2", "Kf7", "Bd5+"] {
+/// for san in ["Kxd2", "Kd7", "Bb5+"] {
 ///     let m = san.parse::<San>()?.to_move(&pos)?;
 ///     pos.play_unchecked(m);
 ///     positions.push(pos.clone());
@@ -434,6 +434,10 @@ fn solve(pos: &Chess, board: &chess::Board, side: Color) -> Mateability {
 
 /// Converts a mating line to UCI and replays it with shakmaty; `None` unless
 /// every move is legal and the last one mates the opponent of `side`.
+///
+/// Not only paranoia: chasolver 3.0.0's check-chain phase (reached only when
+/// its node-limited searches fail) answers `Winnable` with an empty line, so
+/// an unverified `Yes` could carry a line that mates nobody.
 fn checked_helpmate(pos: &Chess, side: Color, line: &[chess::ChessMove]) -> Option<Vec<UciMove>> {
     let mut pos = pos.clone();
     let mut helpmate = Vec::with_capacity(line.len());
