@@ -1,1 +1,853 @@
+//! Dead positions (FIDE 5.2.2) and whether a side can still checkmate by any
+//! series of legal moves (the exception in 5.1.2 and 6.9 that turns a
+//! resignation or a loss on time into a draw).
+//!
+//! This module owns the question "can `side` ever deliver checkmate from here,
+//! with both players cooperating?" and the verdicts built on it. It answers
+//! from the cheapest source that settles the question:
+//!
+//! 1. the three material patterns that are always dead (RULES.md §2), and a
+//!    bare king, which can never mate;
+//! 2. chasolver's `is_unwinnable_fast`, sound but incomplete;
+//! 3. chasolver's full helpmate search (`winnability`), which either returns a
+//!    mating line, proves none exists, or gives up at its node limit.
+//!
+//! chasolver works on the `chess` crate's `Board`, so positions are converted
+//! through a full six-field FEN. `chess` knows only standard castling, so a
+//! position holding castling rights that are not "king on the e-file, rook in
+//! the corner" is never analysed and is reported as undetermined, never dead.
+//! Every mating line the solver returns is replayed with shakmaty before it is
+//! believed. A panic inside chasolver is caught and reported as undetermined
+//! (this needs `panic = "unwind"`, the crate's setting; the panic hook still
+//! prints its message, which this module cannot silence without touching
+//! process-wide state).
+//!
+//! Deciding which ending comes first (checkmate and stalemate end the game
+//! before the question of a dead position arises) is left to the caller.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::str::FromStr;
+
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{
+    Bitboard, Board, CastlingSide, Chess, Color, EnPassantMode, File, Position, Rank, Square,
+};
+
+/// Whether a side can checkmate by some series of legal moves.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::dead::{Mateability, can_mate};
+/// use shakmaty::{CastlingMode, Chess, Color, fen::Fen};
+///
+/// // King and knight against king: White can never mate.
+/// let pos: Chess = "8/8/8/4k3/8/8/8/4K1N1 w - - 0 1"
+///     .parse::<Fen>()?
+///     .into_position(CastlingMode::Standard)?;
+/// assert_eq!(can_mate(&pos, Color::White), Mateability::No);
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mateability {
+    /// The side can mate. `helpmate` is one series of legal moves from the
+    /// position (alternating, starting with the side to move) that ends with
+    /// that side delivering checkmate; it has been replayed and checked.
+    /// It is empty when the position already is checkmate.
+    Yes {
+        /// The mating line in UCI notation (standard castling: `e1g1`).
+        helpmate: Vec<UciMove>,
+    },
+    /// Proven: no series of legal moves ends with this side mating.
+    No,
+    /// Not decided; the reason says why.
+    Undetermined(UndeterminedReason),
+}
+
+/// Why a question about mate or a dead position was left undecided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UndeterminedReason {
+    /// The position holds Chess960 castling rights, which the solver's board
+    /// representation cannot hold.
+    Chess960Castling,
+    /// The position could not be converted for the solver.
+    Conversion,
+    /// The solver reached its node limit without an answer.
+    SearchLimit,
+    /// The solver panicked, or returned a mating line that does not replay
+    /// as checkmate: a bug in the solver, reported rather than believed.
+    SolverFailure,
+}
+
+impl UndeterminedReason {
+    /// A short snake_case name, stable for CSV and JSON output.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::rules::dead::UndeterminedReason;
+    ///
+    /// assert_eq!(UndeterminedReason::SearchLimit.as_str(), "search_limit");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            UndeterminedReason::Chess960Castling => "chess960_castling",
+            UndeterminedReason::Conversion => "conversion",
+            UndeterminedReason::SearchLimit => "search_limit",
+            UndeterminedReason::SolverFailure => "solver_failure",
+        }
+    }
+}
+
+/// Why a position is dead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeadReason {
+    /// One of the three material patterns of RULES.md §2 (see
+    /// [`is_dead_by_material`]). The `app` and `online` profiles recognise
+    /// only this kind.
+    Material,
+    /// The solver proved that neither side can mate although mating material
+    /// remains: typically a locked pawn wall, or a position (stalemate
+    /// included) with no way forward.
+    Unwinnable,
+}
+
+impl DeadReason {
+    /// A short snake_case name, stable for CSV and JSON output.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::rules::dead::DeadReason;
+    ///
+    /// assert_eq!(DeadReason::Material.as_str(), "material");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DeadReason::Material => "material",
+            DeadReason::Unwinnable => "unwinnable",
+        }
+    }
+}
+
+/// Whether a position is dead (FIDE 5.2.2): neither side can checkmate by
+/// any series of legal moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeadVerdict {
+    /// Proven dead.
+    Dead(DeadReason),
+    /// Proven not dead: at least one side has a mating line (or the position
+    /// is checkmate).
+    Alive,
+    /// Neither proven dead nor proven alive.
+    Undetermined(UndeterminedReason),
+}
+
+/// Is the position dead by material alone? Exactly the three patterns of
+/// RULES.md §2, whoever is to move:
+///
+/// - king against king;
+/// - king and one bishop, or king and one knight, against king;
+/// - kings and bishops only, every bishop on squares of one colour (any
+///   number, either side).
+///
+/// Everything else is `false`, including positions that are dead for other
+/// reasons and the cases often mistaken for dead: K+N+N v K, K+B v K+N,
+/// K+N v K+N, bishops on opposite colours. Kings are not counted, so a board
+/// without kings is judged by its other pieces.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::dead::is_dead_by_material;
+/// use shakmaty::Board;
+///
+/// let board = |fen: &str| Board::from_ascii_board_fen(fen.as_bytes()).unwrap();
+/// assert!(is_dead_by_material(&board("8/8/4k3/8/2B5/8/8/4K3")));
+/// assert!(!is_dead_by_material(&board("8/8/4k3/8/8/8/8/1N2K1N1")));
+/// ```
+pub fn is_dead_by_material(board: &Board) -> bool {
+    if (board.pawns() | board.rooks() | board.queens()).any() {
+        return false;
+    }
+    let knights = board.knights().count();
+    let bishops = board.bishops();
+    match knights {
+        0 => {
+            bishops.is_subset(Bitboard::LIGHT_SQUARES) || bishops.is_subset(Bitboard::DARK_SQUARES)
+        }
+        1 => bishops.is_empty(),
+        _ => false,
+    }
+}
+
+/// Can `side` checkmate by some series of legal moves, both players
+/// cooperating?
+///
+/// This is the test of FIDE 5.1.2 and 6.9: a player who resigns or loses on
+/// time is drawn instead when the opponent cannot mate this way. Cheap tests
+/// run first (checkmate on the board, the dead material patterns, a bare
+/// king), then chasolver's fast check, then its full search. See the module
+/// docs for when the answer is [`Mateability::Undetermined`].
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::dead::{Mateability, can_mate};
+/// use shakmaty::{CastlingMode, Chess, Color, fen::Fen};
+///
+/// // King and bishop against king and knight: mate exists, with help.
+/// let pos: Chess = "k7/2n5/8/1K6/8/8/8/4B3 w - - 0 1"
+///     .parse::<Fen>()?
+///     .into_position(CastlingMode::Standard)?;
+/// assert!(matches!(can_mate(&pos, Color::White), Mateability::Yes { .. }));
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+pub fn can_mate(pos: &Chess, side: Color) -> Mateability {
+    if let Some(answer) = can_mate_cheaply(pos, side) {
+        return answer;
+    }
+    match to_solver_board(pos) {
+        Ok(board) => solve(pos, &board, side),
+        Err(reason) => Mateability::Undetermined(reason),
+    }
+}
+
+/// Is the position dead (FIDE 5.2.2)?
+///
+/// Dead when neither side can mate ([`can_mate`] is [`Mateability::No`] for
+/// both); alive as soon as one side can. A checkmate position is alive (the
+/// game ended by mate); a stalemate position is reported dead, since no
+/// series of legal moves leads to mate from it: callers that care rank
+/// stalemate (5.2.1) first.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::dead::{DeadReason, DeadVerdict, is_dead};
+/// use shakmaty::{CastlingMode, Chess, fen::Fen};
+///
+/// // A locked pawn wall: the kings can never get through.
+/// let pos: Chess = "4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 w - - 0 1"
+///     .parse::<Fen>()?
+///     .into_position(CastlingMode::Standard)?;
+/// assert_eq!(is_dead(&pos), DeadVerdict::Dead(DeadReason::Unwinnable));
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+pub fn is_dead(pos: &Chess) -> DeadVerdict {
+    if is_dead_by_material(pos.board()) {
+        return DeadVerdict::Dead(DeadReason::Material);
+    }
+    if pos.is_checkmate() {
+        return DeadVerdict::Alive;
+    }
+    let board = match to_solver_board(pos) {
+        Ok(board) => board,
+        Err(reason) => return DeadVerdict::Undetermined(reason),
+    };
+    // The side that just moved is asked first: in final positions of real
+    // games it is usually the one with a quick mating line, which settles
+    // the question in one search.
+    let mut undetermined = None;
+    for side in [!pos.turn(), pos.turn()] {
+        let answer = match can_mate_cheaply(pos, side) {
+            Some(answer) => answer,
+            None => solve(pos, &board, side),
+        };
+        match answer {
+            Mateability::Yes { .. } => return DeadVerdict::Alive,
+            Mateability::No => (),
+            Mateability::Undetermined(reason) => undetermined = undetermined.or(Some(reason)),
+        }
+    }
+    match undetermined {
+        Some(reason) => DeadVerdict::Undetermined(reason),
+        None => DeadVerdict::Dead(DeadReason::Unwinnable),
+    }
+}
+
+/// The first ply of a game whose position is proven dead, from the
+/// positions after each ply (`positions[0]` is the start position,
+/// `positions[i]` the position after ply `i`).
+///
+/// A convenience over [`first_dead_ply_by`] with [`is_dead`]; see there for
+/// the search and how undetermined answers are treated.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::dead::{DeadReason, first_dead_ply};
+/// use shakmaty::{CastlingMode, Chess, Position, fen::Fen, san::San};
+///
+/// // King and bishop against king and knight is alive; the knight falls on
+/// // ply 1, and K+B v K is dead from then on.
+/// let mut pos: Chess = "4k3/8/8/8/2B5/8/3n4/4K3 w - - 0 1"
+///     .parse::<Fen>()?
+///     .into_position(CastlingMode::Standard)?;
+/// let mut positions = vec![pos.clone()];
+/// for san in ["Kxd2", "Kd7", "Bb5+"] {
+///     let m = san.parse::<San>()?.to_move(&pos)?;
+///     pos.play_unchecked(m);
+///     positions.push(pos.clone());
+/// }
+/// assert_eq!(first_dead_ply(&positions), Some((1, DeadReason::Material)));
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+pub fn first_dead_ply(positions: &[Chess]) -> Option<(usize, DeadReason)> {
+    first_dead_ply_by(positions.len(), |ply| is_dead(&positions[ply]))
+}
+
+/// The first index in `0..len` whose verdict is [`DeadVerdict::Dead`],
+/// asking `verdict_at` only O(log len) times.
+///
+/// Dead is monotone along a game: every position reachable from a dead
+/// position is dead. So the last index is asked first; if it is not proven
+/// dead, `None` is returned at once (an earlier position that the solver
+/// could prove dead would make the last one dead too, so this misses only
+/// what the solver cannot prove at the end). Otherwise a binary search finds
+/// the first index proven dead.
+///
+/// A [`DeadVerdict::Undetermined`] answer in the middle counts as "not
+/// proven" and moves the search later, so the returned index is always one
+/// whose verdict was `Dead`, but it can be later than the first position
+/// that is dead in fact when the solver gave up on earlier ones.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::dead::{DeadReason, DeadVerdict, first_dead_ply_by};
+///
+/// let verdict = |ply: usize| {
+///     if ply >= 7 { DeadVerdict::Dead(DeadReason::Material) } else { DeadVerdict::Alive }
+/// };
+/// assert_eq!(first_dead_ply_by(20, verdict), Some((7, DeadReason::Material)));
+/// ```
+pub fn first_dead_ply_by<F>(len: usize, mut verdict_at: F) -> Option<(usize, DeadReason)>
+where
+    F: FnMut(usize) -> DeadVerdict,
+{
+    let last = len.checked_sub(1)?;
+    let DeadVerdict::Dead(reason) = verdict_at(last) else {
+        return None;
+    };
+    // Invariant: `hi` is proven dead with `found`; no index below `lo` was
+    // proven dead.
+    let (mut lo, mut hi, mut found) = (0, last, reason);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match verdict_at(mid) {
+            DeadVerdict::Dead(reason) => (hi, found) = (mid, reason),
+            DeadVerdict::Alive | DeadVerdict::Undetermined(_) => lo = mid + 1,
+        }
+    }
+    Some((hi, found))
+}
+
+/// The answers that need no solver, or `None` when the solver must decide.
+fn can_mate_cheaply(pos: &Chess, side: Color) -> Option<Mateability> {
+    if pos.is_checkmate() {
+        return Some(if pos.turn() == side {
+            Mateability::No
+        } else {
+            Mateability::Yes {
+                helpmate: Vec::new(),
+            }
+        });
+    }
+    let board = pos.board();
+    // A bare king can never give check, let alone mate.
+    if is_dead_by_material(board) || board.by_color(side) == board.kings() & board.by_color(side) {
+        return Some(Mateability::No);
+    }
+    None
+}
+
+/// Converts to the `chess` crate's board through a full six-field FEN.
+///
+/// # Errors
+///
+/// [`UndeterminedReason::Chess960Castling`] when a castling right is not
+/// standard; [`UndeterminedReason::Conversion`] when `chess` rejects the FEN.
+fn to_solver_board(pos: &Chess) -> Result<chess::Board, UndeterminedReason> {
+    if !has_standard_castling(pos) {
+        return Err(UndeterminedReason::Chess960Castling);
+    }
+    // `Legal` writes an en passant square only when the capture is legal:
+    // `chess` keeps the square only when a capturing pawn stands next to the
+    // pushed pawn, and would disagree about positions where it cannot be
+    // played anyway.
+    let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    chess::Board::from_str(&fen).map_err(|_| UndeterminedReason::Conversion)
+}
+
+/// Are all castling rights standard: king on its e-square, rook in a corner?
+/// Only these survive the trip through `chess`, whose FEN reader silently
+/// drops Shredder letters and whose board rejects other rook squares.
+fn has_standard_castling(pos: &Chess) -> bool {
+    let castles = pos.castles();
+    Color::ALL.into_iter().all(|color| {
+        let rank = color.fold_wb(Rank::First, Rank::Eighth);
+        let king_home = pos.board().king_of(color) == Some(Square::from_coords(File::E, rank));
+        [
+            (CastlingSide::KingSide, File::H),
+            (CastlingSide::QueenSide, File::A),
+        ]
+        .into_iter()
+        .all(|(side, file)| match castles.rook(color, side) {
+            None => true,
+            Some(rook) => king_home && rook == Square::from_coords(file, rank),
+        })
+    })
+}
+
+/// The solver's answer for `side`, fast check first. `pos` and `board` are
+/// the same position; a mating line is replayed on `pos` before it is
+/// believed.
+fn solve(pos: &Chess, board: &chess::Board, side: Color) -> Mateability {
+    let color = match side {
+        Color::White => chess::Color::White,
+        Color::Black => chess::Color::Black,
+    };
+    let board = *board;
+    // chasolver has no documented panics, but it unwraps and `expect`s
+    // internally; one bad position must not take down a whole run.
+    let answer = catch_unwind(AssertUnwindSafe(|| {
+        if chasolver::is_unwinnable_fast(&board, color) {
+            Some(chasolver::Winnability::Unwinnable)
+        } else {
+            chasolver::winnability(&board, color)
+        }
+    }));
+    match answer {
+        Ok(Some(chasolver::Winnability::Unwinnable)) => Mateability::No,
+        Ok(Some(chasolver::Winnability::Winnable { helpmate })) => {
+            match checked_helpmate(pos, side, &helpmate) {
+                Some(helpmate) => Mateability::Yes { helpmate },
+                None => Mateability::Undetermined(UndeterminedReason::SolverFailure),
+            }
+        }
+        Ok(None) => Mateability::Undetermined(UndeterminedReason::SearchLimit),
+        Err(_) => Mateability::Undetermined(UndeterminedReason::SolverFailure),
+    }
+}
+
+/// Converts a mating line to UCI and replays it with shakmaty; `None` unless
+/// every move is legal and the last one mates the opponent of `side`.
+///
+/// Not only paranoia: chasolver 3.0.0's check-chain phase (reached only when
+/// its node-limited searches fail) answers `Winnable` with an empty line, so
+/// an unverified `Yes` could carry a line that mates nobody.
+fn checked_helpmate(pos: &Chess, side: Color, line: &[chess::ChessMove]) -> Option<Vec<UciMove>> {
+    let mut pos = pos.clone();
+    let mut helpmate = Vec::with_capacity(line.len());
+    for m in line {
+        let uci = UciMove::from_ascii(m.to_string().as_bytes()).ok()?;
+        let legal = uci.to_move(&pos).ok()?;
+        pos.play_unchecked(legal);
+        helpmate.push(uci);
+    }
+    (pos.is_checkmate() && pos.turn() != side).then_some(helpmate)
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::{
+        CastlingMode, Chess, Color, Position, PositionError, fen::Fen, san::San, uci::UciMove,
+    };
+
+    use super::*;
+
+    /// The D3-Chess labelled positions; see `fixtures/rules/README.md`.
+    const VECTOR: &str = include_str!("../../fixtures/rules/d3-chess-test-vector.txt");
+
+    fn pos(fen: &str) -> Chess {
+        pos_in(fen, CastlingMode::Standard)
+    }
+
+    fn pos_in(fen: &str, mode: CastlingMode) -> Chess {
+        fen.parse::<Fen>()
+            .unwrap_or_else(|e| panic!("{fen}: {e}"))
+            .into_position(mode)
+            .unwrap_or_else(|e| panic!("{fen}: {e}"))
+    }
+
+    /// Plays `helpmate` on `pos` with shakmaty and asserts that it ends with
+    /// `side` checkmating.
+    fn assert_mates(pos: &Chess, side: Color, helpmate: &[UciMove]) {
+        let mut pos = pos.clone();
+        for uci in helpmate {
+            let m = uci
+                .to_move(&pos)
+                .unwrap_or_else(|_| panic!("illegal {uci} in {helpmate:?}"));
+            pos.play_unchecked(m);
+        }
+        assert!(pos.is_checkmate(), "no mate after {helpmate:?}");
+        assert_eq!(pos.turn(), !side, "wrong side mated after {helpmate:?}");
+    }
+
+    fn assert_can_mate(pos: &Chess, side: Color) {
+        match can_mate(pos, side) {
+            Mateability::Yes { helpmate } => assert_mates(pos, side, &helpmate),
+            other => panic!(
+                "{side:?} should mate in {}: {other:?}",
+                Fen::from_position(pos, EnPassantMode::Legal)
+            ),
+        }
+    }
+
+    #[test]
+    fn the_three_material_patterns_are_dead() {
+        for fen in [
+            // King against king.
+            "8/8/4k3/8/8/8/8/4K3 w - - 0 1",
+            // King and one bishop or one knight against king, either side.
+            "8/8/4k3/8/2B5/8/8/4K3 b - - 0 1",
+            "8/8/4k3/8/8/8/8/1N2K3 w - - 0 1",
+            "8/8/4k3/5n2/8/8/8/4K3 w - - 0 1",
+            "8/8/4kb2/8/8/8/8/4K3 b - - 0 1",
+            // Bishops only, all on one colour, any number on either side.
+            "8/8/2b1k3/8/8/8/8/4KB2 w - - 0 1",
+            "8/1b6/4k3/3B4/2B5/1B6/8/4KB2 b - - 0 1",
+        ] {
+            let pos = pos(fen);
+            assert!(is_dead_by_material(pos.board()), "{fen}");
+            assert_eq!(
+                is_dead(&pos),
+                DeadVerdict::Dead(DeadReason::Material),
+                "{fen}"
+            );
+            assert_eq!(can_mate(&pos, Color::White), Mateability::No, "{fen}");
+            assert_eq!(can_mate(&pos, Color::Black), Mateability::No, "{fen}");
+        }
+    }
+
+    #[test]
+    fn often_mistaken_material_is_alive() {
+        for (fen, mating_sides) in [
+            // K+N+N v K: mate needs help, but exists.
+            ("8/8/4k3/8/8/8/8/1N2K1N1 w - - 0 1", &[Color::White][..]),
+            // K+B v K+N: both sides can mate.
+            (
+                "k7/2n5/8/1K6/8/8/8/4B3 w - - 0 1",
+                &[Color::White, Color::Black][..],
+            ),
+            // K+N v K+N.
+            (
+                "k6n/8/8/1K6/8/8/8/4N3 b - - 0 1",
+                &[Color::White, Color::Black][..],
+            ),
+            // Bishops on opposite colours, one each.
+            (
+                "k7/2b5/8/1K6/8/8/8/5B2 w - - 0 1",
+                &[Color::White, Color::Black][..],
+            ),
+            // Same-colour bishops plus one of the other colour.
+            ("4k3/8/8/8/2B5/8/8/2B1K3 w - - 0 1", &[Color::White][..]),
+        ] {
+            let pos = pos(fen);
+            assert!(!is_dead_by_material(pos.board()), "{fen}");
+            assert_eq!(is_dead(&pos), DeadVerdict::Alive, "{fen}");
+            for side in Color::ALL {
+                if mating_sides.contains(&side) {
+                    assert_can_mate(&pos, side);
+                } else {
+                    assert_eq!(can_mate(&pos, side), Mateability::No, "{fen} {side:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn material_is_exactly_the_three_patterns() {
+        for fen in [
+            "8/8/4k3/8/8/8/4P3/4K3",  // a pawn
+            "8/8/4k3/8/8/8/8/R3K3",   // a rook
+            "8/8/4k3/8/8/8/8/3QK3",   // a queen
+            "8/8/4k3/8/8/8/8/1NB1K3", // knight and bishop
+            "8/8/4k3/8/8/8/8/NN2K3",  // two knights
+            "8/8/4kn2/8/8/8/8/2B1K3", // bishop v knight
+            "8/8/4k3/8/8/8/8/2BBK3",  // bishop pair
+        ] {
+            let board = Board::from_ascii_board_fen(fen.as_bytes()).unwrap();
+            assert!(!is_dead_by_material(&board), "{fen}");
+        }
+    }
+
+    #[test]
+    fn checkmate_on_the_board() {
+        // RULES.md §2: K+B v K+N, and this is checkmate.
+        let pos = pos("kn6/1B6/1K6/8/8/8/8/8 b - - 0 1");
+        assert!(pos.is_checkmate());
+        assert_eq!(
+            can_mate(&pos, Color::White),
+            Mateability::Yes {
+                helpmate: Vec::new()
+            }
+        );
+        assert_eq!(can_mate(&pos, Color::Black), Mateability::No);
+        assert_eq!(is_dead(&pos), DeadVerdict::Alive);
+    }
+
+    #[test]
+    fn stalemate_is_reported_dead() {
+        let pos = pos("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+        assert!(pos.is_stalemate());
+        assert_eq!(is_dead(&pos), DeadVerdict::Dead(DeadReason::Unwinnable));
+    }
+
+    #[test]
+    fn a_bare_king_cannot_mate() {
+        let pos = pos("8/8/4k3/8/8/8/8/3QK3 b - - 0 1");
+        assert_eq!(can_mate(&pos, Color::Black), Mateability::No);
+        assert_can_mate(&pos, Color::White);
+    }
+
+    #[test]
+    fn locked_pawn_wall_is_dead() {
+        let pos = pos("4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 w - - 0 1");
+        assert!(!is_dead_by_material(pos.board()));
+        assert_eq!(is_dead(&pos), DeadVerdict::Dead(DeadReason::Unwinnable));
+        // One pawn pair fewer and the kings get through.
+        let pos = self::pos("4k3/8/8/p1p1p3/P1P1P3/8/8/4K3 w - - 0 1");
+        assert_eq!(is_dead(&pos), DeadVerdict::Alive);
+    }
+
+    #[test]
+    fn one_side_walled_in() {
+        // chasolver's README (lichess.org/ijyj0mHa): Black can never mate,
+        // White can; a loss on time by White is a draw, by Black a loss.
+        let pos = pos("5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - - 0 1");
+        assert_eq!(can_mate(&pos, Color::Black), Mateability::No);
+        assert_can_mate(&pos, Color::White);
+        assert_eq!(is_dead(&pos), DeadVerdict::Alive);
+    }
+
+    #[test]
+    fn helpmates_replay_for_both_sides_with_promotion_and_castling() {
+        // Mate needs a promotion (UCI `a7a8q`-style moves).
+        assert_can_mate(&pos("4k3/8/8/8/8/8/P7/4K3 w - - 0 1"), Color::White);
+        assert_can_mate(&pos("4k3/p7/8/8/8/8/8/4K3 w - - 0 1"), Color::Black);
+        // Castling rights survive the conversion; moves come back as e1g1.
+        let pos = pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+        assert_can_mate(&pos, Color::White);
+        assert_can_mate(&pos, Color::Black);
+    }
+
+    #[test]
+    fn chess960_castling_is_undetermined() {
+        // King on b1 with castling rights: `chess` cannot hold it.
+        let pos = pos_in(
+            "1rk4r/8/8/8/8/8/8/1RK4R w KQkq - 0 1",
+            CastlingMode::Chess960,
+        );
+        let undetermined = UndeterminedReason::Chess960Castling;
+        assert_eq!(
+            can_mate(&pos, Color::White),
+            Mateability::Undetermined(undetermined)
+        );
+        assert_eq!(is_dead(&pos), DeadVerdict::Undetermined(undetermined));
+        // King on e1 but the queen-side rook on b1: `chess` would silently
+        // drop the right.
+        let pos = pos_in("4k3/8/8/8/8/8/8/1R2K3 w B - 0 1", CastlingMode::Chess960);
+        assert!(pos.castles().has(Color::White, CastlingSide::QueenSide));
+        assert_eq!(is_dead(&pos), DeadVerdict::Undetermined(undetermined));
+        // Chess960 mode with the standard squares converts fine.
+        let pos = pos_in(
+            "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+            CastlingMode::Chess960,
+        );
+        assert!(to_solver_board(&pos).is_ok());
+        assert_eq!(is_dead(&pos), DeadVerdict::Alive);
+        // Dead by material needs no solver, castling or not.
+        let pos = pos_in("4k3/8/8/8/8/8/8/4K3 w - - 0 1", CastlingMode::Chess960);
+        assert_eq!(is_dead(&pos), DeadVerdict::Dead(DeadReason::Material));
+    }
+
+    /// The converted board has the same legal moves as the shakmaty position.
+    fn assert_same_moves(pos: &Chess) {
+        let board = to_solver_board(pos).expect("converts");
+        let mut ours: Vec<String> = pos
+            .legal_moves()
+            .iter()
+            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+            .collect();
+        let mut theirs: Vec<String> = chess::MoveGen::new_legal(&board)
+            .map(|m| m.to_string())
+            .collect();
+        ours.sort();
+        theirs.sort();
+        let fen = Fen::from_position(pos, EnPassantMode::Always);
+        assert_eq!(ours, theirs, "{fen}");
+    }
+
+    #[test]
+    fn en_passant_survives_the_conversion() {
+        // A legal en passant capture is kept.
+        let pos = pos("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 2");
+        assert!(pos.legal_moves().iter().any(|m| m.is_en_passant()));
+        assert_eq!(
+            to_solver_board(&pos).unwrap().en_passant(),
+            Some(chess::Square::E4)
+        );
+        assert_same_moves(&pos);
+        // No capturing pawn: the square is dropped, not rejected.
+        let pos = self::pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
+        assert_eq!(to_solver_board(&pos).unwrap().en_passant(), None);
+        assert_same_moves(&pos);
+        // The capturing pawn is pinned: no legal capture, the square is
+        // dropped although `chess` would have kept it.
+        let pos = self::pos("8/8/8/8/k2pP2R/8/8/4K3 b - e3 0 1");
+        assert!(!pos.legal_moves().iter().any(|m| m.is_en_passant()));
+        assert_eq!(to_solver_board(&pos).unwrap().en_passant(), None);
+        assert_same_moves(&pos);
+    }
+
+    /// A fake game: `Dead` from `dead_from` on, `Undetermined` at the plies
+    /// in `unknown`, alive before. Returns the answer and the number of calls.
+    fn search(
+        len: usize,
+        dead_from: usize,
+        unknown: &[usize],
+    ) -> (Option<(usize, DeadReason)>, usize) {
+        let mut calls = 0;
+        let answer = first_dead_ply_by(len, |ply| {
+            calls += 1;
+            assert!(ply < len);
+            if unknown.contains(&ply) {
+                DeadVerdict::Undetermined(UndeterminedReason::SearchLimit)
+            } else if ply >= dead_from {
+                DeadVerdict::Dead(DeadReason::Unwinnable)
+            } else {
+                DeadVerdict::Alive
+            }
+        });
+        (answer, calls)
+    }
+
+    #[test]
+    fn first_dead_ply_is_found_with_log_calls() {
+        let dead = DeadReason::Unwinnable;
+        assert_eq!(search(0, 0, &[]), (None, 0));
+        assert_eq!(search(1, 0, &[]), (Some((0, dead)), 1));
+        assert_eq!(search(1, 1, &[]), (None, 1));
+        // Not dead at the end: one call, whatever the length.
+        assert_eq!(search(500, 500, &[]), (None, 1));
+        for len in [2, 3, 7, 64, 65, 300] {
+            for dead_from in 0..len {
+                let (answer, calls) = search(len, dead_from, &[]);
+                assert_eq!(
+                    answer,
+                    Some((dead_from, dead)),
+                    "len {len} dead from {dead_from}"
+                );
+                let log = usize::BITS - (len - 1).leading_zeros();
+                assert!(calls <= log as usize + 1, "{calls} calls for {len} plies");
+            }
+        }
+    }
+
+    #[test]
+    fn first_dead_ply_reports_only_proven_plies() {
+        let dead = DeadReason::Unwinnable;
+        // Dead from ply 10 in fact, but plies 10..=15 are undetermined: the
+        // answer is the first ply proven dead.
+        let unknown: Vec<usize> = (10..=15).collect();
+        assert_eq!(search(40, 10, &unknown).0, Some((16, dead)));
+        // The final position undetermined: nothing is reported.
+        assert_eq!(search(40, 10, &[39]).0, None);
+        // An undetermined alive ply is harmless.
+        assert_eq!(search(40, 30, &[3, 17, 29]).0, Some((30, dead)));
+    }
+
+    #[test]
+    fn first_dead_ply_on_a_game() {
+        // The g-pawns lock the last open files: dead once both have moved.
+        let mut pos = pos("4k3/6p1/8/p1p1p3/P1P1P3/8/6P1/4K3 w - - 0 1");
+        let mut positions = vec![pos.clone()];
+        for san in ["g4", "g5", "Kf2", "Kf7", "Kg3", "Kg6"] {
+            let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+            positions.push(pos.clone());
+        }
+        let first = first_dead_ply(&positions);
+        let linear = positions
+            .iter()
+            .position(|pos| matches!(is_dead(pos), DeadVerdict::Dead(_)));
+        assert_eq!(first, linear.map(|ply| (ply, DeadReason::Unwinnable)));
+        assert!(first.is_some_and(|(ply, _)| ply <= 2), "{first:?}");
+        assert_eq!(is_dead(&positions[0]), DeadVerdict::Alive);
+    }
+
+    /// Checks labelled lines of the D3-Chess vector; returns how many.
+    fn check_vector(keep: impl Fn(usize, &str) -> bool) -> usize {
+        let mut checked = 0;
+        let mut wrong = Vec::new();
+        let lines = VECTOR
+            .lines()
+            .filter(|line| !line.starts_with('#') && !line.trim().is_empty());
+        for (index, line) in lines.enumerate() {
+            let (label, fen) = line.split_once(' ').expect("label and fen");
+            if !keep(index, label) {
+                continue;
+            }
+            checked += 1;
+            // Missing FEN fields default (one line has only two). Some
+            // positions are constructed, with more promoted pieces than
+            // pawns could provide or checks no move could give: shakmaty
+            // rejects them by default, the solver does not mind.
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .expect("fen parses")
+                .into_position(CastlingMode::Standard)
+                .or_else(PositionError::ignore_too_much_material)
+                .or_else(PositionError::ignore_impossible_check)
+                .unwrap_or_else(|e| panic!("{fen}: {e}"));
+            for (side, expected) in [
+                (Color::White, label.starts_with('W')),
+                (Color::Black, label.ends_with('B')),
+            ] {
+                match can_mate(&pos, side) {
+                    Mateability::Yes { helpmate } if expected => {
+                        assert_mates(&pos, side, &helpmate)
+                    }
+                    Mateability::No if !expected => (),
+                    other => wrong.push(format!("{line}: {side:?} {other:?}")),
+                }
+            }
+            let verdict = is_dead(&pos);
+            let expected = if label == "--" {
+                DeadVerdict::Dead(DeadReason::Unwinnable)
+            } else {
+                DeadVerdict::Alive
+            };
+            if verdict != expected
+                && !(label == "--" && verdict == DeadVerdict::Dead(DeadReason::Material))
+            {
+                wrong.push(format!("{line}: is_dead {verdict:?}"));
+            }
+            assert_same_moves(&pos);
+        }
+        assert!(
+            wrong.is_empty(),
+            "{} wrong:\n{}",
+            wrong.len(),
+            wrong.join("\n")
+        );
+        checked
+    }
+
+    /// Every 10th labelled line: 181 positions, all four labels, a sixteenth
+    /// of the solver time of the whole vector (whose slowest lines take
+    /// seconds each).
+    #[test]
+    fn d3_chess_vector_sample() {
+        assert_eq!(check_vector(|index, _| index % 10 == 0), 181);
+    }
+
+    #[test]
+    #[ignore = "minutes of solver time; run with --ignored"]
+    fn d3_chess_vector_full() {
+        assert_eq!(check_vector(|_, _| true), 1803);
+    }
+}
