@@ -7,7 +7,8 @@
 use shakmaty::san::Suffix;
 use shakmaty::{Chess, Color, Position};
 
-use super::ends::{EndKind, Repetitions, is_dead_by_material};
+use super::dead::is_dead_by_material;
+use super::ends::{EndKind, Repetitions};
 use super::finding::{Code, Finding};
 use super::game::{GameResult, RawGame};
 use super::replay::{parse_san, replay};

@@ -53,36 +53,6 @@ impl EndKind {
     }
 }
 
-/// Whether the material on `board` makes the position dead whoever moves:
-/// exactly the three patterns of RULES.md §2 (king against king; king and
-/// one bishop or one knight against king; kings and bishops only, every
-/// bishop on squares of one colour). Anything else needs a search.
-///
-/// # Examples
-///
-/// ```
-/// use pgnkit::rules::ends::is_dead_by_material;
-/// use shakmaty::{fen::Fen, Board};
-/// let board = |fen: &str| Fen::from_ascii(fen.as_bytes()).unwrap().into_setup().board;
-/// assert!(is_dead_by_material(&board("8/8/4k3/8/8/3BK3/8/8 w - -")));
-/// assert!(!is_dead_by_material(&board("8/8/4k3/8/8/2NNK3/8/8 w - -")));
-/// ```
-pub fn is_dead_by_material(board: &Board) -> bool {
-    let kings = board.kings();
-    let others = board.occupied() & !kings;
-    if others.is_empty() {
-        return true;
-    }
-    let bishops = board.bishops();
-    if others == bishops {
-        // Kings and bishops only: dead when all bishops share a colour.
-        return (bishops & Bitboard::LIGHT_SQUARES).is_empty()
-            || (bishops & Bitboard::DARK_SQUARES).is_empty();
-    }
-    // A single knight (or a single bishop, covered above) against a bare king.
-    others.count() == 1 && others == board.knights()
-}
-
 /// A position as the repetition rules see it (9.2.3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Key {
@@ -261,25 +231,5 @@ mod tests {
         let phantom = Key::of(&pos("4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1"));
         let plain = Key::of(&pos("4k3/8/8/8/4P3/8/8/4K3 b - - 0 1"));
         assert_eq!(phantom, plain);
-    }
-
-    #[test]
-    fn material_patterns() {
-        let board = |fen: &str| {
-            shakmaty::fen::Fen::from_ascii(fen.as_bytes())
-                .unwrap()
-                .into_setup()
-                .board
-        };
-        assert!(is_dead_by_material(&board("8/8/4k3/8/8/4K3/8/8 w - -")));
-        assert!(is_dead_by_material(&board("8/8/4k3/8/8/3NK3/8/8 w - -")));
-        // Bishops on one colour, both sides.
-        assert!(is_dead_by_material(&board("8/8/2b1k3/8/8/4KB2/8/8 w - -")));
-        // Opposite colours: mate exists.
-        assert!(!is_dead_by_material(&board("8/8/3bk3/8/8/4KB2/8/8 w - -")));
-        // K+B v K+N: mate exists (kn6/1B6/1K6 is mate).
-        assert!(!is_dead_by_material(&board("kn6/1B6/1K6/8/8/8/8/8 b - -")));
-        assert!(!is_dead_by_material(&board("8/8/4k3/8/8/4K3/4P3/8 w - -")));
-        assert!(!is_dead_by_material(&board("8/8/4k3/4n3/8/3NK3/8/8 w - -")));
     }
 }
