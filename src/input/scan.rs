@@ -430,7 +430,12 @@ impl<'a> Scanner<'a> {
             while self.pos < self.buf.len() && self.buf[self.pos] == b' ' {
                 self.pos += 1;
             }
-            let newlines = self.skip_space(&mut game.findings);
+            let newlines = match self.buf.get(self.pos) {
+                Some(b'\n' | b'\r' | b'\t' | 0x0c | 0 | b'%' | 0xef) => {
+                    self.skip_space(&mut game.findings)
+                }
+                _ => 0,
+            };
             if self.at_end() {
                 if depth > 0 {
                     if self.at_file_end {
