@@ -834,4 +834,57 @@ mod tests {
         assert_eq!(g.tag_text("ECO").as_deref(), Some("B01"));
         assert!(g.findings.is_empty(), "{:?}", g.findings);
     }
+
+    /// pgn-reader, the reference PGN parser of the shakmaty family, must see
+    /// the same games and main-line moves as the scanner on clean PGN.
+    #[test]
+    fn agrees_with_pgn_reader_on_clean_files() {
+        use std::ops::ControlFlow;
+
+        struct MainLines(Vec<Vec<String>>);
+        impl pgn_reader::Visitor for MainLines {
+            type Tags = ();
+            type Movetext = Vec<String>;
+            type Output = ();
+            fn begin_tags(&mut self) -> ControlFlow<(), ()> {
+                ControlFlow::Continue(())
+            }
+            fn begin_movetext(&mut self, _tags: ()) -> ControlFlow<(), Vec<String>> {
+                ControlFlow::Continue(Vec::new())
+            }
+            fn san(
+                &mut self,
+                moves: &mut Vec<String>,
+                san: pgn_reader::SanPlus,
+            ) -> ControlFlow<()> {
+                moves.push(san.to_string());
+                ControlFlow::Continue(())
+            }
+            fn end_game(&mut self, moves: Vec<String>) {
+                self.0.push(moves);
+            }
+        }
+
+        for pgn in [
+            &include_bytes!("../../fixtures/pgn/twic1599_excerpt.pgn")[..],
+            include_bytes!("../../fixtures/pgn/chess960.pgn"),
+            include_bytes!("../../fixtures/pgn/fivefold_then_move.pgn"),
+            include_bytes!("../../fixtures/pgn/latin1.pgn"),
+            include_bytes!("../../fixtures/pgn/bom.pgn"),
+        ] {
+            let mut reference = MainLines(Vec::new());
+            let mut reader = pgn_reader::Reader::new(pgn);
+            while reader.read_game(&mut reference).unwrap().is_some() {}
+            let ours: Vec<Vec<String>> = scan(pgn, true)
+                .games
+                .iter()
+                .map(|g| {
+                    g.main_line()
+                        .map(|t| crate::rules::replay::parse_san(t.text).unwrap().to_string())
+                        .collect()
+                })
+                .collect();
+            assert_eq!(ours, reference.0);
+        }
+    }
 }
