@@ -120,7 +120,7 @@ impl<R: Read> Iterator for Chunker<R> {
 /// ```
 /// use pgnkit::input::chunk::last_game_start;
 /// let pgn = b"[Event \"a\"]\n[Site \"b\"]\n\n1. e4 *\n\n[Event \"c\"]\n";
-/// assert_eq!(last_game_start(pgn), Some(34));
+/// assert_eq!(last_game_start(pgn), Some(33));
 /// assert_eq!(last_game_start(b"[Event \"a\"]\n[Site \"b\"]\n"), None);
 /// ```
 pub fn last_game_start(buf: &[u8]) -> Option<usize> {

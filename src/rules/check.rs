@@ -217,15 +217,18 @@ fn check_tags(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
         }
     }
     for tag in &game.tags {
-        let value = tag.text();
+        // Raw bytes: only a tag with a problem is decoded.
+        let value: &[u8] = &tag.value;
         let problem = match tag.name {
-            b"Date" if !is_pgn_date(&value) => {
+            b"Date" if !is_pgn_date(value) => {
                 Some("is not a date of the form YYYY.MM.DD (`?` for unknown digits)")
             }
-            b"Event" | b"Site" | b"Round" | b"White" | b"Black" if value.trim().is_empty() => {
+            b"Event" | b"Site" | b"Round" | b"White" | b"Black"
+                if value.trim_ascii().is_empty() =>
+            {
                 Some("is empty (`?` stands for unknown)")
             }
-            b"SetUp" if !matches!(&*value, "0" | "1") => Some("is not 0 or 1"),
+            b"SetUp" if !matches!(value, b"0" | b"1") => Some("is not 0 or 1"),
             _ => None,
         };
         if let Some(problem) = problem {
@@ -233,13 +236,14 @@ fn check_tags(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
                 Code::InvalidTag,
                 tag.line,
                 format!(
-                    "{} \"{value}\" {problem}",
-                    String::from_utf8_lossy(tag.name)
+                    "{} \"{}\" {problem}",
+                    String::from_utf8_lossy(tag.name),
+                    tag.text()
                 ),
             ));
         }
     }
-    if game.tag_text("SetUp").as_deref() == Some("1") && game.tag("FEN").is_none() {
+    if game.tag("SetUp").is_some_and(|t| *t.value == *b"1") && game.tag("FEN").is_none() {
         let line = game.tag("SetUp").map_or(game.line, |t| t.line);
         findings.push(Finding::game(
             Code::MissingTag,
@@ -250,8 +254,7 @@ fn check_tags(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
 }
 
 /// `YYYY.MM.DD` with `?` for unknown digits (PGN standard 8.1.1.3).
-fn is_pgn_date(value: &str) -> bool {
-    let b = value.as_bytes();
+fn is_pgn_date(b: &[u8]) -> bool {
     if b.len() != 10 || b[4] != b'.' || b[7] != b'.' {
         return false;
     }
@@ -432,11 +435,11 @@ mod tests {
 
     #[test]
     fn dates() {
-        assert!(is_pgn_date("2024.01.31"));
-        assert!(is_pgn_date("????.??.??"));
-        assert!(is_pgn_date("1993.??.??"));
-        assert!(!is_pgn_date("1993.13.01"));
-        assert!(!is_pgn_date("1993-01-01"));
-        assert!(!is_pgn_date("93.01.01"));
+        assert!(is_pgn_date(b"2024.01.31"));
+        assert!(is_pgn_date(b"????.??.??"));
+        assert!(is_pgn_date(b"1993.??.??"));
+        assert!(!is_pgn_date(b"1993.13.01"));
+        assert!(!is_pgn_date(b"1993-01-01"));
+        assert!(!is_pgn_date(b"93.01.01"));
     }
 }

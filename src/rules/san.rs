@@ -165,7 +165,23 @@ fn castle(pos: &Chess, side: CastlingSide) -> Result<Move, SanError> {
 }
 
 /// Whether a pseudo-legal move of the side to move leaves its king safe.
+#[inline]
 fn is_legal(pos: &Chess, king: Square, in_check: bool, m: &Move) -> bool {
+    // Most moves: not in check, not the king, not on a line with the king,
+    // so nothing can be pinned.
+    if let Move::Normal { role, from, .. } = *m {
+        if !in_check
+            && role != Role::King
+            && !attacks::queen_attacks(king, Bitboard::EMPTY).contains(from)
+        {
+            return true;
+        }
+    }
+    is_legal_slow(pos, king, m)
+}
+
+/// [`is_legal`] for the moves that need an attack test.
+fn is_legal_slow(pos: &Chess, king: Square, m: &Move) -> bool {
     let board = pos.board();
     let turn = pos.turn();
     let occupied = board.occupied();
@@ -178,10 +194,6 @@ fn is_legal(pos: &Chess, king: Square, in_check: bool, m: &Move) -> bool {
         } => (board.attacks_to(to, !turn, occupied.without(from)) & !Bitboard::from_square(to))
             .is_empty(),
         Move::Normal { from, to, .. } => {
-            // Not in check and not on a line with the king: cannot be pinned.
-            if !in_check && !attacks::queen_attacks(king, Bitboard::EMPTY).contains(from) {
-                return true;
-            }
             let after = occupied.without(from).with(to);
             (board.attacks_to(king, !turn, after) & !Bitboard::from_square(to)).is_empty()
         }

@@ -81,7 +81,7 @@ pub struct UnknownVariant;
 /// use shakmaty::{CastlingMode, Position};
 /// let (pos, mode) = parse_fen("8/8/8/8/8/8/8/K1k5 w - -", false).unwrap();
 /// assert_eq!(mode, CastlingMode::Standard);
-/// assert_eq!(pos.legal_moves().len(), 2);
+/// assert_eq!(pos.legal_moves().len(), 1); // Ka2: b1 and b2 are covered
 /// assert!(parse_fen("8/8/8 w - -", false).is_err());
 /// ```
 pub fn parse_fen(text: &str, chess960: bool) -> Result<(Chess, CastlingMode), SetupError> {
