@@ -53,8 +53,10 @@ echo "rounds: $rounds (median wall time)"
 declare -A med
 for name in "${names[@]}"; do
   med[$name]=$(tr ' ' '\n' <<< "${secs[$name]}" | grep . | median)
-  printf '%-12s %7.2f s  %7.1f MB/s  peak %6.1f MB   runs: %s\n' "$name" "${med[$name]}" \
-    "$(echo "$size / ${med[$name]} / 1000000" | bc -l)" "$(echo "${mem[$name]} / 1024" | bc -l)" "${secs[$name]}"
+  awk -v n="$name" -v s="${med[$name]}" -v b="$size" -v m="${mem[$name]}" -v runs="${secs[$name]}" \
+    'BEGIN { printf "%-12s %7.2f s  %7.1f MB/s  peak %6.1f MB   runs: %s\n", n, s, b / s / 1e6, m / 1024, runs }'
 done
-printf 'pgn-extract / pgnkit -j2 = %.1fx (target >= 12)\n' "$(echo "${med[pgn-extract]} / ${med[pgnkit-j2]}" | bc -l)"
-printf 'pgnkit -j1 / pgnkit -j2  = %.2fx (target >= 1.7)\n' "$(echo "${med[pgnkit-j1]} / ${med[pgnkit-j2]}" | bc -l)"
+awk -v a="${med[pgn-extract]}" -v b="${med[pgnkit-j1]}" -v c="${med[pgnkit-j2]}" 'BEGIN {
+  printf "pgn-extract / pgnkit -j2 = %.1fx (target >= 12)\n", a / c
+  printf "pgnkit -j1 / pgnkit -j2  = %.2fx (target >= 1.7)\n", b / c
+}'

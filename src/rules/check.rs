@@ -442,4 +442,55 @@ mod tests {
         assert!(!is_pgn_date(b"1993-01-01"));
         assert!(!is_pgn_date(b"93.01.01"));
     }
+
+    /// No input makes the scanner or the checks panic: random mutations of
+    /// real PGN (byte flips, cuts, splices, PGN punctuation) and random bytes.
+    #[test]
+    fn no_input_panics() {
+        let seeds: [&[u8]; 4] = [
+            include_bytes!("../../fixtures/pgn/twic1599_excerpt.pgn"),
+            include_bytes!("../../fixtures/pgn/chess960.pgn"),
+            include_bytes!("../../fixtures/pgn/hoover_parsertest.pgn"),
+            include_bytes!("../../fixtures/pgn/nul_glued_tag.pgn"),
+        ];
+        let alphabet = b"[]{}();%$!?*\"\\\n\r\t 0123456789-=+#xOKQRBNPabcdefgh/.\0\xef\xbb\xbf\xff";
+        // xorshift: deterministic, no dependency.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..20_000 {
+            let seed = seeds[round % seeds.len()];
+            let start = (next() as usize) % seed.len();
+            let len = (next() as usize) % 3000;
+            let mut input = seed[start..(start + len).min(seed.len())].to_vec();
+            for _ in 0..(next() % 12) {
+                if input.is_empty() {
+                    break;
+                }
+                let at = (next() as usize) % input.len();
+                match next() % 4 {
+                    0 => input[at] = alphabet[(next() as usize) % alphabet.len()],
+                    1 => input.insert(at, alphabet[(next() as usize) % alphabet.len()]),
+                    2 => {
+                        input.remove(at);
+                    }
+                    _ => input[at] = next() as u8,
+                }
+            }
+            if round % 10 == 0 {
+                input = (0..(next() % 400))
+                    .map(|_| alphabet[(next() as usize) % alphabet.len()])
+                    .collect();
+            }
+            for at_end in [true, false] {
+                for game in &scan(&input, at_end).games {
+                    let _ = check_game(game);
+                }
+            }
+        }
+    }
 }

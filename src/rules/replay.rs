@@ -371,6 +371,19 @@ mod tests {
     }
 
     #[test]
+    fn a_pinned_piece_still_gives_check() {
+        // The knight on e7 is pinned to its king by the rook on e1, yet the
+        // white king may not step onto d5, which it attacks (3.9.1).
+        let (start, _) =
+            crate::rules::setup::parse_fen("4k3/4n3/8/8/3K4/8/8/4R3 w - - 0 1", false).unwrap();
+        for (text, legal) in [("1. Kd5 *", false), ("1. Kc4 *", true)] {
+            let scan = scan(text.as_bytes(), true);
+            let done = replay(&scan.games[0], start.clone(), |_| {});
+            assert_eq!(done.error.is_none(), legal, "{text}");
+        }
+    }
+
+    #[test]
     fn en_passant_only_immediately() {
         let ok = run("1. e4 a6 2. e5 d5 3. exd6 *");
         assert!(ok.error.is_none());
