@@ -28,15 +28,19 @@ fi
 [[ -x $PGNKIT ]] || { echo "no pgnkit binary at $PGNKIT" >&2; exit 2; }
 [[ -x $STOCKFISH ]] || { echo "no stockfish at $STOCKFISH" >&2; exit 2; }
 
-now() { date +%s.%N; }
-
-# timed CMD...: runs CMD, sets OUT (its stdout) and SECS (wall time).
+# timed CMD...: runs CMD, sets OUT (its stdout), SECS (wall time) and CPU
+# (user + system time: on a shared machine the wall time of a 2-thread run
+# depends on what else is running, the CPU time much less).
 timed() {
-    local t0 t1
-    t0=$(now)
-    OUT=$("$@")
-    t1=$(now)
-    SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+    local times
+    times=$(mktemp)
+    {
+        TIMEFORMAT='%R %U %S'
+        time OUT=$("$@")
+    } 2> "$times"
+    read -r SECS user sys < <(tail -n 1 "$times")
+    CPU=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+    rm -f "$times"
 }
 
 # stockfish_perft POSITION-COMMAND DEPTH: prints the node count.
@@ -63,23 +67,30 @@ check() { # name got expected
 compare() {
     local title=$1 expected=$2 sf_pos=$3 depth=$4 runs=$5
     shift 5
-    local pg_times=() sf_times=() i
+    local pg_times=() sf_times=() pg_cpu=() sf_cpu=() i
     for ((i = 0; i < runs; i++)); do
         timed pgnkit_perft -d "$depth" "$@"
         check "pgnkit" "$OUT" "$expected"
         pg_times+=("$SECS")
+        pg_cpu+=("$CPU")
         timed stockfish_perft "$sf_pos" "$depth"
         check "stockfish" "$OUT" "$expected"
         sf_times+=("$SECS")
+        sf_cpu+=("$CPU")
     done
-    local pg sf
+    local pg sf pgc sfc
     pg=$(median "${pg_times[@]}")
     sf=$(median "${sf_times[@]}")
+    pgc=$(median "${pg_cpu[@]}")
+    sfc=$(median "${sf_cpu[@]}")
     echo "== $title"
-    printf '  %-40s %10s s   (runs: %s)\n' "pgnkit perft -d $depth $*" "$pg" "${pg_times[*]}"
-    printf '  %-40s %10s s   (runs: %s)\n' "stockfish go perft $depth" "$sf" "${sf_times[*]}"
-    printf '  nodes %s; stockfish / pgnkit = %sx; pgnkit %s Mnodes/s\n' \
-        "$expected" "$(ratio "$sf" "$pg")" "$(awk -v n="$expected" -v s="$pg" 'BEGIN { printf "%.0f", n / s / 1e6 }')"
+    printf '  pgnkit perft -d %s %s\n' "$depth" "$*"
+    printf '      wall %8s s  cpu %8s s   (wall of each run: %s)\n' "$pg" "$pgc" "${pg_times[*]}"
+    printf '  stockfish: %s / go perft %s\n' "$sf_pos" "$depth"
+    printf '      wall %8s s  cpu %8s s   (wall of each run: %s)\n' "$sf" "$sfc" "${sf_times[*]}"
+    printf '  nodes %s; stockfish / pgnkit: wall %sx, cpu %sx; pgnkit %s Mnodes/s\n' \
+        "$expected" "$(ratio "$sf" "$pg")" "$(ratio "$sfc" "$pgc")" \
+        "$(awk -v n="$expected" -v s="$pg" 'BEGIN { printf "%.0f", n / s / 1e6 }')"
 }
 
 echo "pgnkit:    $PGNKIT"

@@ -234,6 +234,27 @@ fn threads_and_hash_do_not_change_output() {
     }
 }
 
+#[test]
+fn suite_output_does_not_depend_on_threads_or_hash() {
+    let path = fixture("standard.epd");
+    let reference = perft_ok(&[
+        "--suite",
+        &path,
+        "--max-nodes",
+        NODE_LIMIT,
+        "-j",
+        "1",
+        "--hash",
+        "0",
+    ]);
+    assert_eq!(reference.lines().count(), 19);
+    for args in [["-j", "4", "--hash", "1"], ["-j", "2", "--hash", "64"]] {
+        let mut full = vec!["--suite", &path, "--max-nodes", NODE_LIMIT];
+        full.extend_from_slice(&args);
+        assert_eq!(perft_ok(&full), reference, "{args:?}");
+    }
+}
+
 /// Runs a suite; returns (exit code, stdout lines, stderr).
 fn suite(args: &[&str]) -> (i32, Vec<String>, String) {
     let mut full = vec!["perft"];

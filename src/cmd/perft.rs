@@ -29,6 +29,9 @@ const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 
 /// output streams in file order with bounded memory.
 const SUITE_BATCH: usize = 256;
 
+/// Stack of each worker thread (address space; touched only when used).
+const WORKER_STACK: usize = 16 << 20;
+
 /// Runs the subcommand.
 ///
 /// # Errors
@@ -40,9 +43,12 @@ pub fn run(args: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus> 
     check_flags(args)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.map_or(0, usize::from))
+        // The recursion keeps a move list per ply: room for deep forced
+        // lines (a suite asks for depth 32).
+        .stack_size(WORKER_STACK)
         .build()
         .context("failed to start worker threads")?;
-    let table = Table::with_mib(args.hash).context("invalid --hash")?;
+    let table = Table::with_mib(args.hash)?;
     match &args.suite {
         Some(path) => run_suite(args, path, table.as_ref(), &pool, out),
         None => run_position(args, table.as_ref(), &pool, out),
@@ -269,11 +275,7 @@ fn check_record(
             results: checks
                 .into_iter()
                 .map(|check| {
-                    let count = if check.depth == 0 {
-                        1
-                    } else {
-                        count_subtree(&pos, check.depth, table, progress)
-                    };
+                    let count = count_subtree(&pos, check.depth, table, progress);
                     progress.inc(1);
                     (check, Some(count))
                 })
