@@ -1,1 +1,442 @@
 //! Integration tests for `pgnkit perft`.
+
+use std::path::PathBuf;
+
+use crate::util;
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -";
+
+/// Node limit for suite checks in the normal test run: keeps the perft part
+/// of `cargo test` to a few seconds on two cores.
+const NODE_LIMIT: &str = "200000";
+
+/// Runs `pgnkit perft <args>`, asserts the exit code, returns stdout.
+fn perft_ok(args: &[&str]) -> String {
+    let mut full = vec!["perft"];
+    full.extend_from_slice(args);
+    let out = util::run(&full, None);
+    assert_eq!(util::code(&out), 0, "stderr: {}", util::stderr(&out));
+    util::stdout(&out)
+}
+
+fn fixture(name: &str) -> String {
+    util::fixture(&format!("perft/{name}"))
+        .to_str()
+        .expect("fixture path is UTF-8")
+        .to_owned()
+}
+
+#[test]
+fn start_position_counts() {
+    assert_eq!(perft_ok(&["-d", "0"]), "1\n");
+    assert_eq!(perft_ok(&["-d", "1"]), "20\n");
+    assert_eq!(perft_ok(&["-d", "2"]), "400\n");
+    assert_eq!(perft_ok(&["-d", "3"]), "8902\n");
+    assert_eq!(perft_ok(&["-d", "4", START]), "197281\n");
+}
+
+#[test]
+fn kiwipete_counts() {
+    assert_eq!(perft_ok(&["-d", "1", KIWIPETE]), "48\n");
+    assert_eq!(perft_ok(&["-d", "3", KIWIPETE]), "97862\n");
+}
+
+#[test]
+fn timing_goes_to_stderr_unless_quiet() {
+    let out = util::run(&["perft", "-d", "2"], None);
+    assert_eq!(util::stdout(&out), "400\n");
+    let err = util::stderr(&out);
+    // One timing line and no progress bar: stderr is not a terminal here.
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(err.starts_with("perft: depth 2: 400 nodes in "), "{err:?}");
+    assert!(err.contains("Mnodes/s"), "{err:?}");
+
+    let out = util::run(&["perft", "-q", "-d", "2"], None);
+    assert_eq!(util::stdout(&out), "400\n");
+    assert_eq!(util::stderr(&out), "");
+}
+
+#[test]
+fn divide_lists_moves_sorted_then_total() {
+    let expected = [
+        "a2a3", "a2a4", "b1a3", "b1c3", "b2b3", "b2b4", "c2c3", "c2c4", "d2d3", "d2d4", "e2e3",
+        "e2e4", "f2f3", "f2f4", "g1f3", "g1h3", "g2g3", "g2g4", "h2h3", "h2h4",
+    ]
+    .iter()
+    .map(|m| format!("{m}: 20\n"))
+    .collect::<String>()
+        + "\n400\n";
+    assert_eq!(perft_ok(&["-d", "2", "--divide"]), expected);
+}
+
+#[test]
+fn divide_depth_one_and_zero() {
+    let out = perft_ok(&["-d", "1", "--divide", KIWIPETE]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 48 + 2);
+    assert!(lines.contains(&"e1g1: 1"), "{out}");
+    assert!(lines.contains(&"e1c1: 1"), "{out}");
+    assert_eq!(&lines[48..], ["", "48"]);
+    assert_eq!(perft_ok(&["-d", "0", "--divide"]), "\n1\n");
+}
+
+#[test]
+fn partial_fen_defaults_missing_fields() {
+    // Board only: white to move, no castling, no en passant.
+    assert_eq!(
+        perft_ok(&["-d", "3", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"]),
+        "8902\n"
+    );
+    assert_eq!(perft_ok(&["-d", "1", "4k3/8/8/8/8/8/8/4K2R w K"]), "15\n");
+    // Without the castling field the king has no castling move.
+    assert_eq!(perft_ok(&["-d", "1", "4k3/8/8/8/8/8/8/4K2R w"]), "14\n");
+    assert_eq!(perft_ok(&["-d", "1", "4k3/8/8/8/8/8/8/4K2R"]), "14\n");
+}
+
+#[test]
+fn xfen_and_shredder_fen_agree() {
+    // tricky.perft xfen-00: `KQkq` names the outermost rooks (e- and a-file).
+    let xfen = "r1k1r2q/p1ppp1pp/8/8/8/8/P1PPP1PP/R1K1R2Q w KQkq -";
+    let shredder = "r1k1r2q/p1ppp1pp/8/8/8/8/P1PPP1PP/R1K1R2Q w EAea -";
+    assert_eq!(perft_ok(&["-d", "3", xfen]), "12333\n");
+    assert_eq!(perft_ok(&["-d", "3", shredder]), "12333\n");
+    // Chess960 detected: castling is written king to rook.
+    let divide = perft_ok(&["-d", "1", "--divide", shredder]);
+    assert!(divide.contains("c1a1: 1\n"), "{divide}");
+    assert_eq!(divide, perft_ok(&["-d", "1", "--divide", xfen]));
+}
+
+#[test]
+fn chess960_shredder_fen_counts() {
+    let fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+    assert_eq!(perft_ok(&["-d", "3", fen]), "12189\n");
+    // Castling is king to rook: e1b1 (counts checked against stockfish
+    // with UCI_Chess960).
+    let fen = "1r2k1r1/8/8/8/8/8/8/1R2K1R1 w GBgb - 0 1";
+    let divide = perft_ok(&["-d", "3", "--divide", fen]);
+    assert!(divide.contains("\ne1b1: "), "{divide}");
+    assert!(!divide.contains("e1c1"), "{divide}");
+    assert_eq!(perft_ok(&["-d", "4", fen]), "272627\n");
+}
+
+#[test]
+fn chess960_flag_changes_castling_notation_only() {
+    let fen = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
+    let standard = perft_ok(&["-d", "2", "--divide", fen]);
+    let chess960 = perft_ok(&["-d", "2", "--divide", "--chess960", fen]);
+    assert!(
+        standard.contains("e1g1: ") && standard.contains("e1c1: "),
+        "{standard}"
+    );
+    assert!(
+        chess960.contains("e1h1: ") && chess960.contains("e1a1: "),
+        "{chess960}"
+    );
+    assert!(!chess960.contains("e1g1: "), "{chess960}");
+    assert!(standard.ends_with("\n568\n"), "{standard}");
+    assert!(chess960.ends_with("\n568\n"), "{chess960}");
+}
+
+#[test]
+fn moves_are_played_before_counting() {
+    assert_eq!(perft_ok(&["-d", "1", "--moves", "e2e4 e7e5"]), "29\n");
+    assert_eq!(perft_ok(&["-d", "1", "--moves", "e2e4,e7e5"]), "29\n");
+    assert_eq!(perft_ok(&["-d", "1", "--moves", " e2e4 ,  e7e5 "]), "29\n");
+    // After 1.e4 d5 2.e5 f5 white can take en passant on f6.
+    let divide = perft_ok(&["-d", "1", "--divide", "--moves", "e2e4 d7d5 e4e5 f7f5"]);
+    assert!(divide.contains("e5f6: 1\n"), "{divide}");
+    // Castling in standard UCI.
+    let fen = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
+    // Black: 10 a8-rook moves, 9 h8-rook moves, Kd8/Kd7/Ke7 and O-O-O.
+    assert_eq!(perft_ok(&["-d", "1", "--moves", "e1g1", fen]), "23\n");
+}
+
+#[test]
+fn illegal_move_is_an_error() {
+    let out = util::run(&["perft", "-d", "1", "--moves", "e2e4 e7e4"], None);
+    assert_eq!(util::code(&out), 2);
+    assert_eq!(util::stdout(&out), "");
+    let err = util::stderr(&out);
+    assert!(
+        err.starts_with("pgnkit: cannot play --moves: move 2 \"e7e4\" is illegal in rnbqkbnr/"),
+        "{err}"
+    );
+
+    let out = util::run(&["perft", "-d", "1", "--moves", "e2e4 x"], None);
+    assert_eq!(util::code(&out), 2);
+    assert!(util::stderr(&out).contains("move 2 \"x\" is not a uci move"));
+}
+
+#[test]
+fn bad_fen_is_an_error_naming_the_problem() {
+    let out = util::run(
+        &[
+            "perft",
+            "-d",
+            "1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX",
+        ],
+        None,
+    );
+    assert_eq!(util::code(&out), 2);
+    assert_eq!(util::stdout(&out), "");
+    let err = util::stderr(&out);
+    assert!(err.starts_with("pgnkit: invalid fen \"rnbqkbnr/"), "{err}");
+    assert!(err.contains("board"), "{err}");
+
+    let out = util::run(&["perft", "-d", "1", "4k3/8/8/8/8/8/8/8 w - -"], None);
+    assert_eq!(util::code(&out), 2);
+    assert!(
+        util::stderr(&out).contains("missing king"),
+        "{}",
+        util::stderr(&out)
+    );
+
+    let out = util::run(&["perft", "-d", "1", "4k3/8/8/8/8/8/8/4K3 w K -"], None);
+    assert_eq!(util::code(&out), 2);
+    assert!(
+        util::stderr(&out).contains("invalid castling rights"),
+        "{}",
+        util::stderr(&out)
+    );
+}
+
+#[test]
+fn flag_misuse_is_an_error() {
+    let out = util::run(&["perft"], None);
+    assert_eq!(util::code(&out), 2);
+    assert!(util::stderr(&out).contains("--depth is required"));
+
+    let suite = fixture("standard.epd");
+    let out = util::run(&["perft", "--suite", &suite, START], None);
+    assert_eq!(util::code(&out), 2);
+    assert!(util::stderr(&out).contains("--suite cannot be combined"));
+
+    let out = util::run(&["perft", "-d", "1", "--max-nodes", "5"], None);
+    assert_eq!(util::code(&out), 2);
+}
+
+#[test]
+fn threads_and_hash_do_not_change_output() {
+    for (fen, depth) in [(START, "4"), (KIWIPETE, "3")] {
+        let reference = perft_ok(&["-d", depth, "--divide", "-j", "1", "--hash", "0", fen]);
+        for args in [
+            ["-j", "4", "--hash", "0"],
+            ["-j", "1", "--hash", "64"],
+            ["-j", "4", "--hash", "1"],
+            ["-j", "2", "--hash", "64"],
+        ] {
+            let mut full = vec!["-d", depth, "--divide", fen];
+            full.extend_from_slice(&args);
+            assert_eq!(perft_ok(&full), reference, "{args:?} on {fen}");
+        }
+    }
+}
+
+#[test]
+fn suite_output_does_not_depend_on_threads_or_hash() {
+    let path = fixture("standard.epd");
+    let reference = perft_ok(&[
+        "--suite",
+        &path,
+        "--max-nodes",
+        NODE_LIMIT,
+        "-j",
+        "1",
+        "--hash",
+        "0",
+    ]);
+    assert_eq!(reference.lines().count(), 19);
+    for args in [["-j", "4", "--hash", "1"], ["-j", "2", "--hash", "64"]] {
+        let mut full = vec!["--suite", &path, "--max-nodes", NODE_LIMIT];
+        full.extend_from_slice(&args);
+        assert_eq!(perft_ok(&full), reference, "{args:?}");
+    }
+}
+
+/// Runs a suite; returns (exit code, stdout lines, stderr).
+fn suite(args: &[&str]) -> (i32, Vec<String>, String) {
+    let mut full = vec!["perft"];
+    full.extend_from_slice(args);
+    let out = util::run(&full, None);
+    let lines = util::stdout(&out).lines().map(str::to_owned).collect();
+    (util::code(&out), lines, util::stderr(&out))
+}
+
+#[test]
+fn suite_epd_format() {
+    let (code, lines, err) = suite(&[
+        "--suite",
+        &fixture("standard.epd"),
+        "--max-nodes",
+        NODE_LIMIT,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // 5 positions, 29 counts listed, 19 of them at most 200,000 nodes.
+    assert_eq!(lines.len(), 19, "{lines:#?}");
+    assert!(
+        lines.iter().all(|l| l.starts_with("ok   line=")),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        lines[2],
+        format!("ok   line=1 depth=3 expected=8902 got=8902 fen={START}")
+    );
+    assert!(
+        lines[3].contains("depth=4 expected=197281 got=197281"),
+        "{lines:#?}"
+    );
+    assert!(err.contains("19 checks, 0 failed, 10 skipped"), "{err}");
+}
+
+#[test]
+fn suite_block_formats() {
+    for (name, checks) in [
+        ("tricky.perft", 27),
+        ("chess960.perft", 12),
+        ("random.perft", 13),
+        ("fischer.epd", 6),
+        ("whitespace.epd", 4),
+    ] {
+        let (code, lines, err) = suite(&["--suite", &fixture(name), "--max-nodes", NODE_LIMIT]);
+        assert_eq!(code, 0, "{name}: {err}\n{lines:#?}");
+        assert_eq!(lines.len(), checks, "{name}: {lines:#?}");
+        assert!(
+            lines.iter().all(|l| l.starts_with("ok   ")),
+            "{name}: {lines:#?}"
+        );
+    }
+}
+
+#[test]
+fn suite_failures_exit_1() {
+    let (code, lines, _) = suite(&["--suite", &fixture("wrong_count.epd")]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines,
+        [
+            format!("ok   line=2 depth=1 expected=20 got=20 fen={START}"),
+            format!("ok   line=2 depth=2 expected=400 got=400 fen={START}"),
+            format!("FAIL line=4 depth=3 expected=8903 got=8902 fen={START}"),
+        ]
+    );
+
+    let (code, lines, err) = suite(&["-q", "--suite", &fixture("wrong_count.perft")]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        lines,
+        [
+            format!("ok   line=6 depth=1 expected=48 got=48 fen={KIWIPETE}"),
+            format!("FAIL line=7 depth=2 expected=2040 got=2039 fen={KIWIPETE}"),
+            "FAIL line=11 depth=1 expected=5 got=- fen=4k3/8/8/8/8/8/8/8 w - -".to_owned(),
+        ]
+    );
+    // A bad FEN is reported, even with -q, and does not stop the suite.
+    assert!(err.contains("wrong_count.perft:10: invalid fen"), "{err}");
+    assert!(err.contains("missing king"), "{err}");
+}
+
+#[test]
+fn suite_limits_skip_checks() {
+    let path = fixture("standard.epd");
+    let (code, lines, err) = suite(&["--suite", &path, "--max-nodes", "500"]);
+    assert_eq!(code, 0);
+    let expected: Vec<u64> = lines
+        .iter()
+        .map(|l| {
+            let field = l.split(' ').find(|f| f.starts_with("expected=")).unwrap();
+            field["expected=".len()..].parse().unwrap()
+        })
+        .collect();
+    assert_eq!(expected, [20, 400, 48, 15, 66, 26, 112, 26]);
+    assert!(err.contains("8 checks, 0 failed, 21 skipped"), "{err}");
+
+    let (code, lines, _) = suite(&["--suite", &path, "-d", "1"]);
+    assert_eq!(code, 0);
+    assert_eq!(lines.len(), 5);
+    assert!(lines.iter().all(|l| l.contains(" depth=1 ")));
+
+    // A failing check above the limit is skipped, not failed.
+    let (code, lines, _) = suite(&[
+        "--suite",
+        &fixture("wrong_count.epd"),
+        "--max-nodes",
+        "8902",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(lines.len(), 2);
+}
+
+#[test]
+fn malformed_suite_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.perft");
+    std::fs::write(&path, "id x\nepd 8/8/8/8/8/8/8/K1k5 w - -\nperft one 3\n").unwrap();
+    let out = util::run(&["perft", "--suite", path.to_str().unwrap()], None);
+    assert_eq!(util::code(&out), 2);
+    let err = util::stderr(&out);
+    assert!(err.contains("line 3: invalid depth \"one\""), "{err}");
+
+    let out = util::run(&["perft", "--suite", "no/such/file.epd"], None);
+    assert_eq!(util::code(&out), 2);
+    assert!(util::stderr(&out).contains("failed to read no/such/file.epd"));
+}
+
+/// The reference suites of the project's shared data, when present.
+fn shared_suites() -> Option<Vec<PathBuf>> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/perft");
+    let names = [
+        "random.perft",
+        "tricky.perft",
+        "chess960.perft",
+        "standard.epd",
+        "fischer.epd",
+    ];
+    let paths: Vec<PathBuf> = names.iter().map(|n| dir.join(n)).collect();
+    paths.iter().all(|p| p.is_file()).then_some(paths)
+}
+
+fn run_shared_suites(extra: &[&str]) {
+    let Some(paths) = shared_suites() else {
+        // Not on users' machines: nothing to check.
+        eprintln_skip();
+        return;
+    };
+    for path in paths {
+        let path = path.to_str().expect("UTF-8 path").to_owned();
+        let mut args = vec!["perft", "-q", "--suite", &path];
+        args.extend_from_slice(extra);
+        let out = util::run(&args, None);
+        let stdout = util::stdout(&out);
+        let failures: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("ok")).collect();
+        assert_eq!(
+            util::code(&out),
+            0,
+            "{path}: {failures:#?}\n{}",
+            util::stderr(&out)
+        );
+        assert!(failures.is_empty());
+        assert!(stdout.lines().count() > 0, "{path}: no checks ran");
+    }
+}
+
+#[allow(clippy::print_stderr)]
+fn eprintln_skip() {
+    eprintln!("skipped: ../shared/data/perft not found");
+}
+
+/// Every suite of the shared reference data, up to a node limit that keeps
+/// the debug run short.
+#[test]
+fn shared_suites_with_node_limit() {
+    run_shared_suites(&["--max-nodes", "20000"]);
+}
+
+/// Every suite of the shared reference data, in full. Slow: run it with
+/// `cargo test --release -- --ignored shared_suites_full`.
+#[test]
+#[ignore = "takes minutes even in release"]
+fn shared_suites_full() {
+    run_shared_suites(&[]);
+}

@@ -1,15 +1,341 @@
-//! `pgnkit perft`: not built yet.
+//! `pgnkit perft`: count the move tree of one position, or verify a suite.
+//!
+//! This module turns the flags into a position (or a parsed suite), runs the
+//! count on a rayon pool and writes the result. The tree is split over
+//! threads at the root moves and, from depth 4, again at the second ply so
+//! that two cores stay busy even with few root moves; every subtree is
+//! counted by the sequential `rules::perft::perft`, and all of them share
+//! one transposition table. Counts are exact, so stdout is the same for any
+//! `--threads` and `--hash`. Timing and the progress bar go to stderr.
 
-use std::io::Write;
+use std::fs;
+use std::io::{self, IsTerminal, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use shakmaty::{Chess, Position};
 
 use crate::cli::PerftArgs;
 use crate::exit::ExitStatus;
+use crate::rules::perft::{self, SuiteCheck, SuiteRecord, Table};
+
+const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// Suite records evaluated in parallel before their lines are written, so
+/// output streams in file order with bounded memory.
+const SUITE_BATCH: usize = 256;
+
+/// Stack of each worker thread (address space; touched only when used).
+const WORKER_STACK: usize = 16 << 20;
 
 /// Runs the subcommand.
 ///
 /// # Errors
 ///
-/// Always, for now: the subcommand is not built yet.
-pub fn run(_args: &PerftArgs, _out: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("perft is not built yet")
+/// Conflicting or missing flags, a bad FEN or `--moves`, an unreadable or
+/// malformed suite file, a hash table that cannot be allocated, or a failed
+/// write. Suite checks that do not match are findings (exit 1), not errors.
+pub fn run(args: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    check_flags(args)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.map_or(0, usize::from))
+        // The recursion keeps a move list per ply: room for deep forced
+        // lines (a suite asks for depth 32).
+        .stack_size(WORKER_STACK)
+        .build()
+        .context("failed to start worker threads")?;
+    let table = Table::with_mib(args.hash)?;
+    match &args.suite {
+        Some(path) => run_suite(args, path, table.as_ref(), &pool, out),
+        None => run_position(args, table.as_ref(), &pool, out),
+    }
+}
+
+fn check_flags(args: &PerftArgs) -> anyhow::Result<()> {
+    if args.suite.is_some() {
+        if args.fen.is_some() || args.moves.is_some() || args.divide {
+            bail!("--suite cannot be combined with a FEN, --moves or --divide");
+        }
+    } else {
+        if args.depth.is_none() {
+            bail!("--depth is required (unless --suite is given)");
+        }
+        if args.max_nodes.is_some() {
+            bail!("--max-nodes only applies to --suite");
+        }
+    }
+    Ok(())
+}
+
+fn run_position(
+    args: &PerftArgs,
+    table: Option<&Table>,
+    pool: &rayon::ThreadPool,
+    out: &mut dyn Write,
+) -> anyhow::Result<ExitStatus> {
+    let depth = args.depth.context("--depth is required")?;
+    let fen = args.fen.as_deref().unwrap_or(START_FEN);
+    let mut pos = perft::parse_position(fen, args.chess960)
+        .with_context(|| format!("invalid fen {fen:?}"))?;
+    if let Some(moves) = &args.moves {
+        pos = perft::play_uci(pos, moves).context("cannot play --moves")?;
+    }
+
+    let progress = Progress::new(args.quiet, "root moves");
+    let start = Instant::now();
+    let (counts, total) = pool.install(|| count_divide(&pos, depth, table, &progress));
+    let elapsed = start.elapsed();
+    progress.finish();
+
+    if args.divide {
+        for (uci, count) in &counts {
+            writeln!(out, "{uci}: {count}")?;
+        }
+        writeln!(out)?;
+    }
+    writeln!(out, "{total}")?;
+
+    if !args.quiet {
+        let _ = writeln!(
+            io::stderr(),
+            "perft: depth {depth}: {total} nodes in {} ({})",
+            seconds(elapsed),
+            rate(total, elapsed)
+        );
+    }
+    Ok(ExitStatus::Ok)
+}
+
+/// Counts per root move (sorted by UCI) and the total, in parallel.
+fn count_divide(
+    pos: &Chess,
+    depth: u32,
+    table: Option<&Table>,
+    progress: &Progress,
+) -> (Vec<(String, u64)>, u64) {
+    if depth == 0 {
+        return (Vec::new(), 1);
+    }
+    let roots = perft::root_moves(pos);
+    progress.set_len(roots.len() as u64);
+    let counts: Vec<(String, u64)> = roots
+        .into_par_iter()
+        .map(|root| {
+            let count = count_subtree(&root.pos, depth - 1, table, progress);
+            progress.inc(1);
+            (root.uci, count)
+        })
+        .collect();
+    let total = counts.iter().map(|(_, n)| n).sum();
+    (counts, total)
+}
+
+/// Counts `depth` plies below `pos`, splitting the first ply over threads
+/// when the subtrees are worth it.
+fn count_subtree(pos: &Chess, depth: u32, table: Option<&Table>, progress: &Progress) -> u64 {
+    if depth < 3 {
+        let count = perft::perft(pos, depth, table);
+        progress.add_nodes(count);
+        return count;
+    }
+    let moves = pos.legal_moves();
+    moves
+        .as_slice()
+        .par_iter()
+        .map(|&m| {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let count = perft::perft(&child, depth - 1, table);
+            progress.add_nodes(count);
+            count
+        })
+        .sum()
+}
+
+/// What became of one suite record.
+struct RecordOutcome {
+    /// Why the FEN could not be used, if it could not.
+    fen_error: Option<String>,
+    /// Each check that was run, with the count found (`None` after a FEN
+    /// error).
+    results: Vec<(SuiteCheck, Option<u64>)>,
+}
+
+fn run_suite(
+    args: &PerftArgs,
+    path: &Path,
+    table: Option<&Table>,
+    pool: &rayon::ThreadPool,
+    out: &mut dyn Write,
+) -> anyhow::Result<ExitStatus> {
+    let text =
+        fs::read_to_string(path).with_context(|| format!("failed to read {}", path.display()))?;
+    let records = perft::parse_suite(&text)
+        .with_context(|| format!("invalid perft suite {}", path.display()))?;
+
+    let selected = |check: &SuiteCheck| {
+        args.depth.is_none_or(|d| check.depth <= d)
+            && args.max_nodes.is_none_or(|max| check.nodes <= max)
+    };
+    let planned: u64 = records
+        .iter()
+        .flat_map(|r| &r.checks)
+        .filter(|c| selected(c))
+        .count() as u64;
+    let listed: u64 = records.iter().map(|r| r.checks.len() as u64).sum();
+
+    let progress = Progress::new(args.quiet, "checks");
+    progress.set_len(planned);
+    let start = Instant::now();
+    let (mut failed, mut nodes) = (0u64, 0u64);
+    let mut stderr = io::stderr();
+
+    for batch in records.chunks(SUITE_BATCH) {
+        let outcomes: Vec<RecordOutcome> = pool.install(|| {
+            batch
+                .par_iter()
+                .map(|record| check_record(record, args.chess960, &selected, table, &progress))
+                .collect()
+        });
+        for (record, outcome) in batch.iter().zip(outcomes) {
+            if let Some(err) = &outcome.fen_error {
+                let _ = writeln!(
+                    stderr,
+                    "pgnkit: {}:{}: invalid fen {:?}: {err}",
+                    path.display(),
+                    record.line,
+                    record.fen
+                );
+            }
+            for (check, got) in outcome.results {
+                let ok = got == Some(check.nodes);
+                failed += u64::from(!ok);
+                nodes += got.unwrap_or(0);
+                let got = got.map_or_else(|| "-".to_owned(), |n| n.to_string());
+                writeln!(
+                    out,
+                    "{:<4} line={} depth={} expected={} got={got} fen={}",
+                    if ok { "ok" } else { "FAIL" },
+                    check.line,
+                    check.depth,
+                    check.nodes,
+                    record.fen
+                )?;
+            }
+        }
+    }
+    let elapsed = start.elapsed();
+    progress.finish();
+
+    if !args.quiet {
+        let _ = writeln!(
+            stderr,
+            "perft: {}: {planned} checks, {failed} failed, {} skipped, {nodes} nodes in {} ({})",
+            path.display(),
+            listed - planned,
+            seconds(elapsed),
+            rate(nodes, elapsed)
+        );
+    }
+    Ok(if failed > 0 {
+        ExitStatus::Problems
+    } else {
+        ExitStatus::Ok
+    })
+}
+
+fn check_record(
+    record: &SuiteRecord,
+    chess960: bool,
+    selected: &(impl Fn(&SuiteCheck) -> bool + Sync),
+    table: Option<&Table>,
+    progress: &Progress,
+) -> RecordOutcome {
+    let checks: Vec<SuiteCheck> = record.checks.iter().copied().filter(selected).collect();
+    if checks.is_empty() {
+        return RecordOutcome {
+            fen_error: None,
+            results: Vec::new(),
+        };
+    }
+    match perft::parse_position(&record.fen, chess960) {
+        Err(err) => {
+            progress.inc(checks.len() as u64);
+            RecordOutcome {
+                fen_error: Some(err.to_string()),
+                results: checks.into_iter().map(|c| (c, None)).collect(),
+            }
+        }
+        Ok(pos) => RecordOutcome {
+            fen_error: None,
+            results: checks
+                .into_iter()
+                .map(|check| {
+                    let count = count_subtree(&pos, check.depth, table, progress);
+                    progress.inc(1);
+                    (check, Some(count))
+                })
+                .collect(),
+        },
+    }
+}
+
+/// The stderr progress bar (hidden unless stderr is a terminal and not
+/// `--quiet`) and the running node count behind its nodes/s.
+struct Progress {
+    bar: ProgressBar,
+    nodes: AtomicU64,
+    start: Instant,
+}
+
+impl Progress {
+    fn new(quiet: bool, unit: &str) -> Progress {
+        let target = if quiet || !io::stderr().is_terminal() {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
+        let bar = ProgressBar::with_draw_target(None, target);
+        let template = format!("{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {unit} {{msg}}");
+        if let Ok(style) = ProgressStyle::with_template(&template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        Progress {
+            bar,
+            nodes: AtomicU64::new(0),
+            start: Instant::now(),
+        }
+    }
+
+    fn set_len(&self, len: u64) {
+        self.bar.set_length(len);
+    }
+
+    fn inc(&self, n: u64) {
+        self.bar.inc(n);
+    }
+
+    fn add_nodes(&self, n: u64) {
+        let total = self.nodes.fetch_add(n, Ordering::Relaxed) + n;
+        if !self.bar.is_hidden() {
+            self.bar.set_message(rate(total, self.start.elapsed()));
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+fn seconds(elapsed: Duration) -> String {
+    format!("{:.3} s", elapsed.as_secs_f64())
+}
+
+fn rate(nodes: u64, elapsed: Duration) -> String {
+    let secs = elapsed.as_secs_f64().max(1e-9);
+    format!("{:.1} Mnodes/s", nodes as f64 / secs / 1e6)
 }

@@ -1,1 +1,1033 @@
+//! Perft: count the leaf nodes of the legal move tree to a fixed depth.
+//!
+//! This module owns the sequential counting ([`perft`], [`divide`]), the
+//! shared transposition table of subtree counts ([`Table`]), reading a
+//! position from a FEN ([`parse_position`]) and from UCI moves played on it
+//! ([`play_uci`]), and the syntax of perft suites ([`parse_suite`]). It does
+//! no I/O and starts no threads: `cmd::perft` splits the tree over threads
+//! and calls [`perft`] on the subtrees, which may share one [`Table`].
+//!
+//! Move generation is shakmaty's. The speed comes from bulk counting (at
+//! depth 1 the legal moves are counted, not played) and from the table,
+//! which remembers the count of every subtree of depth 2 or more.
 
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use shakmaty::fen::{Fen, ParseFenError};
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::Zobrist128;
+use shakmaty::{
+    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move, Position,
+    PositionError, Rank, Square, attacks,
+};
+
+/// Counts the legal move paths of exactly `depth` plies from `pos`.
+///
+/// Depth 0 counts the position itself (1). Paths cut short by mate or
+/// stalemate are not counted. With a `table`, counts of subtrees of depth 2
+/// or more are looked up and stored there; the result is the same with or
+/// without it.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::perft::{Table, perft};
+/// use shakmaty::Chess;
+///
+/// let pos = Chess::default();
+/// assert_eq!(perft(&pos, 0, None), 1);
+/// assert_eq!(perft(&pos, 3, None), 8_902);
+///
+/// let table = Table::with_mib(1).unwrap().expect("1 MiB is not 0 MiB");
+/// assert_eq!(perft(&pos, 4, Some(&table)), 197_281);
+/// ```
+pub fn perft(pos: &Chess, depth: u32, table: Option<&Table>) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU has the popcnt instruction, checked just above;
+        // that is the only requirement of the `popcnt` module's functions.
+        return unsafe { popcnt::perft(pos, depth, table) };
+    }
+    portable::perft(pos, depth, table)
+}
+
+/// The counting recursion, compiled twice: portable, and with the popcnt
+/// instruction for x86-64 CPUs that have it. Release builds target baseline
+/// x86-64, where `count_ones` is a dozen instructions, and bulk counting is
+/// mostly population counts: the popcnt copy is about twice as fast.
+macro_rules! counting {
+    ($(#[$feature:meta])*) => {
+        $(#[$feature])*
+        pub(super) fn perft(pos: &Chess, depth: u32, table: Option<&Table>) -> u64 {
+            match (depth, table) {
+                (0, _) => 1,
+                (1, _) => count_legal(pos),
+                (_, None) => perft_plain(pos, depth),
+                (_, Some(table)) => perft_hashed(pos, zobrist(pos), depth, table),
+            }
+        }
+
+        /// Plain recursion with bulk counting at depth 1. `depth >= 2`.
+        $(#[$feature])*
+        fn perft_plain(pos: &Chess, depth: u32) -> u64 {
+            let moves = pos.legal_moves();
+            let mut total = 0;
+            for &m in &moves {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                total += if depth == 2 {
+                    count_legal(&child)
+                } else {
+                    perft_plain(&child, depth - 1)
+                };
+            }
+            total
+        }
+
+        /// Recursion through the table. `depth >= 2`; `z` is the Zobrist
+        /// hash of `pos` (en passant only when legal).
+        $(#[$feature])*
+        fn perft_hashed(pos: &Chess, z: Zobrist128, depth: u32, table: &Table) -> u64 {
+            let key = table_key(pos, z);
+            if let Some(count) = table.probe(key, depth) {
+                return count;
+            }
+            let moves = pos.legal_moves();
+            let mut total = 0;
+            for &m in &moves {
+                let mut child = pos.clone();
+                if depth == 2 {
+                    child.play_unchecked(m);
+                    total += count_legal(&child);
+                } else {
+                    let incremental = pos.update_zobrist_hash(z, m, EnPassantMode::Legal);
+                    child.play_unchecked(m);
+                    let child_z = incremental.unwrap_or_else(|| zobrist(&child));
+                    total += perft_hashed(&child, child_z, depth - 1, table);
+                }
+            }
+            table.store(key, depth, total);
+            total
+        }
+    };
+}
+
+mod portable {
+    use super::*;
+    counting!();
+}
+
+#[cfg(target_arch = "x86_64")]
+mod popcnt {
+    use super::*;
+    counting!(#[target_feature(enable = "popcnt")]);
+}
+
+/// Counts the legal moves of `pos` without generating them (bulk counting
+/// at the leaves, where almost all the time goes).
+///
+/// Positions in check, or with an en passant square, take shakmaty's
+/// generator. Otherwise each piece's targets are counted with bitboards: a
+/// pinned piece keeps only the squares on the line through its king and
+/// itself, the king only squares no enemy piece attacks, and castling is
+/// left to shakmaty. The unit tests hold it equal to
+/// `legal_moves().len()` on every node of several trees.
+#[inline(always)]
+fn count_legal(pos: &Chess) -> u64 {
+    let board = pos.board();
+    let turn = pos.turn();
+    let Some(king) = board.king_of(turn) else {
+        return pos.legal_moves().len() as u64;
+    };
+    if pos.checkers().any() || pos.ep_square(EnPassantMode::Always).is_some() {
+        return pos.legal_moves().len() as u64;
+    }
+    let us = board.by_color(turn);
+    let them = board.by_color(!turn);
+    let occupied = board.occupied();
+    let target = !us;
+
+    // Our pieces that alone stand between our king and an enemy slider.
+    let snipers = (attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens()
+        | attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens())
+        & them;
+    let mut pinned = Bitboard::EMPTY;
+    for sniper in snipers {
+        let between = attacks::between(king, sniper) & occupied;
+        if !between.more_than_one() {
+            pinned |= between & us;
+        }
+    }
+    let pin_line = |sq: Square| {
+        if pinned.contains(sq) {
+            attacks::ray(king, sq)
+        } else {
+            Bitboard::FULL
+        }
+    };
+
+    let mut count = 0;
+    // A pinned knight can never move.
+    for sq in board.knights() & us & !pinned {
+        count += (attacks::knight_attacks(sq) & target).count();
+    }
+    for sq in board.bishops() & us {
+        count += (attacks::bishop_attacks(sq, occupied) & target & pin_line(sq)).count();
+    }
+    for sq in board.rooks() & us {
+        count += (attacks::rook_attacks(sq, occupied) & target & pin_line(sq)).count();
+    }
+    for sq in board.queens() & us {
+        count += (attacks::queen_attacks(sq, occupied) & target & pin_line(sq)).count();
+    }
+
+    let forward = if turn == Color::White { 8 } else { -8 };
+    let start_rank = Bitboard::from_rank(turn.relative_rank(Rank::Second));
+    let last_rank = Bitboard::from_rank((!turn).backrank());
+    for sq in board.pawns() & us {
+        let from = Bitboard::from(sq);
+        let single = from.shift(forward) & !occupied;
+        let double = if start_rank.contains(sq) {
+            single.shift(forward) & !occupied
+        } else {
+            Bitboard::EMPTY
+        };
+        let to = (single | double | attacks::pawn_attacks(turn, sq) & them) & pin_line(sq);
+        // Each promotion is four moves.
+        count += (to & !last_rank).count() + 4 * (to & last_rank).count();
+    }
+
+    for to in attacks::king_attacks(king) & target {
+        if board.attacks_to(to, !turn, occupied).is_empty() {
+            count += 1;
+        }
+    }
+    // Castling, as shakmaty's generator decides it (without building a
+    // move list): path empty, king destination safe once king and rook have
+    // moved, no square the king crosses attacked.
+    let castles = pos.castles();
+    for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
+        let Some(rook) = castles.rook(turn, side) else {
+            continue;
+        };
+        if (castles.path(turn, side) & occupied).any() {
+            continue;
+        }
+        let king_to = side.king_to(turn);
+        let after = occupied
+            ^ Bitboard::from(king)
+            ^ Bitboard::from(rook)
+            ^ Bitboard::from(side.rook_to(turn));
+        if board.attacks_to(king_to, !turn, after).any() {
+            continue;
+        }
+        let without_king = occupied ^ Bitboard::from(king);
+        let crossed = attacks::between(king, king_to).with(king);
+        if crossed
+            .into_iter()
+            .all(|sq| board.attacks_to(sq, !turn, without_king).is_empty())
+        {
+            count += 1;
+        }
+    }
+    count as u64
+}
+
+fn zobrist(pos: &Chess) -> Zobrist128 {
+    pos.zobrist_hash(EnPassantMode::Legal)
+}
+
+/// The table key: the Zobrist hash plus the castling rook squares.
+///
+/// shakmaty's Zobrist hash has one value per (colour, side) castling right,
+/// not per rook square. Within one tree that is exact, but one table is
+/// shared across the positions of a suite, and two Chess960 or X-FEN roots
+/// can have the same pieces and the same queen-side right with different
+/// castling rooks (`Q` on a1 vs `B` on b1). Mixing in the rook squares keeps
+/// the key a function of everything that decides the subtree: pieces, side
+/// to move, castling rooks and the en passant square when a capture is legal.
+fn table_key(pos: &Chess, z: Zobrist128) -> u128 {
+    let rooks = pos.castles().castling_rights();
+    if rooks.is_empty() {
+        return z.0;
+    }
+    let a = splitmix64(rooks.0);
+    let b = splitmix64(a);
+    z.0 ^ (u128::from(a) << 64 | u128::from(b))
+}
+
+/// A good 64-bit mixer (Steele, Lea and Flood, "Fast splittable
+/// pseudorandom number generators").
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A lock-free transposition table of subtree counts, shareable between
+/// threads.
+///
+/// Each slot holds the full 128-bit key, the depth and the count. A slot is
+/// written as three independent atomic words, `key_lo ^ data`, `key_hi ^
+/// data` and `data` (count and depth), so a probe that reads words of two
+/// different writes fails the check instead of returning a wrong count (the
+/// "lockless hashing" XOR trick of Hyatt and Mann). Slots come in pairs:
+/// the first keeps the deepest entry, the second the latest.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::perft::{Table, perft};
+/// use shakmaty::Chess;
+///
+/// let table = Table::with_mib(1).unwrap().expect("1 MiB is not 0 MiB");
+/// let pos = Chess::default();
+/// // The second count is answered from the table, with the same result.
+/// assert_eq!(perft(&pos, 4, Some(&table)), 197_281);
+/// assert_eq!(perft(&pos, 4, Some(&table)), 197_281);
+/// ```
+pub struct Table {
+    slots: Box<[Slot]>,
+    /// `slots.len() - 1`, with the low bit cleared: the index of a pair.
+    pair_mask: usize,
+}
+
+#[derive(Default)]
+#[repr(align(32))]
+struct Slot {
+    lo: AtomicU64,
+    hi: AtomicU64,
+    data: AtomicU64,
+}
+
+const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
+const DEPTH_BITS: u32 = 8;
+const DEPTH_MASK: u64 = (1 << DEPTH_BITS) - 1;
+
+impl Table {
+    /// Allocates a table of at most `mib` MiB (rounded down to a power of two
+    /// slots). Returns `None` for 0 MiB, meaning "no table".
+    ///
+    /// # Errors
+    ///
+    /// [`TableError`] when the memory cannot be reserved.
+    pub fn with_mib(mib: usize) -> Result<Option<Table>, TableError> {
+        if mib == 0 {
+            return Ok(None);
+        }
+        let bytes = mib.checked_mul(1 << 20).ok_or(TableError { mib })?;
+        let wanted = bytes / SLOT_BYTES;
+        // Largest power of two that fits, at least one pair.
+        let len = (1usize << (usize::BITS - 1 - wanted.leading_zeros())).max(2);
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(len)
+            .map_err(|_| TableError { mib })?;
+        slots.resize_with(len, Slot::default);
+        Ok(Some(Table {
+            slots: slots.into_boxed_slice(),
+            pair_mask: (len - 1) & !1,
+        }))
+    }
+
+    /// Size of the table in bytes.
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * SLOT_BYTES
+    }
+
+    fn pair(&self, key: u128, depth: u32) -> &[Slot] {
+        // The high half indexes, mixed with the depth so one position at
+        // two depths does not compete for the same pair.
+        let h = (key >> 64) as u64 ^ u64::from(depth).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let i = (h as usize) & self.pair_mask;
+        &self.slots[i..i + 2]
+    }
+
+    fn probe(&self, key: u128, depth: u32) -> Option<u64> {
+        let (lo, hi) = (key as u64, (key >> 64) as u64);
+        self.pair(key, depth).iter().find_map(|slot| {
+            let data = slot.data.load(Ordering::Relaxed);
+            let ok = data & DEPTH_MASK == u64::from(depth)
+                && slot.lo.load(Ordering::Relaxed) ^ data == lo
+                && slot.hi.load(Ordering::Relaxed) ^ data == hi;
+            ok.then_some(data >> DEPTH_BITS)
+        })
+    }
+
+    fn store(&self, key: u128, depth: u32, count: u64) {
+        // Entries that do not fit the packing are simply not stored.
+        if u64::from(depth) > DEPTH_MASK || count >> (64 - DEPTH_BITS) != 0 {
+            return;
+        }
+        let data = count << DEPTH_BITS | u64::from(depth);
+        let pair = self.pair(key, depth);
+        let deepest = pair[0].data.load(Ordering::Relaxed) & DEPTH_MASK;
+        let slot = if deepest <= u64::from(depth) {
+            &pair[0]
+        } else {
+            &pair[1]
+        };
+        slot.lo.store(key as u64 ^ data, Ordering::Relaxed);
+        slot.hi.store((key >> 64) as u64 ^ data, Ordering::Relaxed);
+        slot.data.store(data, Ordering::Relaxed);
+    }
+}
+
+impl fmt::Debug for Table {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Table")
+            .field("slots", &self.slots.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The transposition table could not be allocated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableError {
+    /// Requested size in MiB.
+    pub mib: usize,
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot allocate a {} MiB hash table", self.mib)
+    }
+}
+
+impl std::error::Error for TableError {}
+
+/// A legal move at the root with the position after it.
+#[derive(Debug, Clone)]
+pub struct RootMove {
+    /// The move in UCI: king to rook square for castling in Chess960, king
+    /// to its target square (`e1g1`) in standard chess.
+    pub uci: String,
+    /// The move itself.
+    pub m: Move,
+    /// The position after the move.
+    pub pos: Chess,
+}
+
+/// The legal moves of `pos`, sorted by their UCI text.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::perft::root_moves;
+/// use shakmaty::Chess;
+///
+/// let moves = root_moves(&Chess::default());
+/// assert_eq!(moves.len(), 20);
+/// assert_eq!(moves[0].uci, "a2a3");
+/// ```
+pub fn root_moves(pos: &Chess) -> Vec<RootMove> {
+    let mode = pos.castles().mode();
+    let mut moves: Vec<RootMove> = pos
+        .legal_moves()
+        .iter()
+        .map(|&m| {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            RootMove {
+                uci: UciMove::from_move(m, mode).to_string(),
+                m,
+                pos: child,
+            }
+        })
+        .collect();
+    moves.sort_by(|a, b| a.uci.cmp(&b.uci));
+    moves
+}
+
+/// Counts per legal root move, sorted by UCI text; the counts add up to
+/// `perft(pos, depth, table)` for `depth >= 1`.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::perft::divide;
+/// use shakmaty::Chess;
+///
+/// let counts = divide(&Chess::default(), 2, None);
+/// assert_eq!(counts[0], ("a2a3".to_owned(), 20));
+/// assert_eq!(counts.iter().map(|(_, n)| n).sum::<u64>(), 400);
+/// ```
+pub fn divide(pos: &Chess, depth: u32, table: Option<&Table>) -> Vec<(String, u64)> {
+    if depth == 0 {
+        return Vec::new();
+    }
+    root_moves(pos)
+        .into_iter()
+        .map(|r| {
+            let count = perft(&r.pos, depth - 1, table);
+            (r.uci, count)
+        })
+        .collect()
+}
+
+/// A FEN that does not give a position to count from.
+#[derive(Debug, Clone)]
+pub enum FenError {
+    /// No FEN at all.
+    Empty,
+    /// A field is syntactically wrong.
+    Syntax(ParseFenError),
+    /// The FEN is well formed but the position is illegal (missing king,
+    /// pawns on the back rank, castling rights without their rook, …).
+    Position(Box<PositionError<Chess>>),
+}
+
+impl fmt::Display for FenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FenError::Empty => f.write_str("empty fen"),
+            FenError::Syntax(err) => err.fmt(f),
+            FenError::Position(err) => err.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for FenError {}
+
+/// Reads a position from a full or partial FEN.
+///
+/// The parser is relaxed the way shakmaty's is: fields may be separated by
+/// any run of whitespace; missing fields after the board default to
+/// `w - - 0 1` (white to move, no castling, no en passant); castling may be
+/// standard (`KQkq`), X-FEN (`KQkq` naming the outermost rook, or a file
+/// letter for an inner one) or Shredder-FEN (`HAha`). Chess960 castling is
+/// used when `chess960` is set or when the castling rights cannot be
+/// standard ones; it only changes how castling moves are written in UCI.
+/// Positions with an impossible check or impossibly much material are
+/// accepted, since moves can still be generated for them.
+///
+/// # Errors
+///
+/// [`FenError`] when the FEN is malformed or the position illegal.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::perft::{parse_position, perft};
+/// use shakmaty::{CastlingMode, Position};
+///
+/// let pos = parse_position("4k3/8/8/8/8/8/8/4K2R w K", false).unwrap();
+/// assert_eq!(perft(&pos, 1, None), 15);
+///
+/// let pos = parse_position("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", false).unwrap();
+/// assert_eq!(pos.castles().mode(), CastlingMode::Chess960);
+///
+/// assert!(parse_position("rnbqkbnr/pppppppp/8/8 w", false).is_err());
+/// ```
+pub fn parse_position(fen: &str, chess960: bool) -> Result<Chess, FenError> {
+    let fen = normalize_fen(fen);
+    if fen.is_empty() {
+        return Err(FenError::Empty);
+    }
+    let setup = Fen::from_ascii(fen.as_bytes())
+        .map_err(FenError::Syntax)?
+        .into_setup();
+    let mode = if chess960 {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::detect(&setup)
+    };
+    Chess::from_setup(setup, mode)
+        .or_else(PositionError::ignore_impossible_check)
+        .or_else(PositionError::ignore_too_much_material)
+        .map_err(|err| FenError::Position(Box::new(err)))
+}
+
+/// The FEN with every whitespace run turned into one space, trimmed.
+pub fn normalize_fen(fen: &str) -> String {
+    fen.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A move of a UCI move list that could not be played.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveError {
+    /// 1-based position of the move in the list.
+    pub index: usize,
+    /// The move as given.
+    pub uci: String,
+    /// FEN of the position the move was tried in.
+    pub fen: String,
+    /// Whether the text is not UCI at all (rather than an illegal move).
+    pub is_syntax: bool,
+}
+
+impl fmt::Display for MoveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.is_syntax {
+            "is not a uci move"
+        } else {
+            "is illegal"
+        };
+        write!(
+            f,
+            "move {} {:?} {what} in {}",
+            self.index, self.uci, self.fen
+        )
+    }
+}
+
+impl std::error::Error for MoveError {}
+
+/// Plays UCI moves, separated by whitespace or commas, from `pos`.
+///
+/// In Chess960 castling is written king to rook (`e1h1`); in standard chess
+/// king to target (`e1g1`), and shakmaty also accepts king to rook.
+///
+/// # Errors
+///
+/// [`MoveError`] for the first move that is not UCI or not legal.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::perft::{perft, play_uci};
+/// use shakmaty::Chess;
+///
+/// let pos = play_uci(Chess::default(), "e2e4, e7e5 g1f3").unwrap();
+/// assert_eq!(perft(&pos, 1, None), 29);
+/// assert!(play_uci(Chess::default(), "e2e5").is_err());
+/// ```
+pub fn play_uci(mut pos: Chess, moves: &str) -> Result<Chess, MoveError> {
+    let tokens = moves
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty());
+    for (i, text) in tokens.enumerate() {
+        let error = |pos: &Chess, is_syntax| MoveError {
+            index: i + 1,
+            uci: text.to_owned(),
+            fen: Fen::from_position(pos, EnPassantMode::Legal).to_string(),
+            is_syntax,
+        };
+        let uci = UciMove::from_ascii(text.as_bytes()).map_err(|_| error(&pos, true))?;
+        let m = uci.to_move(&pos).map_err(|_| error(&pos, false))?;
+        pos.play_unchecked(m);
+    }
+    Ok(pos)
+}
+
+/// One position of a perft suite with its expected counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SuiteRecord {
+    /// 1-based line of the FEN in the suite.
+    pub line: usize,
+    /// The `id` given before an `epd` line, if any.
+    pub id: Option<String>,
+    /// The FEN, whitespace-normalized, not yet parsed: a bad FEN fails its
+    /// checks instead of the whole suite.
+    pub fen: String,
+    /// Expected counts, in file order.
+    pub checks: Vec<SuiteCheck>,
+}
+
+/// An expected perft count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SuiteCheck {
+    /// 1-based line where the count is given.
+    pub line: usize,
+    /// Depth.
+    pub depth: u32,
+    /// Expected node count.
+    pub nodes: u64,
+}
+
+/// A line of a suite that is neither blank, a comment nor a known form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SuiteError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for SuiteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for SuiteError {}
+
+/// Parses a perft suite in either of two formats, which may be mixed.
+///
+/// * EPD lines: `<fen> ;D1 20 ;D2 400 …`.
+/// * Blocks: an optional `id <name>` line, an `epd <fen>` line, then
+///   `perft <depth> <nodes>` lines.
+///
+/// Blank lines and lines starting with `#` are ignored; fields may be
+/// separated by any run of whitespace. FENs are not checked here.
+///
+/// # Errors
+///
+/// [`SuiteError`] for the first line that fits neither format.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::perft::parse_suite;
+///
+/// let text = "# start\n8/8/8/8/8/8/8/K1k5 w - - ;D1 3\n\nid x\nepd 4k3/8/8/8/8/8/8/4K3 w -\nperft 1 5\n";
+/// let suite = parse_suite(text).unwrap();
+/// assert_eq!(suite.len(), 2);
+/// assert_eq!(suite[1].id.as_deref(), Some("x"));
+/// assert_eq!((suite[1].checks[0].depth, suite[1].checks[0].nodes), (1, 5));
+/// ```
+pub fn parse_suite(text: &str) -> Result<Vec<SuiteRecord>, SuiteError> {
+    let mut records: Vec<SuiteRecord> = Vec::new();
+    let mut id: Option<String> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let err = |message: String| SuiteError { line, message };
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let (word, rest) = split_word(trimmed);
+        match word {
+            "id" => id = Some(normalize_fen(rest)),
+            "epd" => {
+                if rest.is_empty() {
+                    return Err(err("`epd` without a fen".to_owned()));
+                }
+                records.push(SuiteRecord {
+                    line,
+                    id: id.take(),
+                    fen: normalize_fen(rest),
+                    checks: Vec::new(),
+                });
+            }
+            "perft" => {
+                let record = records
+                    .last_mut()
+                    .ok_or_else(|| err("`perft` before any `epd` line".to_owned()))?;
+                let mut fields = rest.split_whitespace();
+                let (Some(depth), Some(nodes), None) =
+                    (fields.next(), fields.next(), fields.next())
+                else {
+                    return Err(err(format!(
+                        "expected `perft <depth> <nodes>`, got {trimmed:?}"
+                    )));
+                };
+                record.checks.push(SuiteCheck {
+                    line,
+                    depth: parse_number(depth, "depth").map_err(err)?,
+                    nodes: parse_number(nodes, "node count").map_err(err)?,
+                });
+            }
+            _ => {
+                let mut parts = trimmed.split(';');
+                let fen = parts.next().unwrap_or_default();
+                let mut record = SuiteRecord {
+                    line,
+                    id: id.take(),
+                    fen: normalize_fen(fen),
+                    checks: Vec::new(),
+                };
+                for part in parts {
+                    let mut fields = part.split_whitespace();
+                    match (fields.next(), fields.next(), fields.next()) {
+                        (None, _, _) => {}
+                        (Some(op), Some(nodes), None) if op.starts_with('D') => {
+                            record.checks.push(SuiteCheck {
+                                line,
+                                depth: parse_number(&op[1..], "depth").map_err(err)?,
+                                nodes: parse_number(nodes, "node count").map_err(err)?,
+                            });
+                        }
+                        _ => {
+                            return Err(err(format!(
+                                "expected `;D<depth> <nodes>`, got {:?}",
+                                part.trim()
+                            )));
+                        }
+                    }
+                }
+                if record.checks.is_empty() {
+                    return Err(err(
+                        "expected `id`, `epd`, `perft` or `<fen> ;D<depth> <nodes> …`".to_owned(),
+                    ));
+                }
+                records.push(record);
+            }
+        }
+    }
+    Ok(records)
+}
+
+/// First whitespace-separated word and the trimmed rest.
+fn split_word(s: &str) -> (&str, &str) {
+    match s.find(char::is_whitespace) {
+        Some(i) => (&s[..i], s[i..].trim_start()),
+        None => (s, ""),
+    }
+}
+
+fn parse_number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
+    text.parse().map_err(|_| format!("invalid {what} {text:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -";
+
+    fn table() -> Table {
+        Table::with_mib(1).unwrap().unwrap()
+    }
+
+    /// Walks the tree and checks `count_legal` at every node.
+    fn assert_count_legal(pos: &Chess, depth: u32) {
+        let moves = pos.legal_moves();
+        assert_eq!(
+            count_legal(pos),
+            moves.len() as u64,
+            "{}",
+            Fen::from_position(pos, EnPassantMode::Always)
+        );
+        if depth > 0 {
+            for &m in &moves {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                assert_count_legal(&child, depth - 1);
+            }
+        }
+    }
+
+    #[test]
+    fn bulk_count_matches_generated_moves() {
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            KIWIPETE,
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - -",
+            "r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ -",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ -",
+            "r1k1r2q/p1ppp1pp/8/8/8/8/P1PPP1PP/R1K1R2Q w KQkq -",
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            "1b1k4/8/8/1rPpK3/8/8/8/8 w - d6",
+            "R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - -",
+            "2b5/kpPp4/1p1P4/1P6/6p1/4p1P1/4PpPK/5B2 w - -",
+        ];
+        for fen in fens {
+            let pos = parse_position(fen, false).unwrap();
+            assert_count_legal(&pos, 3);
+        }
+    }
+
+    #[test]
+    fn start_position_counts() {
+        let pos = Chess::default();
+        let expected = [1, 20, 400, 8_902, 197_281];
+        for (depth, &n) in expected.iter().enumerate() {
+            assert_eq!(perft(&pos, depth as u32, None), n, "depth {depth}");
+        }
+    }
+
+    #[test]
+    fn table_gives_the_same_counts() {
+        let pos = parse_position(KIWIPETE, false).unwrap();
+        let t = table();
+        assert_eq!(perft(&pos, 3, None), 97_862);
+        assert_eq!(perft(&pos, 3, Some(&t)), 97_862);
+        // Second run hits the table at the root.
+        assert_eq!(perft(&pos, 3, Some(&t)), 97_862);
+        assert_eq!(perft(&pos, 2, Some(&t)), 2_039);
+    }
+
+    #[test]
+    fn tiny_table_under_pressure_stays_exact() {
+        // Two slots only: constant replacement, never a wrong count.
+        let t = Table {
+            slots: (0..2).map(|_| Slot::default()).collect(),
+            pair_mask: 0,
+        };
+        let pos = parse_position(KIWIPETE, false).unwrap();
+        assert_eq!(perft(&pos, 3, Some(&t)), 97_862);
+    }
+
+    #[test]
+    fn probe_checks_key_and_depth() {
+        let t = table();
+        t.store(42, 3, 1000);
+        assert_eq!(t.probe(42, 3), Some(1000));
+        assert_eq!(t.probe(42, 4), None);
+        assert_eq!(t.probe(43, 3), None);
+        assert_eq!(t.probe(42 | 1 << 100, 3), None);
+        // A count too large for the packing is not stored.
+        t.store(7, 5, u64::MAX);
+        assert_eq!(t.probe(7, 5), None);
+    }
+
+    #[test]
+    fn zero_mib_means_no_table() {
+        assert!(Table::with_mib(0).unwrap().is_none());
+        assert_eq!(Table::with_mib(1).unwrap().unwrap().bytes(), 1 << 20);
+    }
+
+    #[test]
+    fn castling_rooks_are_part_of_the_key() {
+        // Same pieces, same (colour, side) rights, different castling rook:
+        // queen-side castling with the a1 rook vs. the b1 rook.
+        let outer = parse_position("4k3/8/8/8/8/8/8/RR2K3 w A -", false).unwrap();
+        let inner = parse_position("4k3/8/8/8/8/8/8/RR2K3 w B -", false).unwrap();
+        assert_eq!(zobrist(&outer), zobrist(&inner));
+        assert_ne!(
+            table_key(&outer, zobrist(&outer)),
+            table_key(&inner, zobrist(&inner))
+        );
+        let t = table();
+        let a = perft(&outer, 3, Some(&t));
+        let b = perft(&inner, 3, Some(&t));
+        assert_eq!(a, perft(&outer, 3, None));
+        assert_eq!(b, perft(&inner, 3, None));
+    }
+
+    #[test]
+    fn divide_sums_to_perft_and_is_sorted() {
+        let pos = parse_position(KIWIPETE, false).unwrap();
+        let counts = divide(&pos, 2, None);
+        assert_eq!(counts.len(), 48);
+        assert_eq!(counts.iter().map(|(_, n)| n).sum::<u64>(), 2_039);
+        assert!(counts.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(counts.iter().any(|(uci, _)| uci == "e1g1"));
+        assert!(divide(&pos, 0, None).is_empty());
+    }
+
+    #[test]
+    fn chess960_castling_is_king_to_rook() {
+        let fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+        let pos = parse_position(fen, false).unwrap();
+        assert_eq!(pos.castles().mode(), CastlingMode::Chess960);
+        assert_eq!(perft(&pos, 3, None), 12_189);
+
+        // Queen-side castling with the b1 rook is e1b1 (checked against
+        // stockfish with UCI_Chess960: 272,627 nodes at depth 4).
+        let pos = parse_position("1r2k1r1/8/8/8/8/8/8/1R2K1R1 w GBgb - 0 1", false).unwrap();
+        let moves: Vec<String> = root_moves(&pos).into_iter().map(|r| r.uci).collect();
+        assert!(moves.contains(&"e1b1".to_owned()), "{moves:?}");
+        assert_eq!(perft(&pos, 4, None), 272_627);
+
+        let forced = parse_position(KIWIPETE, true).unwrap();
+        let moves: Vec<String> = root_moves(&forced).into_iter().map(|r| r.uci).collect();
+        assert!(moves.contains(&"e1h1".to_owned()), "{moves:?}");
+    }
+
+    #[test]
+    fn partial_and_xfen() {
+        let board_only =
+            parse_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", false).unwrap();
+        assert_eq!(perft(&board_only, 2, None), 400);
+        // X-FEN: `Q` means the outermost rook.
+        let xfen =
+            parse_position("r1k1r2q/p1ppp1pp/8/8/8/8/P1PPP1PP/R1K1R2Q w KQkq -", false).unwrap();
+        assert_eq!(perft(&xfen, 2, None), 522);
+        let tabs = parse_position("4k3/8/8/8/8/8/8/4K2R\tw \t K", false).unwrap();
+        assert_eq!(perft(&tabs, 1, None), 15);
+    }
+
+    #[test]
+    fn bad_fens_say_why() {
+        assert_eq!(
+            parse_position("  ", false).unwrap_err().to_string(),
+            "empty fen"
+        );
+        let syntax = parse_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX", false);
+        assert!(matches!(syntax, Err(FenError::Syntax(_))));
+        let no_king = parse_position("8/8/8/8/8/8/8/8 w - -", false).unwrap_err();
+        assert!(no_king.to_string().contains("empty board"), "{no_king}");
+        let rights = parse_position("4k3/8/8/8/8/8/8/4K3 w K -", false).unwrap_err();
+        assert!(
+            rights.to_string().contains("invalid castling rights"),
+            "{rights}"
+        );
+    }
+
+    #[test]
+    fn impossible_material_is_accepted() {
+        let pos =
+            parse_position("kBQQQQQQ/BR5Q/Q6Q/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - -", false).unwrap();
+        assert_eq!(perft(&pos, 1, None), 270);
+        assert_eq!(perft(&pos, 2, None), 0);
+    }
+
+    #[test]
+    fn en_passant_hashing_is_exact() {
+        // ep square legal only through a pinned pawn: counts must match
+        // with and without the table.
+        let pos = parse_position("1b1k4/8/8/1rPpK3/8/8/8/8 w - d6", false).unwrap();
+        let t = table();
+        assert_eq!(perft(&pos, 3, None), 555);
+        assert_eq!(perft(&pos, 3, Some(&t)), 555);
+        let pos = parse_position("8/8/8/5k2/3p4/8/4P3/4K3 w - -", false).unwrap();
+        assert_eq!(perft(&pos, 5, Some(&t)), 19_228);
+    }
+
+    #[test]
+    fn uci_moves() {
+        let pos = play_uci(Chess::default(), "e2e4 e7e5").unwrap();
+        assert_eq!(perft(&pos, 1, None), 29);
+        let err = play_uci(Chess::default(), "e2e4,e2e4").unwrap_err();
+        assert_eq!(err.index, 2);
+        assert!(!err.is_syntax);
+        assert!(
+            err.to_string()
+                .starts_with("move 2 \"e2e4\" is illegal in "),
+            "{err}"
+        );
+        let err = play_uci(Chess::default(), "hello").unwrap_err();
+        assert!(err.is_syntax);
+    }
+
+    #[test]
+    fn suite_formats() {
+        let text = "\
+# comment
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2\t400
+
+id  k
+epd 4k3/8/8/8/8/8/8/4K2R   w K -
+perft 1 15
+perft   2 66
+";
+        let suite = parse_suite(text).unwrap();
+        assert_eq!(suite.len(), 2);
+        assert_eq!(suite[0].line, 2);
+        assert_eq!(suite[0].id, None);
+        assert_eq!(
+            suite[0].checks[1],
+            SuiteCheck {
+                line: 2,
+                depth: 2,
+                nodes: 400
+            }
+        );
+        assert_eq!(suite[1].fen, "4k3/8/8/8/8/8/8/4K2R w K -");
+        assert_eq!(suite[1].id.as_deref(), Some("k"));
+        assert_eq!(
+            suite[1].checks[1],
+            SuiteCheck {
+                line: 7,
+                depth: 2,
+                nodes: 66
+            }
+        );
+    }
+
+    #[test]
+    fn suite_errors_name_the_line() {
+        assert_eq!(parse_suite("perft 1 20").unwrap_err().line, 1);
+        let err = parse_suite("epd 8/8/8/8/8/8/8/K1k5 w\nperft 1 x").unwrap_err();
+        assert_eq!(err.to_string(), "line 2: invalid node count \"x\"");
+        assert!(parse_suite("8/8/8/8/8/8/8/K1k5 w ;X1 3").is_err());
+        assert!(parse_suite("just some words").is_err());
+        // 64-bit counts.
+        let big = parse_suite("epd 8/8/8/8/8/8/8/K1k5 w\nperft 9 18446744073709551615").unwrap();
+        assert_eq!(big[0].checks[0].nodes, u64::MAX);
+    }
+}
