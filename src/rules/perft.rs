@@ -140,7 +140,7 @@ fn count_legal(pos: &Chess) -> u64 {
     let Some(king) = board.king_of(turn) else {
         return pos.legal_moves().len() as u64;
     };
-    if pos.checkers().any() || pos.ep_square(EnPassantMode::Always).is_some() {
+    if pos.checkers().any() {
         return pos.legal_moves().len() as u64;
     }
     let us = board.by_color(turn);
@@ -182,10 +182,30 @@ fn count_legal(pos: &Chess) -> u64 {
         count += (attacks::queen_attacks(sq, occupied) & target & pin_line(sq)).count();
     }
 
+    // Pawns, set-wise for the unpinned ones (most of them).
     let forward = if turn == Color::White { 8 } else { -8 };
-    let start_rank = Bitboard::from_rank(turn.relative_rank(Rank::Second));
+    let third_rank = Bitboard::from_rank(turn.relative_rank(Rank::Third));
     let last_rank = Bitboard::from_rank((!turn).backrank());
-    for sq in board.pawns() & us {
+    let not_a = !Bitboard::from_file(shakmaty::File::A);
+    let not_h = !Bitboard::from_file(shakmaty::File::H);
+    let pawns = board.pawns() & us;
+    let free = pawns & !pinned;
+    let single = free.shift(forward) & !occupied;
+    let double = (single & third_rank).shift(forward) & !occupied;
+    let (west, east) = if turn == Color::White {
+        (7, 9)
+    } else {
+        (-9, -7)
+    };
+    let takes_west = (free & not_a).shift(west) & them;
+    let takes_east = (free & not_h).shift(east) & them;
+    for to in [single, takes_west, takes_east] {
+        // Each promotion is four moves.
+        count += (to & !last_rank).count() + 4 * (to & last_rank).count();
+    }
+    count += double.count();
+    let start_rank = Bitboard::from_rank(turn.relative_rank(Rank::Second));
+    for sq in pawns & pinned {
         let from = Bitboard::from(sq);
         let single = from.shift(forward) & !occupied;
         let double = if start_rank.contains(sq) {
@@ -194,8 +214,18 @@ fn count_legal(pos: &Chess) -> u64 {
             Bitboard::EMPTY
         };
         let to = (single | double | attacks::pawn_attacks(turn, sq) & them) & pin_line(sq);
-        // Each promotion is four moves.
         count += (to & !last_rank).count() + 4 * (to & last_rank).count();
+    }
+    // En passant: legal unless taking exposes the king (also along the rank
+    // the two pawns leave).
+    if let Some(ep) = pos.ep_square(EnPassantMode::Always) {
+        let taken = Square::from_coords(ep.file(), turn.relative_rank(Rank::Fifth));
+        for from in attacks::pawn_attacks(!turn, ep) & pawns {
+            let after = occupied.without(from).without(taken).with(ep);
+            if (board.attacks_to(king, !turn, after) & them.without(taken)).is_empty() {
+                count += 1;
+            }
+        }
     }
 
     for to in attacks::king_attacks(king) & target {
