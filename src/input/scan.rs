@@ -438,15 +438,7 @@ impl<'a> Scanner<'a> {
             };
             if self.at_end() {
                 if depth > 0 {
-                    if self.at_file_end {
-                        game.findings.push(Finding::game(
-                            Code::Syntax,
-                            depth_line,
-                            "variation not closed before the end of the input",
-                        ));
-                    } else {
-                        self.clean_end = false;
-                    }
+                    self.unclosed(game, depth_line, "variation");
                 }
                 return;
             }
@@ -487,15 +479,7 @@ impl<'a> Scanner<'a> {
                             });
                         }
                         None => {
-                            if self.at_file_end {
-                                game.findings.push(Finding::game(
-                                    Code::Syntax,
-                                    line,
-                                    "comment not closed before the end of the input",
-                                ));
-                            } else {
-                                self.clean_end = false;
-                            }
+                            self.unclosed(game, line, "comment");
                             self.pos = self.buf.len();
                             return;
                         }
@@ -626,6 +610,20 @@ impl<'a> Scanner<'a> {
                     }
                 }
             }
+        }
+    }
+
+    /// A comment or variation still open where the chunk ends: a syntax
+    /// error at the end of the input, a wrong split anywhere else.
+    fn unclosed(&mut self, game: &mut RawGame<'a>, line: u64, what: &str) {
+        if self.at_file_end {
+            game.findings.push(Finding::game(
+                Code::Syntax,
+                line,
+                format!("{what} not closed before the end of the input"),
+            ));
+        } else {
+            self.clean_end = false;
         }
     }
 
