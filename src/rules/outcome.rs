@@ -17,7 +17,8 @@
 use shakmaty::{Chess, Color, Position, Role};
 
 use super::dead::{
-    DeadReason, DeadVerdict, Mateability, can_mate, first_dead_ply_by, is_dead, is_dead_by_material,
+    DeadReason, DeadVerdict, Mateability, UndeterminedReason, can_mate, first_dead_ply_by, is_dead,
+    is_dead_by_material,
 };
 use super::ends::{EndKind, Repetitions};
 use super::finding::{Code, Finding};
@@ -86,6 +87,10 @@ pub struct Outcome {
     /// For a decisive recorded result without checkmate on the board:
     /// whether the winner can mate from the final position.
     pub winner_can_mate: Option<Mateability>,
+    /// The winner's question was left to the cheap tests only, because
+    /// the answer changes nothing under the profile (`app`, `online`) and
+    /// those tests could not prove that the winner cannot mate.
+    pub winner_not_searched: bool,
     /// How 5.1.2/6.9 (or the profile's version of them) was applied, when
     /// the winner cannot mate.
     pub loss_rule: Option<LossRule>,
@@ -187,6 +192,7 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
                 fifty_claim_ply: None,
                 recorded,
                 winner_can_mate: None,
+                winner_not_searched: false,
                 loss_rule: None,
                 rules_result: None,
                 error: Some(Finding::game(code, line, err.to_string())),
@@ -233,8 +239,25 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
         Some(GameResult::BlackWins) => Some(Color::Black),
         _ => None,
     };
+    // Under `fide` the full search runs: the final position needs one
+    // solver question anyway (is it dead?), and a mating line for the
+    // winner answers that one too. The other profiles never turn a loss
+    // into a draw on the solver's word, so only cheap tests run.
+    let mut winner_not_searched = false;
+    let loss_rule_may_apply = profile == Profile::Fide
+        && in_replay_end.is_none()
+        && (is_time_forfeit(game) || !is_before_2023(game));
     let winner_can_mate = match winner {
-        Some(side) if replayed && !mate => Some(can_mate(final_pos, side)),
+        Some(side) if replayed && !mate => {
+            if cannot_mate_cheaply(final_pos, side) {
+                Some(Mateability::No)
+            } else if loss_rule_may_apply {
+                Some(can_mate(final_pos, side))
+            } else {
+                winner_not_searched = true;
+                None
+            }
+        }
         _ => None,
     };
 
@@ -247,22 +270,12 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
             (Some(end), _) if end.kind == EndKind::DeadPosition => {
                 (end.ply, Some(DeadVerdict::Dead(DeadReason::Material)))
             }
-            (Some(end), Some(pos)) if !final_alive => (end.ply, Some(is_dead(pos))),
+            (Some(end), Some(pos)) if !final_alive => (end.ply, Some(dead_verdict(pos, None))),
             (Some(_), _) => (0, None),
             (None, _) if final_alive => (0, None),
             (None, _) => {
-                let verdict = match (winner, &winner_can_mate) {
-                    (Some(side), Some(Mateability::No)) => match can_mate(final_pos, !side) {
-                        Mateability::Yes { .. } => DeadVerdict::Alive,
-                        Mateability::No if is_dead_by_material(final_pos.board()) => {
-                            DeadVerdict::Dead(DeadReason::Material)
-                        }
-                        Mateability::No => DeadVerdict::Dead(DeadReason::Unwinnable),
-                        Mateability::Undetermined(r) => DeadVerdict::Undetermined(r),
-                    },
-                    _ => is_dead(final_pos),
-                };
-                (plies, Some(verdict))
+                let known = winner.zip(winner_can_mate.as_ref());
+                (plies, Some(dead_verdict(final_pos, known)))
             }
         };
         if let Some(DeadVerdict::Dead(reason)) = verdict {
@@ -341,10 +354,92 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
         fifty_claim_ply,
         recorded,
         winner_can_mate,
+        winner_not_searched,
         loss_rule,
         rules_result,
         error,
     }
+}
+
+/// Whether the position is dead, cheap tests first: the material patterns,
+/// then for each side a known answer or the fast unwinnability check. The
+/// full search runs only when one side is already proven unable to mate;
+/// when neither is, the answer is "undetermined" without a search (real
+/// positions that are dead are proven by the fast check for both sides;
+/// this keeps alive positions, nearly all of them, from costing a full
+/// helpmate search each).
+fn dead_verdict(pos: &Chess, known: Option<(Color, &Mateability)>) -> DeadVerdict {
+    if is_dead_by_material(pos.board()) {
+        return DeadVerdict::Dead(DeadReason::Material);
+    }
+    if pos.is_checkmate() {
+        return DeadVerdict::Alive;
+    }
+    let mut cannot = [false; 2];
+    for (i, side) in [!pos.turn(), pos.turn()].into_iter().enumerate() {
+        cannot[i] = match known {
+            Some((s, Mateability::Yes { .. })) if s == side => return DeadVerdict::Alive,
+            Some((s, Mateability::No)) if s == side => true,
+            _ => cannot_mate_cheaply(pos, side),
+        };
+    }
+    let other = match cannot {
+        [true, true] => return DeadVerdict::Dead(DeadReason::Unwinnable),
+        [true, false] => pos.turn(),
+        [false, true] => !pos.turn(),
+        [false, false] => return DeadVerdict::Undetermined(UndeterminedReason::SearchLimit),
+    };
+    match can_mate(pos, other) {
+        Mateability::Yes { .. } => DeadVerdict::Alive,
+        Mateability::No => DeadVerdict::Dead(DeadReason::Unwinnable),
+        Mateability::Undetermined(reason) => DeadVerdict::Undetermined(reason),
+    }
+}
+
+/// Whether cheap tests prove that `side` cannot mate: a dead material
+/// pattern, a bare king, or chasolver's fast unwinnability check (sound,
+/// incomplete). `false` means "not proven".
+fn cannot_mate_cheaply(pos: &Chess, side: Color) -> bool {
+    let board = pos.board();
+    if is_dead_by_material(board) || (board.by_color(side) & !board.kings()).is_empty() {
+        return true;
+    }
+    let Some(solver_board) = solver_board(pos) else {
+        return false;
+    };
+    let color = match side {
+        Color::White => chess::Color::White,
+        Color::Black => chess::Color::Black,
+    };
+    std::panic::catch_unwind(|| chasolver::is_unwinnable_fast(&solver_board, color))
+        .unwrap_or(false)
+}
+
+/// The position on `chess`'s board, for chasolver; `None` when castling
+/// rights are not standard (king on e1/e8, rooks in the corners), which
+/// `chess` cannot hold, or when the conversion fails. (Mirrors
+/// `rules::dead`'s private conversion.)
+fn solver_board(pos: &Chess) -> Option<chess::Board> {
+    use shakmaty::{CastlingSide, EnPassantMode, File, Rank, Square};
+    let castles = pos.castles();
+    let standard = Color::ALL.into_iter().all(|color| {
+        let rank = color.fold_wb(Rank::First, Rank::Eighth);
+        let king_home = pos.board().king_of(color) == Some(Square::from_coords(File::E, rank));
+        [
+            (CastlingSide::KingSide, File::H),
+            (CastlingSide::QueenSide, File::A),
+        ]
+        .into_iter()
+        .all(|(side, file)| match castles.rook(color, side) {
+            None => true,
+            Some(rook) => king_home && rook == Square::from_coords(file, rank),
+        })
+    });
+    if !standard {
+        return None;
+    }
+    let fen = shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    <chess::Board as std::str::FromStr>::from_str(&fen).ok()
 }
 
 fn wins(side: Color) -> GameResult {
@@ -403,6 +498,12 @@ fn first_dead(
         }
     });
     let len = positions.len().min(last as usize + 1);
+    // Usually the position before is alive (the capture that left a dead
+    // material pattern, the move that stalemated): then one question
+    // settles it.
+    if len >= 2 && is_dead(&positions[len - 2]) == DeadVerdict::Alive {
+        return Some((len as u32 - 1, reason));
+    }
     first_dead_ply_by(len, |i| {
         if i == len - 1 {
             DeadVerdict::Dead(reason)
