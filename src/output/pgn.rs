@@ -12,6 +12,7 @@
 //! given plies, a new result, regenerated SAN) is the caller's: see
 //! [`Edits`].
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use shakmaty::Color;
@@ -135,7 +136,7 @@ fn write_tags(
             continue;
         }
         let value = edited(name)
-            .map(std::borrow::Cow::Borrowed)
+            .map(Cow::Borrowed)
             .or_else(|| game.tag_text(name));
         let default = if name == "Date" { "????.??.??" } else { "?" };
         write_tag(out, name, value.as_deref().unwrap_or(default))?;
@@ -299,21 +300,25 @@ fn write_movetext(
         match token.kind {
             TokenKind::Move => {
                 let (n, black) = number(line.ply);
-                if !black {
-                    text.word(&format!("{n}."));
+                // A move number stays on the line of its move.
+                let prefix = if !black {
+                    format!("{n}. ")
                 } else if need_number {
-                    text.word(&format!("{n}..."));
-                }
+                    format!("{n}... ")
+                } else {
+                    String::new()
+                };
                 need_number = false;
                 line.ply += 1;
                 let main = stack.is_empty();
                 let regenerated = main
                     .then(|| edits.sans.get(line.ply as usize - 1))
                     .flatten();
-                match regenerated {
-                    Some(san) => text.word(san),
-                    None => text.word(&decode_text(token.text)),
-                }
+                let san = match regenerated {
+                    Some(san) => Cow::Borrowed(san.as_str()),
+                    None => decode_text(token.text),
+                };
+                text.word(&format!("{prefix}{san}"));
                 if main {
                     pending = Some(line.ply);
                 }
