@@ -1,1 +1,311 @@
-//! Integration tests for `pgnkit annotate-outcome`.
+//! Integration tests for `pgnkit annotate-outcome`: one concern per fixture.
+
+use std::collections::HashMap;
+
+use crate::util::{code, run, stderr, stdout};
+
+const COLUMNS: [&str; 13] = [
+    "file",
+    "game",
+    "white",
+    "black",
+    "result",
+    "plies",
+    "termination",
+    "termination_ply",
+    "threefold_claim_ply",
+    "fifty_claim_ply",
+    "winner_can_mate",
+    "fide_result",
+    "result_ok",
+];
+
+/// Every row of the CSV output, as column → value.
+fn rows(args: &[&str], stdin: Option<&[u8]>) -> (i32, Vec<HashMap<String, String>>) {
+    let mut all = vec!["annotate-outcome", "-q"];
+    all.extend_from_slice(args);
+    let out = run(&all, stdin);
+    assert_ne!(code(&out), 2, "{}", stderr(&out));
+    let text = stdout(&out);
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let headers = reader.headers().expect("csv header").clone();
+    assert!(
+        headers.iter().collect::<Vec<_>>().starts_with(&COLUMNS),
+        "{headers:?}"
+    );
+    let rows = reader
+        .records()
+        .map(|r| {
+            let r = r.expect("csv row");
+            headers
+                .iter()
+                .zip(r.iter())
+                .map(|(h, v)| (h.to_owned(), v.to_owned()))
+                .collect()
+        })
+        .collect();
+    (code(&out), rows)
+}
+
+fn pick<'a>(row: &'a HashMap<String, String>, cols: &[&str]) -> Vec<&'a str> {
+    cols.iter().map(|c| row[*c].as_str()).collect()
+}
+
+#[test]
+fn knights_out_and_back_in_every_profile() {
+    let file = "fixtures/annotate/knights_out_and_back.pgn";
+    let cols = [
+        "plies",
+        "termination",
+        "termination_ply",
+        "threefold_claim_ply",
+        "fifty_claim_ply",
+        "fide_result",
+        "result_ok",
+    ];
+    let (status, fide) = rows(&[file], None);
+    assert_eq!(status, 0);
+    assert_eq!(
+        pick(&fide[0], &cols),
+        [
+            "16",
+            "fivefold-repetition",
+            "16",
+            "7",
+            "",
+            "1/2-1/2",
+            "true"
+        ]
+    );
+    let (_, app) = rows(&["--rules", "app", file], None);
+    assert_eq!(
+        pick(&app[0], &cols),
+        [
+            "16",
+            "fivefold-repetition",
+            "16",
+            "8",
+            "",
+            "1/2-1/2",
+            "true"
+        ]
+    );
+    let (_, online) = rows(&["--rules", "online", file], None);
+    assert_eq!(
+        pick(&online[0], &cols),
+        ["16", "threefold-repetition", "8", "", "", "1/2-1/2", "true"]
+    );
+}
+
+#[test]
+fn real_games_with_automatic_ends() {
+    let cols = [
+        "plies",
+        "termination",
+        "termination_ply",
+        "threefold_claim_ply",
+        "fifty_claim_ply",
+        "fide_result",
+        "result_ok",
+    ];
+    for (file, want) in [
+        (
+            "fivefold_real.pgn",
+            [
+                "36",
+                "fivefold-repetition",
+                "36",
+                "27",
+                "",
+                "1/2-1/2",
+                "true",
+            ],
+        ),
+        (
+            "seventy_five_moves_real.pgn",
+            [
+                "252",
+                "seventy-five-moves",
+                "252",
+                "207",
+                "201",
+                "1/2-1/2",
+                "true",
+            ],
+        ),
+        (
+            "pawn_wall_dead_real.pgn",
+            ["75", "dead-position", "74", "", "", "1/2-1/2", "true"],
+        ),
+    ] {
+        let (_, rows) = rows(&[&format!("fixtures/annotate/{file}")], None);
+        assert_eq!(pick(&rows[0], &cols), want, "{file}");
+    }
+    // Under app and online only the material patterns count: the pawn wall
+    // is not a dead position there.
+    let (_, app) = rows(
+        &[
+            "--rules",
+            "app",
+            "fixtures/annotate/pawn_wall_dead_real.pgn",
+        ],
+        None,
+    );
+    assert_eq!(app[0]["termination"], "");
+}
+
+#[test]
+fn winner_who_cannot_mate_by_date_and_termination() {
+    let file = "fixtures/annotate/time_forfeit_walled_in.pgn";
+    let cols = ["winner_can_mate", "fide_result", "result_ok", "loss_rule"];
+    let (status, fide) = rows(&[file], None);
+    assert_eq!(status, 1);
+    assert_eq!(pick(&fide[0], &cols), ["no", "1/2-1/2", "false", "6.9"]);
+    assert_eq!(
+        pick(&fide[1], &cols),
+        ["no", "0-1", "true", "5.1.2-before-2023"]
+    );
+    assert_eq!(pick(&fide[2], &cols), ["no", "1/2-1/2", "false", "5.1.2"]);
+    // app keeps every loss; online only flips against a bare king.
+    for profile in ["app", "online"] {
+        let (status, rows) = rows(&["--rules", profile, file], None);
+        assert_eq!(status, 0, "{profile}");
+        for row in &rows {
+            assert_eq!(pick(row, &cols), ["no", "0-1", "true", ""], "{profile}");
+        }
+    }
+    // A real 2018 game: the winner cannot mate, the resignation stands.
+    let (_, real) = rows(&["fixtures/annotate/winner_cannot_mate_2018.pgn"], None);
+    assert_eq!(
+        pick(&real[0], &cols),
+        ["no", "1-0", "true", "5.1.2-before-2023"]
+    );
+}
+
+#[test]
+fn illegal_move_is_annotated_up_to_it() {
+    let (status, rows) = rows(&["fixtures/pgn/illegal_move_ply_61.pgn"], None);
+    assert_eq!(status, 1);
+    assert_eq!(rows[0]["plies"], "60");
+    assert_eq!(rows[0]["fide_result"], "");
+    assert_eq!(rows[0]["result_ok"], "false");
+    assert!(
+        rows[0]["error"].starts_with("illegal-move at ply 61"),
+        "{}",
+        rows[0]["error"]
+    );
+}
+
+#[test]
+fn validate_and_annotate_agree_on_moves_after_the_end() {
+    // validate's move-after-end and annotate's termination come from the
+    // same end tracking (material-only dead positions under `app`).
+    let (_, five) = rows(
+        &["--rules", "app", "fixtures/pgn/fivefold_then_move.pgn"],
+        None,
+    );
+    assert_eq!(five[0]["termination"], "fivefold-repetition");
+    assert_eq!(five[0]["termination_ply"], "97");
+    assert_eq!(five[0]["plies"], "98");
+    let (_, twic) = rows(
+        &["--rules", "app", "fixtures/pgn/twic1599_excerpt.pgn"],
+        None,
+    );
+    assert_eq!(twic[1]["termination"], "dead-position");
+    assert_eq!(twic[1]["termination_ply"], "114");
+}
+
+#[test]
+fn pgn_output_keeps_the_game_and_adds_the_outcome() {
+    let file = "fixtures/annotate/knights_out_and_back.pgn";
+    let out = run(&["annotate-outcome", "-q", "-f", "pgn", file], None);
+    assert_eq!(code(&out), 0);
+    assert_eq!(
+        stdout(&out),
+        "[Event \"RULES.md §2 example\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n\
+         [White \"Knights\"]\n[Black \"Knights\"]\n[Result \"1/2-1/2\"]\n[PgnkitRules \"fide\"]\n\
+         [PgnkitResult \"1/2-1/2\"]\n[PgnkitTermination \"fivefold-repetition\"]\n\
+         [PgnkitTerminationPly \"16\"]\n[PgnkitThreefoldClaimPly \"7\"]\n\n\
+         1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 {threefold repetition: draw claimable}\n\
+         4... Ng8 5. Nf3 Nf6 6. Ng1 Ng8 7. Nf3 Nf6 8. Ng1 Ng8 {fivefold repetition: game\n\
+         drawn} 1/2-1/2\n\n"
+    );
+    // Variations and NAGs are kept; --fix-results rewrites the result and
+    // keeps the recorded one in a tag.
+    let file = "fixtures/annotate/time_forfeit_walled_in.pgn";
+    let out = run(
+        &["annotate-outcome", "-q", "-f", "pgn", "--fix-results", file],
+        None,
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "1. Ke3 {the winner cannot mate: 5.1.2/6.9 (5.1.2), game drawn} (1. Kf2 $2)\n1/2-1/2\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("[Result \"1/2-1/2\"]\n"), "{text}");
+    assert!(text.contains("[PgnkitRecordedResult \"0-1\"]\n"), "{text}");
+    for line in text.lines() {
+        assert!(line.chars().count() <= 80, "{line}");
+    }
+}
+
+#[test]
+fn latin1_names_come_out_as_utf8() {
+    let out = run(
+        &[
+            "annotate-outcome",
+            "-q",
+            "-f",
+            "pgn",
+            "fixtures/pgn/latin1.pgn",
+        ],
+        None,
+    );
+    assert!(String::from_utf8(out.stdout).is_ok());
+}
+
+#[test]
+fn jsonl_has_the_csv_fields_and_the_helpmate() {
+    let out = run(
+        &[
+            "annotate-outcome",
+            "-q",
+            "-f",
+            "jsonl",
+            "fixtures/annotate/time_forfeit_walled_in.pgn",
+        ],
+        None,
+    );
+    let text = stdout(&out);
+    let first = text.lines().next().expect("a line");
+    for key in COLUMNS {
+        assert!(first.contains(&format!("\"{key}\":")), "{key}: {first}");
+    }
+    assert!(first.contains("\"helpmate\":null"), "{first}");
+    // A 2024 game scored for a side that can mate: its mating line.
+    let pgn = b"[Date \"2024.01.01\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 0-1\n";
+    let out = run(&["annotate-outcome", "-q", "-f", "jsonl"], Some(pgn));
+    let text = stdout(&out);
+    assert!(text.contains("\"helpmate\":[\""), "{text}");
+    assert!(text.contains("\"winner_can_mate\":\"yes\""), "{text}");
+}
+
+#[test]
+fn output_is_identical_for_any_thread_count() {
+    let files = [
+        "fixtures/annotate/fivefold_real.pgn",
+        "fixtures/pgn/twic1599_excerpt.pgn",
+        "fixtures/annotate/time_forfeit_walled_in.pgn",
+    ];
+    let one = run(
+        &[&["annotate-outcome", "-q", "-j1"][..], &files[..]].concat(),
+        None,
+    );
+    let eight = run(
+        &[&["annotate-outcome", "-q", "-j8"][..], &files[..]].concat(),
+        None,
+    );
+    assert_eq!(one.stdout, eight.stdout);
+}

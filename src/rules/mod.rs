@@ -5,6 +5,7 @@ pub mod dead;
 pub mod ends;
 pub mod finding;
 pub mod game;
+pub mod outcome;
 pub mod perft;
 pub mod replay;
 pub mod san;

@@ -1,0 +1,210 @@
+//! The `annotate-outcome` table: one record per game, as CSV or JSON Lines.
+//! (The PGN form is [`super::pgn`] with tags and comments chosen by the
+//! subcommand.)
+
+use std::io::{self, Write};
+
+use shakmaty::uci::UciMove;
+
+use super::json;
+use crate::rules::dead::Mateability;
+use crate::rules::outcome::{LossRule, Outcome};
+
+/// The columns, in order. The first thirteen are fixed by the issue that
+/// specified the command; the others may grow.
+pub const CSV_HEADER: &str = "file,game,white,black,result,plies,termination,termination_ply,\
+threefold_claim_ply,fifty_claim_ply,winner_can_mate,fide_result,result_ok,\
+dead_reason,loss_rule,undetermined_reason,helpmate,error";
+
+/// One game's record, owned (built by a worker, written in order).
+#[derive(Debug, Clone, Default)]
+pub struct Row {
+    pub white: String,
+    pub black: String,
+    /// The recorded result (`Result` tag, else the termination marker).
+    pub result: &'static str,
+    pub plies: u32,
+    pub termination: &'static str,
+    pub termination_ply: Option<u32>,
+    pub threefold_claim_ply: Option<u32>,
+    pub fifty_claim_ply: Option<u32>,
+    /// `yes`, `no`, `undetermined` or empty.
+    pub winner_can_mate: &'static str,
+    /// The result the chosen rules give; empty when the game could not be
+    /// replayed far enough to say.
+    pub fide_result: &'static str,
+    pub result_ok: bool,
+    /// `material` or `unwinnable` when the termination is a dead position.
+    pub dead_reason: &'static str,
+    /// Which loss rule applied when the winner cannot mate.
+    pub loss_rule: &'static str,
+    /// Why `winner_can_mate` is undetermined (`not_searched`: the profile
+    /// needs no answer and the cheap tests gave none).
+    pub undetermined_reason: &'static str,
+    /// The winner's mating line in UCI, when one was found.
+    pub helpmate: Option<Vec<UciMove>>,
+    /// What stopped the replay (`code at ply N: message`).
+    pub error: Option<String>,
+}
+
+impl Row {
+    /// The record of `outcome` for a game between `white` and `black`.
+    pub fn new(outcome: &Outcome, white: String, black: String) -> Row {
+        let (winner_can_mate, undetermined_reason, helpmate) = match &outcome.winner_can_mate {
+            None if outcome.winner_not_searched => ("undetermined", "not_searched", None),
+            None => ("", "", None),
+            Some(Mateability::Yes { helpmate }) => ("yes", "", Some(helpmate.clone())),
+            Some(Mateability::No) => ("no", "", None),
+            Some(Mateability::Undetermined(r)) => ("undetermined", r.as_str(), None),
+        };
+        Row {
+            white,
+            black,
+            result: outcome.recorded.map_or("", |r| r.as_str()),
+            plies: outcome.plies,
+            termination: outcome.end.map_or("", |e| e.kind.as_str()),
+            termination_ply: outcome.end.map(|e| e.ply),
+            threefold_claim_ply: outcome.threefold_claim_ply,
+            fifty_claim_ply: outcome.fifty_claim_ply,
+            winner_can_mate,
+            fide_result: outcome.rules_result.map_or("", |r| r.as_str()),
+            result_ok: outcome.is_result_ok(),
+            dead_reason: outcome.dead_reason.map_or("", |r| r.as_str()),
+            loss_rule: outcome.loss_rule.map_or("", loss_rule_name),
+            undetermined_reason,
+            helpmate,
+            error: outcome.error.as_ref().map(|e| match e.ply {
+                Some(ply) => format!("{} at ply {ply}: {}", e.code, e.message),
+                None => format!("{}: {}", e.code, e.message),
+            }),
+        }
+    }
+}
+
+/// The stable name of a loss rule in reports.
+pub fn loss_rule_name(rule: LossRule) -> &'static str {
+    match rule {
+        LossRule::Time => "6.9",
+        LossRule::Resignation => "5.1.2",
+        LossRule::ResignationBefore2023 => "5.1.2-before-2023",
+        LossRule::BareKing => "bare-king",
+    }
+}
+
+/// Output formats of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Csv,
+    Jsonl,
+}
+
+/// Writes the header, if the format has one.
+///
+/// # Errors
+///
+/// When writing fails.
+pub fn write_header(out: &mut dyn Write, format: Format) -> io::Result<()> {
+    if format == Format::Csv {
+        writeln!(out, "{CSV_HEADER}")?;
+    }
+    Ok(())
+}
+
+fn opt(n: Option<u32>) -> String {
+    n.map(|n| n.to_string()).unwrap_or_default()
+}
+
+fn uci_line(line: &[UciMove]) -> String {
+    line.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Writes one record.
+///
+/// # Errors
+///
+/// When writing fails.
+pub fn write_row(
+    out: &mut dyn Write,
+    format: Format,
+    file: &str,
+    game: u64,
+    row: &Row,
+) -> io::Result<()> {
+    match format {
+        Format::Csv => {
+            let mut w = csv::WriterBuilder::new()
+                .has_headers(false)
+                .from_writer(out);
+            w.write_record([
+                file,
+                &game.to_string(),
+                &row.white,
+                &row.black,
+                row.result,
+                &row.plies.to_string(),
+                row.termination,
+                &opt(row.termination_ply),
+                &opt(row.threefold_claim_ply),
+                &opt(row.fifty_claim_ply),
+                row.winner_can_mate,
+                row.fide_result,
+                if row.result_ok { "true" } else { "false" },
+                row.dead_reason,
+                row.loss_rule,
+                row.undetermined_reason,
+                &row.helpmate.as_deref().map(uci_line).unwrap_or_default(),
+                row.error.as_deref().unwrap_or(""),
+            ])?;
+            w.flush()
+        }
+        Format::Jsonl => {
+            let s = |out: &mut dyn Write, key: &str, value: &str| -> io::Result<()> {
+                write!(out, ",\"{key}\":")?;
+                json::write_opt_str(out, (!value.is_empty()).then_some(value))
+            };
+            let n = |out: &mut dyn Write, key: &str, value: Option<u32>| match value {
+                Some(v) => write!(out, ",\"{key}\":{v}"),
+                None => write!(out, ",\"{key}\":null"),
+            };
+            out.write_all(b"{\"file\":")?;
+            json::write_str(out, file)?;
+            write!(out, ",\"game\":{game}")?;
+            out.write_all(b",\"white\":")?;
+            json::write_str(out, &row.white)?;
+            out.write_all(b",\"black\":")?;
+            json::write_str(out, &row.black)?;
+            s(out, "result", row.result)?;
+            write!(out, ",\"plies\":{}", row.plies)?;
+            s(out, "termination", row.termination)?;
+            n(out, "termination_ply", row.termination_ply)?;
+            n(out, "threefold_claim_ply", row.threefold_claim_ply)?;
+            n(out, "fifty_claim_ply", row.fifty_claim_ply)?;
+            s(out, "winner_can_mate", row.winner_can_mate)?;
+            s(out, "fide_result", row.fide_result)?;
+            write!(out, ",\"result_ok\":{}", row.result_ok)?;
+            s(out, "dead_reason", row.dead_reason)?;
+            s(out, "loss_rule", row.loss_rule)?;
+            s(out, "undetermined_reason", row.undetermined_reason)?;
+            out.write_all(b",\"helpmate\":")?;
+            match &row.helpmate {
+                None => out.write_all(b"null")?,
+                Some(line) => {
+                    out.write_all(b"[")?;
+                    for (i, m) in line.iter().enumerate() {
+                        if i > 0 {
+                            out.write_all(b",")?;
+                        }
+                        write!(out, "\"{m}\"")?;
+                    }
+                    out.write_all(b"]")?;
+                }
+            }
+            out.write_all(b",\"error\":")?;
+            json::write_opt_str(out, row.error.as_deref())?;
+            out.write_all(b"}\n")
+        }
+    }
+}

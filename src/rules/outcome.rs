@@ -1,0 +1,839 @@
+//! What the Laws say happened in a game: the first automatic end, the first
+//! moment a draw could be claimed, whether the winner of a decisive game
+//! without mate could mate at all, and the result the rules give.
+//!
+//! This module owns the per-game outcome under a rule [`Profile`]
+//! (RULES.md §3). It uses [`super::ends`] for position identity and the
+//! repetition count, and [`super::dead`] for dead positions and mate
+//! possibility; formatting the answer is left to `output`.
+//!
+//! Cost model: the replay, the repetition table and the claim tests are
+//! cheap and run on every ply. The solver runs at most twice on the final
+//! position (or on the position of an earlier automatic end), and a dead
+//! position found there is located with a binary search, so a game never
+//! pays one solver call per ply. Dead is monotone along a game: a position
+//! from which mate is possible is preceded only by such positions.
+
+use shakmaty::{Chess, Color, Position, Role};
+
+use super::dead::{
+    DeadReason, DeadVerdict, Mateability, UndeterminedReason, can_mate, first_dead_ply_by, is_dead,
+    is_dead_by_material,
+};
+use super::ends::{EndKind, Repetitions};
+use super::finding::{Code, Finding};
+use super::game::{GameResult, RawGame};
+use super::replay::replay;
+use super::setup::start_position;
+
+/// Which reading of the rules to apply (RULES.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// The FIDE Laws in force since 1 January 2023.
+    Fide,
+    /// Apps with a claim button: claims once the fact has happened, material
+    /// draws only by the three patterns, losses stand as recorded.
+    App,
+    /// Sites without an arbiter: threefold and fifty moves draw at once,
+    /// material draws only by the three patterns, a loss on time or by
+    /// resignation is a draw only when the winner has a bare king.
+    Online,
+}
+
+/// An end of the game on the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct End {
+    pub kind: EndKind,
+    /// Plies played when it happened (0 = the starting position).
+    pub ply: u32,
+}
+
+/// Why a decisive recorded result became a draw, or why it stood although
+/// the winner cannot mate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossRule {
+    /// 6.9: a loss on time (the `Termination` tag says so) against a player
+    /// who cannot mate is a draw.
+    Time,
+    /// 5.1.2 since 1 January 2023: a resignation (or adjudication) against a
+    /// player who cannot mate is a draw.
+    Resignation,
+    /// 5.1.2 before 1 January 2023 (the `Date` tag is earlier): the
+    /// resignation stood as a loss.
+    ResignationBefore2023,
+    /// The `online` profile: the winner had a bare king.
+    BareKing,
+}
+
+/// Everything the rules say about one game.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// Legal main-line plies replayed, including any after the end.
+    pub plies: u32,
+    /// Fullmove number and side to move of the starting position.
+    pub first_move: (u32, Color),
+    /// The first automatic end (and, under `online`, threefold or fifty).
+    pub end: Option<End>,
+    /// Why the position was dead, when `end` is a dead position.
+    pub dead_reason: Option<DeadReason>,
+    /// First ply count after which the player to move could claim a draw
+    /// by repetition (never under `online`, never at or after `end`).
+    pub threefold_claim_ply: Option<u32>,
+    /// The same for the fifty-move rule.
+    pub fifty_claim_ply: Option<u32>,
+    /// The Result tag, or the termination marker when the tag is missing or
+    /// invalid.
+    pub recorded: Option<GameResult>,
+    /// For a decisive recorded result without checkmate on the board:
+    /// whether the winner can mate from the final position.
+    pub winner_can_mate: Option<Mateability>,
+    /// The winner's question was left to the cheap tests only, because
+    /// the answer changes nothing under the profile (`app`, `online`) and
+    /// those tests could not prove that the winner cannot mate.
+    pub winner_not_searched: bool,
+    /// How 5.1.2/6.9 (or the profile's version of them) was applied, when
+    /// the winner cannot mate.
+    pub loss_rule: Option<LossRule>,
+    /// The result the rules give; `None` when the game could not be
+    /// replayed far enough to say.
+    pub rules_result: Option<GameResult>,
+    /// What stopped the replay: an illegal or unreadable move
+    /// (`Code::MoveAfterEnd` when the game had already ended by mate or
+    /// stalemate), an invalid FEN, an unsupported variant.
+    pub error: Option<Finding>,
+}
+
+impl Outcome {
+    /// Whether the game could be replayed to its end (a move made after
+    /// checkmate or stalemate does not count against it).
+    pub fn is_replayed(&self) -> bool {
+        self.error
+            .as_ref()
+            .is_none_or(|e| e.code == Code::MoveAfterEnd)
+    }
+
+    /// Whether the recorded result is the one the rules give.
+    pub fn is_result_ok(&self) -> bool {
+        self.rules_result.is_some() && self.rules_result == self.recorded
+    }
+}
+
+/// The recorded result: the Result tag when valid, else the marker.
+pub fn recorded_result(game: &RawGame<'_>) -> Option<GameResult> {
+    game.tag("Result")
+        .and_then(|t| GameResult::from_ascii(&t.value))
+        .or(game.marker.map(|m| m.result))
+}
+
+/// Whether the `Termination` tag says the game was lost on time
+/// (`Time forfeit`, `won on time`, …): any value containing the word
+/// `time`, case-insensitively.
+pub fn is_time_forfeit(game: &RawGame<'_>) -> bool {
+    game.tag("Termination")
+        .is_some_and(|t| t.value.windows(4).any(|w| w.eq_ignore_ascii_case(b"time")))
+}
+
+/// Whether the `Date` tag puts the game before 1 January 2023, when 5.1.2
+/// had no exception for a winner who cannot mate. Only the year matters;
+/// an unknown year (`????`), a missing or unreadable tag means the current
+/// Laws apply.
+pub fn is_before_2023(game: &RawGame<'_>) -> bool {
+    let Some(tag) = game.tag("Date") else {
+        return false;
+    };
+    let v = tag.value.trim_ascii();
+    match v.get(..4) {
+        Some(year)
+            if year.iter().all(u8::is_ascii_digit) && v.get(4).is_none_or(|&c| c == b'.') =>
+        {
+            year.iter().fold(0u32, |n, &c| n * 10 + u32::from(c - b'0')) < 2023
+        }
+        _ => false,
+    }
+}
+
+/// Works out the outcome of `game` under `profile`.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::input::scan::scan;
+/// use pgnkit::rules::ends::EndKind;
+/// use pgnkit::rules::outcome::{Profile, annotate};
+///
+/// let pgn = b"1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6 4.Ng1 Ng8 *";
+/// let game = &scan(pgn, true).games[0];
+/// assert_eq!(annotate(game, Profile::Fide).threefold_claim_ply, Some(7));
+/// assert_eq!(annotate(game, Profile::App).threefold_claim_ply, Some(8));
+/// let online = annotate(game, Profile::Online);
+/// assert_eq!(online.end.map(|e| (e.kind, e.ply)), Some((EndKind::ThreefoldRepetition, 8)));
+/// ```
+pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
+    let recorded = recorded_result(game);
+    let start = match start_position(game) {
+        Ok(start) => start,
+        Err(err) => {
+            let (code, line) = match err {
+                super::setup::SetupError::UnsupportedVariant(_) => (
+                    Code::UnsupportedVariant,
+                    game.tag("Variant").map_or(game.line, |t| t.line),
+                ),
+                super::setup::SetupError::InvalidFen { .. } => (
+                    Code::InvalidFen,
+                    game.tag("FEN").map_or(game.line, |t| t.line),
+                ),
+            };
+            return Outcome {
+                plies: 0,
+                first_move: (1, Color::White),
+                end: None,
+                dead_reason: None,
+                threefold_claim_ply: None,
+                fifty_claim_ply: None,
+                recorded,
+                winner_can_mate: None,
+                winner_not_searched: false,
+                loss_rule: None,
+                rules_result: None,
+                error: Some(Finding::game(code, line, err.to_string())),
+            };
+        }
+    };
+    let start_pos = start.pos;
+    let first_move = (start_pos.fullmoves().get(), start_pos.turn());
+
+    // Pass 1: the replay, with everything that is cheap per ply.
+    let mut tracker = Tracker::new(&start_pos, profile);
+    let done = replay(game, start_pos.clone(), |ev| {
+        tracker.ply(ev.ply, ev.after, ev.mv.is_capture() || ev.mv.is_promotion());
+    });
+    let Tracker {
+        end: in_replay_end,
+        end_pos,
+        threefold_claim,
+        fifty_claim,
+        ..
+    } = tracker;
+
+    let plies = done.plies;
+    let final_pos = &done.pos;
+    let no_moves = final_pos.legal_moves().is_empty();
+    let mate = no_moves && final_pos.is_check();
+    let mut error = done.error;
+    if let Some(e) = &mut error
+        && no_moves
+        && e.code == Code::IllegalMove
+    {
+        // A move after checkmate or stalemate cannot be played at all.
+        e.code = Code::MoveAfterEnd;
+        e.message = format!(
+            "move after the game ended by {}",
+            if mate { "checkmate" } else { "stalemate" }
+        );
+    }
+    let replayed = error.as_ref().is_none_or(|e| e.code == Code::MoveAfterEnd);
+
+    // Mate possibility of the winner, for a decisive result without mate.
+    let winner = match recorded {
+        Some(GameResult::WhiteWins) => Some(Color::White),
+        Some(GameResult::BlackWins) => Some(Color::Black),
+        _ => None,
+    };
+    // Under `fide` the full search runs: the final position needs one
+    // solver question anyway (is it dead?), and a mating line for the
+    // winner answers that one too. The other profiles never turn a loss
+    // into a draw on the solver's word, so only cheap tests run.
+    let mut winner_not_searched = false;
+    let loss_rule_may_apply = profile == Profile::Fide
+        && in_replay_end.is_none()
+        && (is_time_forfeit(game) || !is_before_2023(game));
+    let winner_can_mate = match winner {
+        Some(side) if replayed && !mate => {
+            if cannot_mate_cheaply(final_pos, side) {
+                Some(Mateability::No)
+            } else if loss_rule_may_apply {
+                Some(can_mate(final_pos, side))
+            } else {
+                winner_not_searched = true;
+                None
+            }
+        }
+        _ => None,
+    };
+
+    // Dead positions under `fide`: one question on the position of the
+    // first end found so far (or the final one), then a binary search.
+    let mut dead: Option<(u32, DeadReason)> = None;
+    if profile == Profile::Fide && !mate {
+        let final_alive = matches!(winner_can_mate, Some(Mateability::Yes { .. }));
+        let (query_ply, verdict) = match (in_replay_end, &end_pos) {
+            (Some(end), _) if end.kind == EndKind::DeadPosition => {
+                (end.ply, Some(DeadVerdict::Dead(DeadReason::Material)))
+            }
+            (Some(end), Some(pos)) if !final_alive => (end.ply, Some(dead_verdict(pos, None))),
+            (Some(_), _) => (0, None),
+            (None, _) if final_alive => (0, None),
+            (None, _) => {
+                let known = winner.zip(winner_can_mate.as_ref());
+                (plies, Some(dead_verdict(final_pos, known)))
+            }
+        };
+        if let Some(DeadVerdict::Dead(reason)) = verdict {
+            dead = if query_ply == 0 {
+                Some((0, reason))
+            } else {
+                first_dead(game, &start_pos, query_ply, reason)
+            };
+        }
+    }
+
+    // The first end: earliest ply, then precedence.
+    let mut end = in_replay_end;
+    let mut dead_reason = match in_replay_end {
+        Some(e) if e.kind == EndKind::DeadPosition => Some(DeadReason::Material),
+        _ => None,
+    };
+    let mut consider = |candidate: End, reason: Option<DeadReason>| {
+        if end.is_none_or(|e| (candidate.ply, candidate.kind) < (e.ply, e.kind)) {
+            end = Some(candidate);
+            dead_reason = reason;
+        }
+    };
+    if let Some((ply, reason)) = dead {
+        consider(
+            End {
+                kind: EndKind::DeadPosition,
+                ply,
+            },
+            Some(reason),
+        );
+    }
+    if no_moves {
+        let kind = if mate {
+            EndKind::Checkmate
+        } else {
+            EndKind::Stalemate
+        };
+        consider(End { kind, ply: plies }, None);
+    }
+    if end.is_some_and(|e| e.kind != EndKind::DeadPosition) {
+        dead_reason = None;
+    }
+
+    // Claims exist only before the game ended.
+    let before_end = |claim: Option<u32>| claim.filter(|&k| end.is_none_or(|e| k < e.ply));
+    let threefold_claim_ply = before_end(threefold_claim);
+    let fifty_claim_ply = before_end(fifty_claim);
+
+    let mut loss_rule = None;
+    let rules_result = match end {
+        Some(End {
+            kind: EndKind::Checkmate,
+            ..
+        }) => Some(wins(!final_pos.turn())),
+        Some(_) => Some(GameResult::Draw),
+        None if !replayed => None,
+        None => Some(match (recorded, winner) {
+            (Some(result), Some(side)) => {
+                loss_rule = loss_rule_for(game, profile, final_pos, side, &winner_can_mate);
+                match loss_rule {
+                    Some(LossRule::ResignationBefore2023) | None => result,
+                    Some(_) => GameResult::Draw,
+                }
+            }
+            (Some(result), None) => result,
+            (None, _) => GameResult::Unfinished,
+        }),
+    };
+    Outcome {
+        plies,
+        first_move,
+        end,
+        dead_reason,
+        threefold_claim_ply,
+        fifty_claim_ply,
+        recorded,
+        winner_can_mate,
+        winner_not_searched,
+        loss_rule,
+        rules_result,
+        error,
+    }
+}
+
+/// Whether the position is dead, cheap tests first: the material patterns,
+/// then for each side a known answer or the fast unwinnability check. The
+/// full search runs only when one side is already proven unable to mate;
+/// when neither is, the answer is "undetermined" without a search (real
+/// positions that are dead are proven by the fast check for both sides;
+/// this keeps alive positions, nearly all of them, from costing a full
+/// helpmate search each).
+fn dead_verdict(pos: &Chess, known: Option<(Color, &Mateability)>) -> DeadVerdict {
+    if is_dead_by_material(pos.board()) {
+        return DeadVerdict::Dead(DeadReason::Material);
+    }
+    if pos.is_checkmate() {
+        return DeadVerdict::Alive;
+    }
+    let mut cannot = [false; 2];
+    for (i, side) in [!pos.turn(), pos.turn()].into_iter().enumerate() {
+        cannot[i] = match known {
+            Some((s, Mateability::Yes { .. })) if s == side => return DeadVerdict::Alive,
+            Some((s, Mateability::No)) if s == side => true,
+            _ => cannot_mate_cheaply(pos, side),
+        };
+    }
+    let other = match cannot {
+        [true, true] => return DeadVerdict::Dead(DeadReason::Unwinnable),
+        [true, false] => pos.turn(),
+        [false, true] => !pos.turn(),
+        [false, false] => return DeadVerdict::Undetermined(UndeterminedReason::SearchLimit),
+    };
+    match can_mate(pos, other) {
+        Mateability::Yes { .. } => DeadVerdict::Alive,
+        Mateability::No => DeadVerdict::Dead(DeadReason::Unwinnable),
+        Mateability::Undetermined(reason) => DeadVerdict::Undetermined(reason),
+    }
+}
+
+/// Whether cheap tests prove that `side` cannot mate: a dead material
+/// pattern, a bare king, or chasolver's fast unwinnability check (sound,
+/// incomplete). `false` means "not proven".
+fn cannot_mate_cheaply(pos: &Chess, side: Color) -> bool {
+    let board = pos.board();
+    if is_dead_by_material(board) || (board.by_color(side) & !board.kings()).is_empty() {
+        return true;
+    }
+    let Some(solver_board) = solver_board(pos) else {
+        return false;
+    };
+    let color = match side {
+        Color::White => chess::Color::White,
+        Color::Black => chess::Color::Black,
+    };
+    std::panic::catch_unwind(|| chasolver::is_unwinnable_fast(&solver_board, color))
+        .unwrap_or(false)
+}
+
+/// The position on `chess`'s board, for chasolver; `None` when castling
+/// rights are not standard (king on e1/e8, rooks in the corners), which
+/// `chess` cannot hold, or when the conversion fails. (Mirrors
+/// `rules::dead`'s private conversion.)
+fn solver_board(pos: &Chess) -> Option<chess::Board> {
+    use shakmaty::{CastlingSide, EnPassantMode, File, Rank, Square};
+    let castles = pos.castles();
+    let standard = Color::ALL.into_iter().all(|color| {
+        let rank = color.fold_wb(Rank::First, Rank::Eighth);
+        let king_home = pos.board().king_of(color) == Some(Square::from_coords(File::E, rank));
+        [
+            (CastlingSide::KingSide, File::H),
+            (CastlingSide::QueenSide, File::A),
+        ]
+        .into_iter()
+        .all(|(side, file)| match castles.rook(color, side) {
+            None => true,
+            Some(rook) => king_home && rook == Square::from_coords(file, rank),
+        })
+    });
+    if !standard {
+        return None;
+    }
+    let fen = shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    <chess::Board as std::str::FromStr>::from_str(&fen).ok()
+}
+
+fn wins(side: Color) -> GameResult {
+    match side {
+        Color::White => GameResult::WhiteWins,
+        Color::Black => GameResult::BlackWins,
+    }
+}
+
+/// Which of 5.1.2/6.9 (or the profile's rule) applies to a decisive result
+/// without mate on the board, when the winner `side` cannot mate.
+fn loss_rule_for(
+    game: &RawGame<'_>,
+    profile: Profile,
+    final_pos: &Chess,
+    side: Color,
+    winner_can_mate: &Option<Mateability>,
+) -> Option<LossRule> {
+    match profile {
+        Profile::App => None,
+        Profile::Online => {
+            let board = final_pos.board();
+            let bare = (board.by_color(side) & !board.kings()).is_empty();
+            bare.then_some(LossRule::BareKing)
+        }
+        Profile::Fide => {
+            // Never flip a result on an undetermined answer.
+            if !matches!(winner_can_mate, Some(Mateability::No)) {
+                return None;
+            }
+            Some(if is_time_forfeit(game) {
+                LossRule::Time
+            } else if is_before_2023(game) {
+                LossRule::ResignationBefore2023
+            } else {
+                LossRule::Resignation
+            })
+        }
+    }
+}
+
+/// The first ply proven dead among plies `0..=last`, `last` being proven
+/// dead for `reason`. Replays the game again to collect the positions: only
+/// games that end dead pay for it.
+fn first_dead(
+    game: &RawGame<'_>,
+    start: &Chess,
+    last: u32,
+    reason: DeadReason,
+) -> Option<(u32, DeadReason)> {
+    let mut positions = Vec::with_capacity(last as usize + 1);
+    positions.push(start.clone());
+    replay(game, start.clone(), |ev| {
+        if ev.ply <= last {
+            positions.push(ev.after.clone());
+        }
+    });
+    let len = positions.len().min(last as usize + 1);
+    // Usually the position before is alive (the capture that left a dead
+    // material pattern, the move that stalemated): then one question
+    // settles it.
+    if len >= 2 && is_dead(&positions[len - 2]) == DeadVerdict::Alive {
+        return Some((len as u32 - 1, reason));
+    }
+    first_dead_ply_by(len, |i| {
+        if i == len - 1 {
+            DeadVerdict::Dead(reason)
+        } else {
+            is_dead(&positions[i])
+        }
+    })
+    .map(|(i, r)| (i as u32, r))
+}
+
+/// The per-ply state of pass 1: repetitions, the first in-replay end, the
+/// first claims.
+struct Tracker {
+    profile: Profile,
+    reps: Repetitions,
+    end: Option<End>,
+    /// The position at `end`, for the dead-position question.
+    end_pos: Option<Chess>,
+    threefold_claim: Option<u32>,
+    fifty_claim: Option<u32>,
+}
+
+impl Tracker {
+    fn new(start: &Chess, profile: Profile) -> Tracker {
+        // Counts of 2 must be exact for 9.2.1 (`fide`); the other profiles
+        // need exact counts from 3 on.
+        let threshold = if profile == Profile::Fide { 2 } else { 3 };
+        let mut t = Tracker {
+            profile,
+            reps: Repetitions::new(start, threshold),
+            end: None,
+            end_pos: None,
+            threefold_claim: None,
+            fifty_claim: None,
+        };
+        // A dead start position, or a FEN whose clock already says 75 (or,
+        // under `online`, 50) moves.
+        let kind = if is_dead_by_material(start.board()) {
+            Some(EndKind::DeadPosition)
+        } else if start.halfmoves() >= 150 {
+            Some(EndKind::SeventyFiveMoves)
+        } else if profile == Profile::Online && start.halfmoves() >= 100 {
+            Some(EndKind::FiftyMoves)
+        } else {
+            None
+        };
+        match kind {
+            Some(kind) => t.ended(kind, 0, start),
+            None => t.claims(0, start, 1),
+        }
+        t
+    }
+
+    fn ended(&mut self, kind: EndKind, ply: u32, pos: &Chess) {
+        self.end = Some(End { kind, ply });
+        self.end_pos = Some(pos.clone());
+    }
+
+    #[inline]
+    fn ply(&mut self, ply: u32, pos: &Chess, material_changed: bool) {
+        let occurrences = self.reps.push(pos);
+        if self.end.is_some() {
+            return;
+        }
+        let online = self.profile == Profile::Online;
+        let kind = if material_changed && is_dead_by_material(pos.board()) {
+            Some(EndKind::DeadPosition)
+        } else if occurrences >= 5 {
+            Some(EndKind::FivefoldRepetition)
+        } else if pos.halfmoves() >= 150 {
+            Some(EndKind::SeventyFiveMoves)
+        } else if online && occurrences >= 3 {
+            Some(EndKind::ThreefoldRepetition)
+        } else if online && pos.halfmoves() >= 100 {
+            Some(EndKind::FiftyMoves)
+        } else {
+            None
+        };
+        match kind {
+            Some(kind) => self.ended(kind, ply, pos),
+            None => self.claims(ply, pos, occurrences),
+        }
+    }
+
+    /// Looks for the first claims in the position after `ply` plies.
+    #[inline]
+    fn claims(&mut self, ply: u32, pos: &Chess, occurrences: u8) {
+        let fide = match self.profile {
+            Profile::Online => return,
+            Profile::Fide => true,
+            Profile::App => false,
+        };
+        if self.threefold_claim.is_none()
+            && (occurrences >= 3 || (fide && self.reps.can_claim_with_next_move(pos)))
+        {
+            self.threefold_claim = Some(ply);
+        }
+        if self.fifty_claim.is_none() {
+            let halfmoves = pos.halfmoves();
+            // 9.3.1: a move that is neither a pawn move nor a capture
+            // completes the fifty moves.
+            if halfmoves >= 100
+                || (fide
+                    && halfmoves == 99
+                    && pos
+                        .legal_moves()
+                        .iter()
+                        .any(|m| !m.is_capture() && m.role() != Role::Pawn))
+            {
+                self.fifty_claim = Some(ply);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::scan::scan;
+
+    fn outcome(pgn: &str, profile: Profile) -> Outcome {
+        let scan = scan(pgn.as_bytes(), true);
+        annotate(&scan.games[0], profile)
+    }
+
+    fn end(o: &Outcome) -> Option<(&'static str, u32)> {
+        o.end.map(|e| (e.kind.as_str(), e.ply))
+    }
+
+    const KNIGHTS: &str =
+        "1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6 4.Ng1 Ng8 5.Nf3 Nf6 6.Ng1 Ng8 7.Nf3 Nf6 8.Ng1 Ng8";
+
+    #[test]
+    fn knights_out_and_back_in_every_profile() {
+        let pgn = format!("[Result \"1/2-1/2\"]\n\n{KNIGHTS} 1/2-1/2\n");
+        let fide = outcome(&pgn, Profile::Fide);
+        assert_eq!(fide.threefold_claim_ply, Some(7));
+        assert_eq!(end(&fide), Some(("fivefold-repetition", 16)));
+        assert_eq!(fide.rules_result, Some(GameResult::Draw));
+        assert!(fide.is_result_ok());
+        let app = outcome(&pgn, Profile::App);
+        assert_eq!(app.threefold_claim_ply, Some(8));
+        assert_eq!(end(&app), Some(("fivefold-repetition", 16)));
+        let online = outcome(&pgn, Profile::Online);
+        assert_eq!(online.threefold_claim_ply, None);
+        assert_eq!(end(&online), Some(("threefold-repetition", 8)));
+    }
+
+    #[test]
+    fn claims_stop_at_the_end() {
+        // Fivefold at 16 ends the game before any fifty-move claim.
+        let o = outcome(&format!("{KNIGHTS} 9.Nf3 *"), Profile::Fide);
+        assert_eq!(o.plies, 17);
+        assert_eq!(end(&o), Some(("fivefold-repetition", 16)));
+        assert_eq!(o.rules_result, Some(GameResult::Draw));
+        assert!(!o.is_result_ok());
+    }
+
+    fn from_fen(fen: &str, moves: &str, result: &str) -> String {
+        format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n[Result \"{result}\"]\n\n{moves} {result}\n")
+    }
+
+    #[test]
+    fn fifty_moves_count_from_the_fen_clock() {
+        // Clock at 98, White to move: after 1.Kb1 (99) Black may claim with
+        // an intended quiet move (9.3.1); after 1...Kb8 (100) anyone may
+        // (9.3.2).
+        let pgn = from_fen("k7/8/8/8/8/8/8/KR6 w - - 98 60", "60. Kb2 Ka7 61. Kb3", "*");
+        assert_eq!(outcome(&pgn, Profile::Fide).fifty_claim_ply, Some(1));
+        assert_eq!(outcome(&pgn, Profile::App).fifty_claim_ply, Some(2));
+        let online = outcome(&pgn, Profile::Online);
+        assert_eq!(online.fifty_claim_ply, None);
+        assert_eq!(end(&online), Some(("fifty-moves", 2)));
+        // At 99 on the start position itself.
+        let pgn = from_fen("k7/8/8/8/8/8/8/KR6 w - - 99 60", "60. Kb2", "*");
+        assert_eq!(outcome(&pgn, Profile::Fide).fifty_claim_ply, Some(0));
+    }
+
+    #[test]
+    fn seventy_five_moves_and_mate_on_the_150th_ply() {
+        // Clock at 149: the next quiet move completes 75 moves.
+        let pgn = from_fen("k7/8/1K6/8/8/8/8/7R w - - 149 100", "100. Rh2", "1/2-1/2");
+        let o = outcome(&pgn, Profile::Fide);
+        assert_eq!(end(&o), Some(("seventy-five-moves", 1)));
+        assert!(o.is_result_ok());
+        // The same ply mates: the mate stands.
+        let pgn = from_fen("k7/8/1K6/8/8/8/8/7R w - - 149 100", "100. Rh8#", "1-0");
+        let o = outcome(&pgn, Profile::Fide);
+        assert_eq!(end(&o), Some(("checkmate", 1)));
+        assert_eq!(o.rules_result, Some(GameResult::WhiteWins));
+        // Under online too, a mate completing fifty moves stands.
+        let pgn = from_fen("k7/8/1K6/8/8/8/8/7R w - - 99 100", "100. Rh8#", "1-0");
+        assert_eq!(end(&outcome(&pgn, Profile::Online)), Some(("checkmate", 1)));
+    }
+
+    #[test]
+    fn resignation_and_time_against_a_player_who_cannot_mate() {
+        // chasolver's README position (lichess.org/ijyj0mHa): Black's
+        // pieces are walled in and can never mate; White can. Black "won".
+        let fen = "5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - - 0 1";
+        let game = |tags: &str| {
+            format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n{tags}[Result \"0-1\"]\n\n1. Ke3 0-1\n")
+        };
+        let o = outcome(&game("[Date \"2024.05.01\"]\n"), Profile::Fide);
+        assert_eq!(o.winner_can_mate, Some(Mateability::No));
+        assert_eq!(o.loss_rule, Some(LossRule::Resignation));
+        assert_eq!(o.rules_result, Some(GameResult::Draw));
+        assert_eq!(o.end, None);
+        // Before 2023 a resignation stood.
+        let o = outcome(&game("[Date \"2019.05.01\"]\n"), Profile::Fide);
+        assert_eq!(o.loss_rule, Some(LossRule::ResignationBefore2023));
+        assert_eq!(o.rules_result, Some(GameResult::BlackWins));
+        // A loss on time is a draw whatever the date.
+        let tags = "[Date \"2019.05.01\"]\n[Termination \"Time forfeit\"]\n";
+        let o = outcome(&game(tags), Profile::Fide);
+        assert_eq!(o.loss_rule, Some(LossRule::Time));
+        assert_eq!(o.rules_result, Some(GameResult::Draw));
+        // Undated games follow the current Laws.
+        let o = outcome(&game("[Date \"????.??.??\"]\n"), Profile::Fide);
+        assert_eq!(o.rules_result, Some(GameResult::Draw));
+        // app: as recorded; online: only a bare king draws.
+        for profile in [Profile::App, Profile::Online] {
+            let o = outcome(&game(""), profile);
+            assert_eq!(o.winner_can_mate, Some(Mateability::No));
+            assert_eq!(o.rules_result, Some(GameResult::BlackWins), "{profile:?}");
+        }
+        let bare = "[SetUp \"1\"]\n[FEN \"8/8/4k3/8/8/8/4q3/7K w - - 0 1\"]\n[Result \"1-0\"]\n\n1. Kg1 1-0\n";
+        for profile in [Profile::Fide, Profile::Online] {
+            let o = outcome(bare, profile);
+            assert_eq!(o.winner_can_mate, Some(Mateability::No));
+            assert_eq!(o.rules_result, Some(GameResult::Draw), "{profile:?}");
+        }
+        assert_eq!(
+            outcome(bare, Profile::Online).loss_rule,
+            Some(LossRule::BareKing)
+        );
+    }
+
+    #[test]
+    fn a_winner_who_can_mate_keeps_the_win() {
+        let o = outcome(
+            "[Result \"0-1\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 0-1\n",
+            Profile::Fide,
+        );
+        assert!(matches!(o.winner_can_mate, Some(Mateability::Yes { .. })));
+        assert_eq!(o.rules_result, Some(GameResult::BlackWins));
+        assert_eq!(o.end, None);
+    }
+
+    #[test]
+    fn locked_pawn_wall_is_found_at_its_first_ply() {
+        // The g-pawns lock the last open files (as in rules::dead's test).
+        let pgn = from_fen(
+            "4k3/6p1/8/p1p1p3/P1P1P3/8/6P1/4K3 w - - 0 1",
+            "1. g4 g5 2. Kf2 Kf7 3. Kg3 Kg6",
+            "1/2-1/2",
+        );
+        let o = outcome(&pgn, Profile::Fide);
+        let (kind, ply) = end(&o).unwrap();
+        assert_eq!(kind, "dead-position");
+        assert!(ply <= 2, "{ply}");
+        assert_eq!(o.dead_reason, Some(DeadReason::Unwinnable));
+        // app and online know only the material patterns.
+        assert_eq!(outcome(&pgn, Profile::App).end, None);
+        assert_eq!(outcome(&pgn, Profile::Online).end, None);
+    }
+
+    #[test]
+    fn material_dead_position_and_moves_after_it() {
+        // K+N v K after 1.Kxd2: dead at ply 1, the rest comes after.
+        let pgn = from_fen(
+            "4k3/8/8/8/8/8/3p4/3K2N1 w - - 0 1",
+            "1. Kxd2 Kd7 2. Nf3",
+            "1/2-1/2",
+        );
+        for profile in [Profile::Fide, Profile::App, Profile::Online] {
+            let o = outcome(&pgn, profile);
+            assert_eq!(end(&o), Some(("dead-position", 1)), "{profile:?}");
+            assert_eq!(o.dead_reason, Some(DeadReason::Material));
+            assert_eq!(o.plies, 3);
+        }
+    }
+
+    #[test]
+    fn stalemate_takes_precedence_over_dead_on_the_same_ply() {
+        let pgn = "[SetUp \"1\"]\n[FEN \"7k/8/6K1/8/8/8/8/5Q2 w - - 0 1\"]\n[Result \"1-0\"]\n\n1. Qf7 1-0\n";
+        let o = outcome(pgn, Profile::Fide);
+        assert_eq!(end(&o), Some(("stalemate", 1)));
+        assert_eq!(o.rules_result, Some(GameResult::Draw));
+        assert_eq!(o.winner_can_mate, Some(Mateability::No));
+    }
+
+    #[test]
+    fn illegal_move_is_annotated_up_to_it() {
+        let o = outcome("[Result \"1-0\"]\n\n1. e4 e5 2. Ke3 1-0\n", Profile::Fide);
+        assert_eq!(o.plies, 2);
+        assert!(!o.is_replayed());
+        assert_eq!(o.rules_result, None);
+        assert_eq!(o.winner_can_mate, None);
+        // A move after mate is not a replay failure.
+        let o = outcome(
+            "[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# Ke7 1-0\n",
+            Profile::Fide,
+        );
+        assert!(o.is_replayed());
+        assert_eq!(end(&o), Some(("checkmate", 7)));
+        assert!(o.is_result_ok());
+    }
+
+    #[test]
+    fn en_passant_square_counts_only_when_the_capture_is_legal() {
+        // After 1.e4 the e3 square is phantom: the position after 3.Ng1
+        // ... repeats it. With a capture possible it would not.
+        let o = outcome(
+            "1. e4 Nf6 2. Nf3 Ng8 3. Ng1 Nf6 4. Nf3 Ng8 5. Ng1 *",
+            Profile::App,
+        );
+        // Position after 1...Nf6 2.Nf3 Ng8 ... : 1.e4 (ply 1) recurs at
+        // plies 5 and 9 (Black to move).
+        assert_eq!(o.threefold_claim_ply, Some(9));
+    }
+
+    #[test]
+    fn dates() {
+        let game = |date: &str| format!("[Date \"{date}\"]\n\n1. e4 *\n");
+        let before = |date: &str| is_before_2023(&scan(game(date).as_bytes(), true).games[0]);
+        assert!(before("2022.12.31"));
+        assert!(before("1851.??.??"));
+        assert!(!before("2023.01.01"));
+        assert!(!before("????.??.??"));
+        assert!(!before("20?3.01.01"));
+    }
+}
