@@ -309,3 +309,25 @@ fn output_is_identical_for_any_thread_count() {
     );
     assert_eq!(one.stdout, eight.stdout);
 }
+
+#[test]
+fn exhaustive_settles_what_the_fast_check_leaves_open() {
+    let file = "fixtures/annotate/dead_needs_full_search.pgn";
+    let cols = ["termination", "termination_ply", "fide_result", "result_ok"];
+    let (_, fast) = rows(&[file], None);
+    assert_eq!(pick(&fast[0], &cols), ["", "", "1/2-1/2", "true"]);
+    let (_, full) = rows(&["--exhaustive", file], None);
+    assert_eq!(
+        pick(&full[0], &cols),
+        ["dead-position", "0", "1/2-1/2", "true"]
+    );
+    assert_eq!(full[0]["dead_reason"], "unwinnable");
+
+    // A 2018 resignation: the winner's question changes nothing, so it is
+    // left open by default and answered with --exhaustive.
+    let file = "fixtures/annotate/winner_cannot_mate_2018.pgn";
+    let (_, fast) = rows(&[file], None);
+    let (_, full) = rows(&["--exhaustive", file], None);
+    assert_eq!(fast[0]["fide_result"], full[0]["fide_result"]);
+    assert_eq!(full[0]["winner_can_mate"], "no");
+}
