@@ -169,13 +169,12 @@ fn castle(pos: &Chess, side: CastlingSide) -> Result<Move, SanError> {
 fn is_legal(pos: &Chess, king: Square, in_check: bool, m: &Move) -> bool {
     // Most moves: not in check, not the king, not on a line with the king,
     // so nothing can be pinned.
-    if let Move::Normal { role, from, .. } = *m {
-        if !in_check
-            && role != Role::King
-            && !attacks::queen_attacks(king, Bitboard::EMPTY).contains(from)
-        {
-            return true;
-        }
+    if let Move::Normal { role, from, .. } = *m
+        && !in_check
+        && role != Role::King
+        && !attacks::queen_attacks(king, Bitboard::EMPTY).contains(from)
+    {
+        return true;
     }
     is_legal_slow(pos, king, m)
 }
