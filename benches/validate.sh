@@ -28,7 +28,7 @@ size=$(stat -c %s "$pgn")
 # run NAME CMD...: prints "seconds peak_kb" for one run.
 measure() {
   /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null 2> "$work/stderr" || true
-  cat "$work/time"
+  tail -n 1 "$work/time"
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -47,7 +47,7 @@ for ((r = 1; r <= rounds; r++)); do
   done
 done
 
-summary=$("$bin" validate -j2 "$pgn" 2>&1 >/dev/null | tail -1)
+summary=$({ "$bin" validate -j2 "$pgn" 2>&1 >/dev/null || true; } | tail -1)
 echo "corpus: $corpus ($((size / 1000000)) MB), $summary"
 echo "rounds: $rounds (median wall time)"
 declare -A med

@@ -57,9 +57,25 @@ pub fn check_game(game: &RawGame<'_>) -> GameCheck {
     check_variation_syntax(game, &mut findings);
     let first_move = (start.pos.fullmoves().get(), start.pos.turn());
 
+    REPETITIONS.with_borrow_mut(|reps| check_moves(game, &start, first_move, findings, reps))
+}
+
+thread_local! {
+    /// One repetition tracker per thread, reused game after game.
+    static REPETITIONS: std::cell::RefCell<Repetitions> =
+        std::cell::RefCell::new(Repetitions::new(&Chess::default(), 5));
+}
+
+fn check_moves(
+    game: &RawGame<'_>,
+    start: &super::setup::Start,
+    first_move: (u32, Color),
+    mut findings: Vec<Finding>,
+    reps: &mut Repetitions,
+) -> GameCheck {
+    reps.reset(&start.pos, 5);
     // The first automatic end of the game, and the moves made after it.
     let mut end: Option<(u32, EndKind)> = initial_end(&start.pos);
-    let mut reps = Repetitions::new(&start.pos, 5);
     let mut after_end_reported = false;
     // The suffix of a check waits for the next move: a position followed by
     // a legal move is not mate, so mate is looked for once, at the end.

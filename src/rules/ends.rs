@@ -100,10 +100,20 @@ impl Repetitions {
             keys: Vec::with_capacity(32),
             occurrences: Vec::with_capacity(32),
             max_by_turn: [0; 2],
-            min_window: 4 * usize::from(threshold.max(2) - 1),
+            min_window: 0,
         };
-        r.push(start);
+        r.reset(start, threshold);
         r
+    }
+
+    /// Starts over at `start`, keeping the allocations (one tracker can
+    /// serve every game a thread replays).
+    pub fn reset(&mut self, start: &Chess, threshold: u8) {
+        self.keys.clear();
+        self.occurrences.clear();
+        self.max_by_turn = [0; 2];
+        self.min_window = 4 * usize::from(threshold.max(2) - 1);
+        self.push(start);
     }
 
     /// Records the position after a move; returns how many times it has now

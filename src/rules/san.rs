@@ -37,6 +37,7 @@ pub fn resolve(pos: &Chess, san: &San) -> Result<Move, SanError> {
 /// # Errors
 ///
 /// As [`resolve`].
+#[inline]
 pub fn resolve_with_check(pos: &Chess, san: &San, in_check: bool) -> Result<Move, SanError> {
     let Some(king) = pos.board().king_of(pos.turn()) else {
         return Err(SanError::IllegalSan);
@@ -172,11 +173,19 @@ fn is_legal(pos: &Chess, king: Square, in_check: bool, m: &Move) -> bool {
     if let Move::Normal { role, from, .. } = *m
         && !in_check
         && role != Role::King
-        && !attacks::queen_attacks(king, Bitboard::EMPTY).contains(from)
+        && !on_a_line(king, from)
     {
         return true;
     }
     is_legal_slow(pos, king, m)
+}
+
+/// Whether `a` and `b` share a rank, a file or a diagonal.
+#[inline]
+fn on_a_line(a: Square, b: Square) -> bool {
+    let df = i32::from(a.file()) - i32::from(b.file());
+    let dr = i32::from(a.rank()) - i32::from(b.rank());
+    df == 0 || dr == 0 || df == dr || df == -dr
 }
 
 /// [`is_legal`] for the moves that need an attack test.
