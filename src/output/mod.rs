@@ -1,6 +1,7 @@
 //! Bytes out: report writers (text, CSV, JSON Lines, PGN), diagnostics and
 //! the progress bar on standard error.
 
+pub mod convert;
 pub mod diag;
 pub mod json;
 pub mod progress;
