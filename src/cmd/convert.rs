@@ -257,14 +257,20 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
     {
         anyhow::bail!("--positions all applies to --to fen and --to epd only");
     }
+    let notes = matches!(args.to, ConvertFormat::Pgn | ConvertFormat::Jsonl);
     let settings = Settings {
         format: args.to,
         positions_all: args.positions == Positions::All,
         keep_invalid: args.keep_invalid,
         options: ConvertOptions {
-            comments: !args.no_comments,
-            nags: !args.no_nags,
-            variations: !args.no_variations,
+            san: matches!(
+                args.to,
+                ConvertFormat::Pgn | ConvertFormat::San | ConvertFormat::Lan | ConvertFormat::Jsonl
+            ),
+            // Only PGN and JSON Lines write annotations.
+            comments: notes && !args.no_comments,
+            nags: notes && !args.no_nags,
+            variations: notes && !args.no_variations,
         },
     };
     let input = &args.input;

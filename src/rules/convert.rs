@@ -22,6 +22,10 @@ use super::setup::{SetupError, Start, parse_fen, start_position};
 /// What to keep of the movetext besides the moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConvertOptions {
+    /// Normalise the SAN of every move. Without it [`ConvertedPly::san`] is
+    /// the SAN as written (parsed, suffix as written): for formats that write
+    /// no SAN, which then skip the cost of recomputing it.
+    pub san: bool,
     pub comments: bool,
     pub nags: bool,
     pub variations: bool,
@@ -30,6 +34,7 @@ pub struct ConvertOptions {
 impl Default for ConvertOptions {
     fn default() -> ConvertOptions {
         ConvertOptions {
+            san: true,
             comments: true,
             nags: true,
             variations: true,
@@ -72,7 +77,7 @@ impl Annotations {
 pub struct ConvertedPly {
     pub mv: Move,
     /// Normalised SAN (minimal disambiguation, `+`/`#` as the position says),
-    /// whatever the input wrote.
+    /// whatever the input wrote (unless [`ConvertOptions::san`] is off).
     pub san: SanPlus,
     /// Comments, NAGs and variations after this move.
     pub notes: Annotations,
@@ -214,6 +219,14 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
     let mut plies = Vec::with_capacity(game.tokens.len());
     let mut before = start.pos.clone();
     let done = replay(game, start.pos.clone(), |ev| {
+        if !options.san {
+            plies.push(ConvertedPly {
+                mv: ev.mv,
+                san: ev.san.clone(),
+                notes: Annotations::default(),
+            });
+            return;
+        }
         let suffix = ev.check.then(|| {
             if ev.after.is_checkmate() {
                 Suffix::Checkmate
@@ -234,13 +247,7 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
     converted.plies = plies;
     converted.error = done.error;
     converted.start = Some(start);
-    if options
-        != (ConvertOptions {
-            comments: false,
-            nags: false,
-            variations: false,
-        })
-    {
+    if options.comments || options.nags || options.variations {
         attach_annotations(game, options, &mut converted);
     }
     converted
@@ -696,6 +703,7 @@ mod tests {
         let bare = convert_game(
             &scan(b"{intro} 1. e4 $1 {good} (1. d4) e5 *", true).games[0],
             ConvertOptions {
+                san: true,
                 comments: false,
                 nags: false,
                 variations: false,
