@@ -223,7 +223,7 @@ pub fn for_each_line<R: Send>(
                     lines
                         .iter()
                         .filter(|l| is_game(l))
-                        .map(|l| work(l))
+                        .map(work)
                         .collect::<Vec<R>>()
                 })
             },

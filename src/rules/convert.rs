@@ -222,7 +222,7 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
         if !options.san {
             plies.push(ConvertedPly {
                 mv: ev.mv,
-                san: ev.san.clone(),
+                san: ev.san,
                 notes: Annotations::default(),
             });
             return;
@@ -256,7 +256,7 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
 /// Hangs depth-0 comments and NAGs, and whole variations, on the ply they
 /// follow; stops at the first main-line move that was not replayed.
 fn attach_annotations(game: &RawGame<'_>, options: ConvertOptions, out: &mut ConvertedGame) {
-    fn notes<'g>(out: &'g mut ConvertedGame, seen: usize) -> &'g mut Annotations {
+    fn notes(out: &mut ConvertedGame, seen: usize) -> &mut Annotations {
         match seen {
             0 => &mut out.pre,
             n => &mut out.plies[n - 1].notes,
