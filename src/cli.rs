@@ -197,19 +197,20 @@ pub struct ConvertArgs {
     pub from: Option<SourceFormat>,
 
     /// Write games that cannot be replayed up to their last legal move, with
-    /// a comment saying where they broke, instead of leaving them out.
+    /// a comment saying where they broke, instead of leaving them out. They
+    /// are still reported on standard error, and the exit status is still 1.
     #[arg(long)]
     pub keep_invalid: bool,
 
-    /// Drop comments (PGN output).
+    /// Drop comments (PGN and JSON Lines output).
     #[arg(long)]
     pub no_comments: bool,
 
-    /// Drop NAGs (PGN output).
+    /// Drop NAGs (PGN and JSON Lines output).
     #[arg(long)]
     pub no_nags: bool,
 
-    /// Drop variations (PGN output).
+    /// Drop variations (PGN and JSON Lines output).
     #[arg(long)]
     pub no_variations: bool,
 
@@ -218,7 +219,7 @@ pub struct ConvertArgs {
     pub positions: Positions,
 
     /// With `--to csv`: exactly these tags after the Seven Tag Roster
-    /// (comma-separated).
+    /// (comma-separated). Default: every tag the first 1,000 games use.
     #[arg(long, value_name = "T1,T2", value_delimiter = ',')]
     pub tags: Option<Vec<String>>,
 }

@@ -1,1 +1,393 @@
-//! Integration tests for `pgnkit convert`.
+//! Integration tests for `pgnkit convert`: one concern each, on fixtures
+//! (`fixtures/convert/README.md`) and real games from `fixtures/pgn/`.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::util::{code, run, stderr, stdout};
+
+/// Runs `pgnkit convert -q ARGS`, expecting exit status `want`.
+fn convert(args: &[&str], stdin: Option<&[u8]>, want: i32) -> String {
+    let mut all = vec!["convert", "-q"];
+    all.extend_from_slice(args);
+    let out = run(&all, stdin);
+    assert_eq!(code(&out), want, "{all:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// Writes `bytes` to a temporary file: large inputs cannot go through
+/// `run`'s standard input, which is written whole before stdout is read.
+fn temp_input(bytes: &[u8]) -> tempfile::NamedTempFile {
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    std::io::Write::write_all(&mut file, bytes).unwrap();
+    file
+}
+
+const TWIC: &str = "fixtures/pgn/twic1599_excerpt.pgn";
+
+#[test]
+fn uci_san_and_lan_lines() {
+    let pgn = b"1. e4 e5 2. Ng1f3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O Qd4 6. Nxe5 Qxe4 *\n\n*\n";
+    assert_eq!(
+        convert(&["--to", "uci"], Some(pgn), 0),
+        "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5c6 d7c6 e1g1 d8d4 f3e5 d4e4\n\n"
+    );
+    // SAN is normalised (Ng1f3 → Nf3) and gets its check suffix.
+    assert_eq!(
+        convert(&["--to", "san"], Some(pgn), 0),
+        "e4 e5 Nf3 Nc6 Bb5 a6 Bxc6 dxc6 O-O Qd4 Nxe5 Qxe4\n\n"
+    );
+    assert_eq!(
+        convert(&["--to", "lan"], Some(pgn), 0),
+        "e2-e4 e7-e5 Ng1-f3 Nb8-c6 Bf1-b5 a7-a6 Bb5xc6 d7xc6 O-O Qd8-d4 Nf3xe5 Qd4xe4\n\n"
+    );
+}
+
+#[test]
+fn a_game_from_a_fen_uses_the_uci_position_syntax() {
+    let pgn = b"[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n\n1. O-O Kd7 *\n\
+                [SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n\n*\n";
+    assert_eq!(
+        convert(&["--to", "uci"], Some(pgn), 0),
+        "fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1 moves e1g1 e8d7\n\
+         fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1 moves\n"
+    );
+}
+
+#[test]
+fn chess960_keeps_shredder_fen_and_king_to_rook() {
+    let uci = convert(&["--to", "uci", "fixtures/pgn/chess960.pgn"], None, 0);
+    let first = uci.lines().next().unwrap();
+    assert!(
+        first.starts_with(
+            "fen nbbrknrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w GDgd - 0 1 moves d2d4 d7d5"
+        ),
+        "{first}"
+    );
+    // 9... O-O: the king on e8 takes the rook on g8 (king to rook).
+    assert_eq!(first.split(' ').nth(8 + 17), Some("e8g8"), "{first}");
+    let san = convert(&["--to", "san", "fixtures/pgn/chess960.pgn"], None, 0);
+    assert!(
+        san.lines().next().unwrap().contains(" h4 O-O Be3 "),
+        "{san}"
+    );
+    // Read back, the Shredder-FEN says Chess960 again: same SAN, same end.
+    assert_eq!(convert(&["--to", "san"], Some(uci.as_bytes()), 0), san);
+    assert_eq!(
+        convert(&["--to", "fen"], Some(uci.as_bytes()), 0),
+        convert(&["--to", "fen", "fixtures/pgn/chess960.pgn"], None, 0)
+    );
+}
+
+#[test]
+fn pgn_to_uci_and_back_gives_the_same_moves_and_final_fen() {
+    let uci = convert(&["--to", "uci", TWIC], None, 0);
+    assert_eq!(uci.lines().count(), 12);
+    for format in ["uci", "san", "fen"] {
+        let direct = convert(&["--to", format, TWIC], None, 0);
+        let via_uci = convert(&["--from", "uci", "--to", format], Some(uci.as_bytes()), 0);
+        assert_eq!(via_uci, direct, "--to {format}");
+    }
+}
+
+#[test]
+fn invalid_games_are_reported_and_left_out() {
+    let file = "fixtures/pgn/illegal_move_ply_61.pgn";
+    let out = run(&["convert", "--to", "uci", file, TWIC], None);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout(&out).lines().count(), 12);
+    let err = stderr(&out);
+    let mut lines = err.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "pgnkit: fixtures/pgn/illegal_move_ply_61.pgn:16: game 1 (Gelfand,B - Gareev,T), \
+             ply 61 (31. Qxe1): illegal-move: `Qxe1` is not a legal move"
+        )
+    );
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("13 games, 1 could not be replayed (left out)"),
+        "{err}"
+    );
+
+    // Bad FEN and unsupported variants are invalid games too.
+    for (file, what) in [
+        ("fixtures/pgn/bad_fen.pgn", "invalid-fen"),
+        ("fixtures/pgn/crazyhouse.pgn", "unsupported-variant"),
+    ] {
+        let out = run(&["convert", "-q", "--to", "san", file], None);
+        assert_eq!(code(&out), 1, "{file}");
+        assert!(stderr(&out).contains(what), "{}", stderr(&out));
+    }
+
+    // Other findings (here a wrong result and a move after the end) do not
+    // stop a game: the moves after a fivefold repetition are written.
+    for file in [
+        "fixtures/pgn/wrong_result_mate.pgn",
+        "fixtures/pgn/fivefold_then_move.pgn",
+    ] {
+        let out = convert(&["--to", "uci", file], None, 0);
+        assert!(!out.trim().is_empty(), "{file}");
+    }
+}
+
+#[test]
+fn keep_invalid_writes_the_legal_prefix_and_says_where_it_broke() {
+    let file = "fixtures/pgn/illegal_move_ply_61.pgn";
+    let san = convert(&["--to", "san", "--keep-invalid", file], None, 1);
+    assert_eq!(san.split_whitespace().count(), 60);
+    let json = convert(&["--to", "jsonl", "--keep-invalid", file], None, 1);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["moves"].as_array().unwrap().len(), 60);
+    assert_eq!(v["error"]["ply"], 61);
+    assert_eq!(v["error"]["san"], "Qxe1");
+    assert_eq!(v["error"]["code"], "illegal-move");
+    let csv_text = convert(&["--to", "csv", "--keep-invalid", file], None, 1);
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    assert_eq!(reader.headers().unwrap().iter().next_back(), Some("error"));
+    let row = reader.records().next().unwrap().unwrap();
+    assert_eq!(
+        row.iter().next_back(),
+        Some("pgnkit: not replayed from ply 61 (Qxe1): illegal-move: `Qxe1` is not a legal move")
+    );
+}
+
+#[test]
+fn jsonl_keeps_every_tag_and_comment() {
+    let file = "fixtures/convert/annotated.pgn";
+    let v: Value = serde_json::from_str(&convert(&["--to", "jsonl", file], None, 0)).unwrap();
+    let tags = v["tags"].as_object().unwrap();
+    assert_eq!(tags.len(), 9);
+    assert_eq!(tags["Event"], "Annotated \"quoted\" event");
+    assert_eq!(tags["Site"], "Café hall");
+    assert_eq!(v["comments"][0], "A game with every kind of annotation.");
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 17);
+    assert_eq!(moves[0]["nags"][0], 1);
+    assert_eq!(moves[0]["comments"][0], "King's pawn");
+    assert_eq!(
+        moves[3]["variations"][0],
+        "(d6 {Philidor} d4 (Bc4 Be7) exd4)"
+    );
+    assert_eq!(moves[4]["comments"][0], " the Spanish");
+    assert_eq!(moves[8]["comments"][0], "castles; note the semicolon");
+    assert_eq!(moves[9]["nags"][0], 6);
+    assert_eq!(moves[16]["comments"][0], "and so on");
+    assert_eq!(
+        moves[16]["fen_after"],
+        "r1bq1rk1/2p1bppp/p1np1n2/1p2p3/4P3/1BP2N1P/PP1P1PP1/RNBQR1K1 b - - 0 9"
+    );
+    assert_eq!(v["result"], "1-0");
+
+    let bare = convert(
+        &[
+            "--to",
+            "jsonl",
+            "--no-comments",
+            "--no-nags",
+            "--no-variations",
+            file,
+        ],
+        None,
+        0,
+    );
+    assert!(!bare.contains("comments") && !bare.contains("nags") && !bare.contains("variations"));
+
+    // Every game of a real file: valid JSON, every tag kept.
+    for line in convert(&["--to", "jsonl", TWIC], None, 0).lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert!(v["tags"].as_object().unwrap().len() >= 7, "{line}");
+    }
+}
+
+#[test]
+fn csv_header_from_the_first_games_or_from_tags() {
+    let csv_text = convert(&["--to", "csv", TWIC], None, 0);
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        header[..7],
+        ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
+    );
+    assert_eq!(header[header.len() - 3..], ["plies", "uci", "final_fen"]);
+    assert_eq!(reader.records().count(), 12);
+
+    let chosen = convert(&["--to", "csv", "--tags", "ECO,White,Nope", TWIC], None, 0);
+    assert!(
+        chosen
+            .starts_with("Event,Site,Date,Round,White,Black,Result,ECO,Nope,plies,uci,final_fen\n"),
+        "{chosen}"
+    );
+}
+
+#[test]
+fn csv_warns_once_about_a_tag_first_seen_after_the_header_is_fixed() {
+    let mut pgn = String::new();
+    for i in 0..1005 {
+        let extra = if i >= 1001 {
+            "[Late \"x\"]\n[Later \"y\"]\n"
+        } else {
+            ""
+        };
+        pgn.push_str(&format!("[Event \"g{i}\"]\n{extra}\n1. e4 *\n\n"));
+    }
+    let input = temp_input(pgn.as_bytes());
+    let out = run(
+        &[
+            "convert",
+            "--to",
+            "csv",
+            "-j2",
+            input.path().to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 0);
+    let text = stdout(&out);
+    assert!(text.starts_with("Event,Site,Date,Round,White,Black,Result,plies,uci,final_fen\n"));
+    assert_eq!(text.lines().count(), 1006);
+    let err = stderr(&out);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("game 1002: tag `Late`"),
+        "{}",
+        warnings[0]
+    );
+}
+
+#[test]
+fn fen_and_epd_positions() {
+    let all = convert(
+        &["--to", "fen", "--positions", "all"],
+        Some(b"1. e4 e5 *"),
+        0,
+    );
+    assert_eq!(
+        all,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n\
+         rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n\
+         rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\n"
+    );
+    let epd = convert(&["--to", "epd"], Some(b"1. e4 a6 2. e5 d5 *\n\n1. d4 *"), 0);
+    assert_eq!(
+        epd,
+        "rnbqkbnr/1pp1pppp/p7/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 id \"1:4\";\n\
+         rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - id \"2:1\";\n"
+    );
+}
+
+#[test]
+fn fen_input_is_normalised() {
+    let out = run(
+        &[
+            "convert",
+            "-q",
+            "--to",
+            "fen",
+            "fixtures/convert/positions.fen",
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stdout(&out),
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n\
+         rnbqkbnr/1pp1pppp/p7/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3\n\
+         8/8/8/8/8/8/8/K1k5 w - - 0 1\n\
+         bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9\n"
+    );
+    assert!(
+        stderr(&out).starts_with(
+            "pgnkit: fixtures/convert/positions.fen:6: game 5 (? - ?): invalid-fen: illegal position"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let epd = convert(&["--to", "epd", "fixtures/convert/puzzles.epd"], None, 0);
+    assert_eq!(
+        epd,
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - id \"1:0\";\n\
+         6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - id \"2:0\";\n"
+    );
+    let uci = convert(&["--to", "uci", "fixtures/convert/puzzles.epd"], None, 0);
+    assert_eq!(
+        uci.lines().nth(1),
+        Some("fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1 moves")
+    );
+}
+
+#[test]
+fn uci_input_forms_and_detection() {
+    let file = "fixtures/convert/games.uci";
+    let out = run(&["convert", "-q", "--to", "san", file], None);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stdout(&out),
+        "e4 e5 Nf3 Nc6 Bb5\nd4 d5 c4\n\nO-O-O Kf7\nf3 e5 g4 Qh4#\n"
+    );
+    assert_eq!(
+        stderr(&out),
+        "pgnkit: fixtures/convert/games.uci:6: game 6 (? - ?), ply 2 (1... e2e4): \
+         illegal-move: `e2e4` is not a legal move\n"
+    );
+    // The same from standard input, detected by content.
+    let bytes = std::fs::read(file).unwrap();
+    let piped = run(&["convert", "-q", "--to", "san"], Some(&bytes));
+    assert_eq!(stdout(&piped), stdout(&out));
+    // A mate gets its result.
+    let json = convert(
+        &["--to", "jsonl", "--from", "uci"],
+        Some(b"f2f3 e7e5 g2g4 d8h4\n"),
+        0,
+    );
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["result"], "0-1");
+}
+
+#[test]
+fn output_is_identical_for_any_thread_count() {
+    // Enough games to fill several chunks and batches.
+    let pgn = temp_input(&std::fs::read(TWIC).unwrap().repeat(300));
+    let pgn = pgn.path().to_str().unwrap();
+    let uci = convert(&["--to", "uci", "-j1", pgn], None, 0);
+    let mut seen = BTreeSet::new();
+    for format in ["uci", "san", "lan", "fen", "epd", "csv", "jsonl"] {
+        let one = convert(&["--to", format, "-j1", pgn], None, 0);
+        let many = convert(&["--to", format, "-j4", pgn], None, 0);
+        assert!(one == many, "--to {format} differs between -j1 and -j4");
+        assert!(
+            seen.insert(one),
+            "--to {format} wrote the same as another format"
+        );
+    }
+    let uci = temp_input(uci.as_bytes());
+    let uci = uci.path().to_str().unwrap();
+    let lines_one = convert(&["--to", "fen", "-j1", uci], None, 0);
+    let lines_many = convert(&["--to", "fen", "-j3", uci], None, 0);
+    assert_eq!(lines_one, lines_many);
+}
+
+#[test]
+fn conflicting_flags_and_pgn_output_fail_with_status_2() {
+    for args in [
+        &["convert", "--to", "uci", "--tags", "ECO", TWIC][..],
+        &["convert", "--to", "uci", "--positions", "all", TWIC],
+        &["convert", "--to", "pgn", TWIC],
+    ] {
+        let out = run(args, None);
+        assert_eq!(code(&out), 2, "{args:?}");
+        assert!(stderr(&out).starts_with("pgnkit: "), "{}", stderr(&out));
+    }
+    let out = run(&["convert", "--to", "uci", "no/such/file.pgn"], None);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("no/such/file.pgn: cannot open"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -2,6 +2,7 @@
 //! the progress bar on standard error.
 
 pub mod annotate;
+pub mod convert;
 pub mod diag;
 pub mod json;
 pub mod pgn;

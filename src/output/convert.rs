@@ -1,0 +1,476 @@
+//! The record formats of `convert`: one line per game (UCI, SAN, LAN), one
+//! line per position (FEN, EPD), one CSV row or JSON object per game.
+//!
+//! Records are rendered into a `Vec<u8>` on the worker that replayed the
+//! game, so the writer thread only copies bytes; the parts that depend on
+//! the whole run (the CSV header, the EPD `id`) are finished by the caller.
+//! PGN is written elsewhere.
+
+use std::io::{self, Write};
+
+use shakmaty::CastlingMode;
+
+use super::json;
+use crate::rules::check::SEVEN_TAG_ROSTER;
+use crate::rules::convert::{Annotations, ConvertedGame, RawToken, epd, fen, lan, uci};
+use crate::rules::game::TokenKind;
+
+/// Whether a game is written in the `fen <FEN> moves …` form of UCI: it
+/// starts from a FEN tag, or it is Chess960 (whose castling moves an engine
+/// reads only with a Shredder-FEN or X-FEN that says so).
+fn uci_needs_fen(game: &ConvertedGame) -> bool {
+    game.start
+        .as_ref()
+        .is_some_and(|s| s.from_fen || s.mode == CastlingMode::Chess960)
+}
+
+/// The main line in UCI, moves separated by single spaces.
+fn push_uci_moves(game: &ConvertedGame, out: &mut Vec<u8>) {
+    let mode = game.mode();
+    for (i, ply) in game.plies.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        uci(ply.mv, mode).append_ascii_to(out);
+    }
+}
+
+/// One line: `e2e4 e7e5 …`, or `fen <FEN> moves e2e4 …` for a game from a
+/// FEN (or Chess960); an empty line (or `fen <FEN> moves`) for a game
+/// without moves, and an empty line for a game whose setup failed.
+pub fn write_uci(game: &ConvertedGame, out: &mut Vec<u8>) {
+    if let Some(start) = &game.start
+        && uci_needs_fen(game)
+    {
+        out.extend_from_slice(b"fen ");
+        out.extend_from_slice(fen(&start.pos, start.mode).as_bytes());
+        out.extend_from_slice(b" moves");
+        if !game.plies.is_empty() {
+            out.push(b' ');
+        }
+    }
+    push_uci_moves(game, out);
+    out.push(b'\n');
+}
+
+/// One line: the main line in SAN, no move numbers.
+pub fn write_san(game: &ConvertedGame, out: &mut Vec<u8>) {
+    for (i, ply) in game.plies.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        ply.san.append_ascii_to(out);
+    }
+    out.push(b'\n');
+}
+
+/// One line: the main line in long algebraic notation with piece letters.
+pub fn write_lan(game: &ConvertedGame, out: &mut Vec<u8>) {
+    for (i, ply) in game.plies.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        out.extend_from_slice(lan(ply.mv, ply.san.suffix).as_bytes());
+    }
+    out.push(b'\n');
+}
+
+/// One FEN per line: every position of the main line when `all`, else the
+/// final one. Nothing for a game whose setup failed.
+pub fn write_fens(game: &ConvertedGame, all: bool, out: &mut Vec<u8>) {
+    let mode = game.mode();
+    if all {
+        for pos in game.positions() {
+            out.extend_from_slice(fen(&pos, mode).as_bytes());
+            out.push(b'\n');
+        }
+    } else if let Some(pos) = game.final_position() {
+        out.extend_from_slice(fen(&pos, mode).as_bytes());
+        out.push(b'\n');
+    }
+}
+
+/// The EPD records of a game as `(ply, four fields)`: every position when
+/// `all`, else the final one. The caller adds the `id` (see [`write_epd`]),
+/// which names the game by its place in the whole run.
+pub fn epd_records(game: &ConvertedGame, all: bool) -> Vec<(usize, String)> {
+    let mode = game.mode();
+    if all {
+        game.positions()
+            .enumerate()
+            .map(|(ply, pos)| (ply, epd(&pos, mode)))
+            .collect()
+    } else {
+        game.final_position()
+            .map(|pos| (game.plies.len(), epd(&pos, mode)))
+            .into_iter()
+            .collect()
+    }
+}
+
+/// Writes one EPD record: `<epd> id "<game>:<ply>";`.
+///
+/// # Errors
+///
+/// When writing fails.
+pub fn write_epd(out: &mut dyn Write, record: &str, game: u64, ply: usize) -> io::Result<()> {
+    writeln!(out, "{record} id \"{game}:{ply}\";")
+}
+
+/// A variation's raw tokens as PGN text (without move numbers, which the
+/// tokens do not carry): `(d4 {also} d5 (Nf6))`.
+pub fn variation_text(tokens: &[RawToken]) -> String {
+    let mut s = String::new();
+    let mut after_open = true;
+    for t in tokens {
+        if t.kind != TokenKind::VariationEnd && !after_open {
+            s.push(' ');
+        }
+        match t.kind {
+            TokenKind::VariationStart | TokenKind::VariationEnd | TokenKind::Move => {
+                s.push_str(&t.text);
+            }
+            TokenKind::Nag => {
+                s.push('$');
+                s.push_str(&t.text);
+            }
+            TokenKind::Comment => {
+                s.push('{');
+                s.push_str(&t.text);
+                s.push('}');
+            }
+        }
+        after_open = t.kind == TokenKind::VariationStart;
+    }
+    s
+}
+
+/// Writes the `nags`, `comments` and `variations` members of `notes` that
+/// are not empty, each preceded by a comma.
+fn write_notes(out: &mut Vec<u8>, notes: &Annotations) -> io::Result<()> {
+    if !notes.nags.is_empty() {
+        out.extend_from_slice(b",\"nags\":[");
+        for (i, n) in notes.nags.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write!(out, "{n}")?;
+        }
+        out.push(b']');
+    }
+    if !notes.comments.is_empty() {
+        out.extend_from_slice(b",\"comments\":[");
+        for (i, c) in notes.comments.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            json::write_str(out, c)?;
+        }
+        out.push(b']');
+    }
+    if !notes.variations.is_empty() {
+        out.extend_from_slice(b",\"variations\":[");
+        for (i, v) in notes.variations.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            json::write_str(out, &variation_text(v))?;
+        }
+        out.push(b']');
+    }
+    Ok(())
+}
+
+/// One JSON object per game:
+/// `{"tags":{…},"moves":[{"san","uci","fen_after"[,"nags","comments","variations"]}…],"result":"1-0"}`,
+/// with the annotations before the first move as top-level `nags`,
+/// `comments` and `variations` when there are any, and an `error` object
+/// (`ply`, `san`, `code`, `message`) for a game kept despite its error.
+/// A tag that appears twice keeps its first value (JSON objects have
+/// unique keys).
+pub fn write_jsonl(game: &ConvertedGame, out: &mut Vec<u8>) {
+    // Writing into a Vec cannot fail.
+    let _ = write_jsonl_inner(game, out);
+}
+
+fn write_jsonl_inner(game: &ConvertedGame, out: &mut Vec<u8>) -> io::Result<()> {
+    out.extend_from_slice(b"{\"tags\":{");
+    let mut first = true;
+    for (i, (name, value)) in game.tags.iter().enumerate() {
+        if game.tags[..i].iter().any(|(n, _)| n == name) {
+            continue;
+        }
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        json::write_str(out, name)?;
+        out.push(b':');
+        json::write_str(out, value)?;
+    }
+    out.push(b'}');
+    write_notes(out, &game.pre)?;
+    out.extend_from_slice(b",\"moves\":[");
+    let mode = game.mode();
+    if let Some(start) = &game.start {
+        let mut pos = start.pos.clone();
+        for (i, ply) in game.plies.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"san\":\"");
+            ply.san.append_ascii_to(out);
+            out.extend_from_slice(b"\",\"uci\":\"");
+            uci(ply.mv, mode).append_ascii_to(out);
+            out.extend_from_slice(b"\",\"fen_after\":\"");
+            shakmaty::Position::play_unchecked(&mut pos, ply.mv);
+            out.extend_from_slice(fen(&pos, mode).as_bytes());
+            out.push(b'"');
+            write_notes(out, &ply.notes)?;
+            out.push(b'}');
+        }
+    }
+    write!(out, "],\"result\":\"{}\"", game.result())?;
+    if let Some(f) = &game.error {
+        out.extend_from_slice(b",\"error\":{\"ply\":");
+        match f.ply {
+            Some(p) => write!(out, "{p}")?,
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"san\":");
+        json::write_opt_str(out, f.san.as_deref())?;
+        write!(out, ",\"code\":\"{}\",\"message\":", f.code)?;
+        json::write_str(out, &f.message)?;
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"}\n");
+    Ok(())
+}
+
+/// What a CSV row needs from a game; the columns are chosen by the caller.
+#[derive(Debug, Clone)]
+pub struct CsvRecord {
+    pub tags: Vec<(String, String)>,
+    pub plies: usize,
+    /// The main line in UCI, space-separated (no `fen … moves` prefix: the
+    /// `FEN` tag has its own column when present).
+    pub uci: String,
+    /// Empty when the game's setup failed.
+    pub final_fen: String,
+    /// For a game kept despite its error: the comment saying where it broke.
+    pub error: Option<String>,
+}
+
+impl CsvRecord {
+    pub fn new(game: &ConvertedGame) -> CsvRecord {
+        let mut uci = Vec::new();
+        push_uci_moves(game, &mut uci);
+        CsvRecord {
+            tags: game.tags.clone(),
+            plies: game.plies.len(),
+            uci: String::from_utf8(uci).expect("UCI moves are ASCII"),
+            final_fen: game
+                .final_position()
+                .map(|p| fen(&p, game.mode()))
+                .unwrap_or_default(),
+            error: game.break_comment(),
+        }
+    }
+
+    /// The value of the first tag called `name`.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The columns of a CSV run: the Seven Tag Roster, `extra` tags, then
+/// `plies,uci,final_fen` (and `error` with `--keep-invalid`).
+#[derive(Debug, Clone)]
+pub struct CsvColumns {
+    pub extra: Vec<String>,
+    pub error: bool,
+}
+
+impl CsvColumns {
+    /// Columns for exactly the tags `names` after the roster (roster tags
+    /// and repeats among them are dropped, so every column is unique).
+    pub fn exactly(names: &[String], error: bool) -> CsvColumns {
+        let mut extra: Vec<String> = Vec::new();
+        for n in names {
+            if !SEVEN_TAG_ROSTER.contains(&n.as_str()) && !extra.contains(n) && !n.is_empty() {
+                extra.push(n.clone());
+            }
+        }
+        CsvColumns { extra, error }
+    }
+
+    /// Columns for the tags `records` use, in order of first appearance.
+    pub fn seen_in<'r>(records: impl Iterator<Item = &'r CsvRecord>, error: bool) -> CsvColumns {
+        let mut extra: Vec<String> = Vec::new();
+        for r in records {
+            for (name, _) in &r.tags {
+                if !SEVEN_TAG_ROSTER.contains(&name.as_str()) && !extra.contains(name) {
+                    extra.push(name.clone());
+                }
+            }
+        }
+        CsvColumns { extra, error }
+    }
+
+    /// Whether `name` has a column.
+    pub fn has(&self, name: &str) -> bool {
+        SEVEN_TAG_ROSTER.contains(&name) || self.extra.iter().any(|e| e == name)
+    }
+
+    /// Writes the header row.
+    ///
+    /// # Errors
+    ///
+    /// When writing fails.
+    pub fn write_header(&self, out: &mut dyn Write) -> io::Result<()> {
+        let mut row: Vec<&str> = SEVEN_TAG_ROSTER.to_vec();
+        row.extend(self.extra.iter().map(String::as_str));
+        row.extend(["plies", "uci", "final_fen"]);
+        if self.error {
+            row.push("error");
+        }
+        write_row(out, &row)
+    }
+
+    /// Writes the row of one game; a tag without a column is left out, a
+    /// column without a tag is empty.
+    ///
+    /// # Errors
+    ///
+    /// When writing fails.
+    pub fn write_record(&self, out: &mut dyn Write, r: &CsvRecord) -> io::Result<()> {
+        let plies = r.plies.to_string();
+        let mut row: Vec<&str> = SEVEN_TAG_ROSTER
+            .iter()
+            .map(|n| r.tag(n).unwrap_or(""))
+            .collect();
+        row.extend(self.extra.iter().map(|n| r.tag(n).unwrap_or("")));
+        row.extend([plies.as_str(), &r.uci, &r.final_fen]);
+        if self.error {
+            row.push(r.error.as_deref().unwrap_or(""));
+        }
+        write_row(out, &row)
+    }
+}
+
+fn write_row(out: &mut dyn Write, row: &[&str]) -> io::Result<()> {
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(out);
+    w.write_record(row)?;
+    w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::scan::scan;
+    use crate::rules::convert::{ConvertOptions, convert_game, game_from_uci_line};
+
+    fn convert(pgn: &str) -> ConvertedGame {
+        let scan = scan(pgn.as_bytes(), true);
+        convert_game(&scan.games[0], ConvertOptions::default())
+    }
+
+    fn render(f: fn(&ConvertedGame, &mut Vec<u8>), game: &ConvertedGame) -> String {
+        let mut out = Vec::new();
+        f(game, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn line_formats() {
+        let game = convert("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O *");
+        assert_eq!(
+            render(write_uci, &game),
+            "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5c6 d7c6 e1g1\n"
+        );
+        assert_eq!(
+            render(write_san, &game),
+            "e4 e5 Nf3 Nc6 Bb5 a6 Bxc6 dxc6 O-O\n"
+        );
+        assert_eq!(
+            render(write_lan, &game),
+            "e2-e4 e7-e5 Ng1-f3 Nb8-c6 Bf1-b5 a7-a6 Bb5xc6 d7xc6 O-O\n"
+        );
+        let empty = convert("*");
+        assert_eq!(render(write_uci, &empty), "\n");
+        let from_fen = convert("[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n\n*");
+        assert_eq!(
+            render(write_uci, &from_fen),
+            "fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1 moves\n"
+        );
+    }
+
+    #[test]
+    fn fen_and_epd_positions() {
+        let game = convert("1. e4 e5 *");
+        let mut all = Vec::new();
+        write_fens(&game, true, &mut all);
+        assert_eq!(String::from_utf8(all).unwrap().lines().count(), 3);
+        let records = epd_records(&game, false);
+        assert_eq!(
+            records,
+            [(
+                2,
+                "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -".to_owned()
+            )]
+        );
+        let mut out = Vec::new();
+        write_epd(&mut out, &records[0].1, 7, records[0].0).unwrap();
+        assert!(String::from_utf8(out).unwrap().ends_with(" id \"7:2\";\n"));
+    }
+
+    #[test]
+    fn jsonl_object() {
+        let game = convert(
+            "[Event \"E \\\"x\\\"\"]\n[White \"Caf\u{e9}\"]\n\n{pre} 1. e4 $1 {a \"b\"} (1. d4 d5) e5 1-0",
+        );
+        assert_eq!(
+            render(write_jsonl, &game),
+            concat!(
+                r#"{"tags":{"Event":"E \"x\"","White":"Café"},"comments":["pre"],"moves":["#,
+                r#"{"san":"e4","uci":"e2e4","fen_after":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1","nags":[1],"comments":["a \"b\""],"variations":["(d4 d5)"]},"#,
+                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"}],"result":"1-0"}"#,
+                "\n"
+            )
+        );
+        let broken = game_from_uci_line("e2e4 e2e4", 3);
+        let text = render(write_jsonl, &broken);
+        assert!(
+            text.ends_with(
+                r#""result":"*","error":{"ply":2,"san":"e2e4","code":"illegal-move","message":"`e2e4` is not a legal move"}}
+"#
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn csv_columns() {
+        let a = CsvRecord::new(&convert(
+            "[Event \"e\"]\n[White \"w, jr\"]\n[ECO \"C60\"]\n\n1. e4 *",
+        ));
+        let b = CsvRecord::new(&convert("[Opening \"x\"]\n[ECO \"B00\"]\n\n*"));
+        let cols = CsvColumns::seen_in([&a, &b].into_iter(), false);
+        assert_eq!(cols.extra, ["ECO", "Opening"]);
+        let mut out = Vec::new();
+        cols.write_header(&mut out).unwrap();
+        cols.write_record(&mut out, &a).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,final_fen\n\
+             e,,,,\"w, jr\",,,C60,,1,e2e4,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
+        );
+        let exact = CsvColumns::exactly(&["White".into(), "ECO".into(), "ECO".into()], true);
+        assert_eq!(exact.extra, ["ECO"]);
+    }
+}

@@ -1,0 +1,984 @@
+//! Games as `convert` sees them: a [`ConvertedGame`] is a game replayed
+//! through the rules core, with normalised SAN for every legal main-line
+//! move, the comments, NAGs and (raw) variations attached to the ply they
+//! follow, and the finding that stopped the replay, if one did.
+//!
+//! This module also renders the notations that need the rules (UCI with the
+//! game's castling mode, LAN, FEN and EPD with a legal en passant square and
+//! KQkq or Shredder-FEN castling) and reads the line-based inputs of
+//! `convert --from uci|fen|epd`. Writing bytes is left to
+//! [`crate::output::convert`] (and to the PGN writer for `--to pgn`).
+
+use shakmaty::fen::{Epd, Fen};
+use shakmaty::san::{San, SanPlus, Suffix};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
+
+use super::finding::{Code, Finding};
+use super::game::{GameResult, RawGame, TokenKind, decode_text};
+use super::replay::replay;
+use super::setup::{SetupError, Start, parse_fen, start_position};
+
+/// What to keep of the movetext besides the moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConvertOptions {
+    /// Normalise the SAN of every move. Without it [`ConvertedPly::san`] is
+    /// the SAN as written (parsed, suffix as written): for formats that write
+    /// no SAN, which then skip the cost of recomputing it.
+    pub san: bool,
+    pub comments: bool,
+    pub nags: bool,
+    pub variations: bool,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> ConvertOptions {
+        ConvertOptions {
+            san: true,
+            comments: true,
+            nags: true,
+            variations: true,
+        }
+    }
+}
+
+/// A movetext token kept verbatim (inside a variation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawToken {
+    pub kind: TokenKind,
+    /// As in [`super::game::Token`]: the move as written, the NAG number,
+    /// the comment text without its delimiters, `(` or `)`.
+    pub text: String,
+    /// Variation depth, 1 for a variation of the main line.
+    pub depth: u16,
+}
+
+/// What follows a move (or stands before the first one) in the movetext.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// NAG numbers in input order (`!` is 1, `?` is 2, … as the scanner reads them).
+    pub nags: Vec<u8>,
+    /// Comment texts without `{}` or `;`, decoded as UTF-8 or Latin-1.
+    pub comments: Vec<String>,
+    /// Variations as raw tokens, each from its `(` to its `)` (an unclosed
+    /// variation at the end of a game has no `)`). Their moves are not
+    /// replayed: they are kept, not checked.
+    pub variations: Vec<Vec<RawToken>>,
+}
+
+impl Annotations {
+    pub fn is_empty(&self) -> bool {
+        self.nags.is_empty() && self.comments.is_empty() && self.variations.is_empty()
+    }
+}
+
+/// One legal main-line ply.
+#[derive(Debug, Clone)]
+pub struct ConvertedPly {
+    pub mv: Move,
+    /// Normalised SAN (minimal disambiguation, `+`/`#` as the position says),
+    /// whatever the input wrote (unless [`ConvertOptions::san`] is off).
+    pub san: SanPlus,
+    /// Comments, NAGs and variations after this move.
+    pub notes: Annotations,
+}
+
+/// A game ready to be written in any format.
+#[derive(Debug, Clone)]
+pub struct ConvertedGame {
+    /// Tags in input order, decoded; duplicates kept.
+    pub tags: Vec<(String, String)>,
+    /// Where the game starts; `None` when its setup failed (bad FEN,
+    /// unsupported variant): then `error` says why and there are no plies.
+    pub start: Option<Start>,
+    /// Comments, NAGs and variations before the first move.
+    pub pre: Annotations,
+    /// The legal main-line plies, up to the first that is not legal.
+    pub plies: Vec<ConvertedPly>,
+    /// The termination marker of the movetext.
+    pub marker: Option<GameResult>,
+    /// What stopped the game from being replayed to its end.
+    pub error: Option<Finding>,
+}
+
+impl ConvertedGame {
+    /// The value of the first tag called `name`.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The castling mode the game is played with (standard when unknown).
+    pub fn mode(&self) -> CastlingMode {
+        self.start
+            .as_ref()
+            .map_or(CastlingMode::Standard, |s| s.mode)
+    }
+
+    /// The game's result: the termination marker, else a valid `Result`
+    /// tag, else `*`.
+    pub fn result(&self) -> GameResult {
+        self.marker
+            .or_else(|| {
+                self.tag("Result")
+                    .and_then(|r| GameResult::from_ascii(r.as_bytes()))
+            })
+            .unwrap_or(GameResult::Unfinished)
+    }
+
+    /// Every position of the main line: the start, then the one after each
+    /// legal ply. Empty when the setup failed.
+    pub fn positions(&self) -> impl Iterator<Item = Chess> + '_ {
+        let mut pos = self.start.as_ref().map(|s| s.pos.clone());
+        let mut plies = self.plies.iter();
+        std::iter::from_fn(move || {
+            let current = pos.clone()?;
+            pos = plies.next().map(|p| {
+                let mut next = current.clone();
+                next.play_unchecked(p.mv);
+                next
+            });
+            Some(current)
+        })
+    }
+
+    /// The position after the last legal ply.
+    pub fn final_position(&self) -> Option<Chess> {
+        self.positions().last()
+    }
+
+    /// Fullmove number and side to move at the start, for move numbers.
+    pub fn first_move(&self) -> (u32, Color) {
+        self.start.as_ref().map_or((1, Color::White), |s| {
+            (s.pos.fullmoves().get(), s.pos.turn())
+        })
+    }
+
+    /// For a game written despite its error (`--keep-invalid`): the comment
+    /// that goes after its last legal move, saying where and why it broke.
+    pub fn break_comment(&self) -> Option<String> {
+        let f = self.error.as_ref()?;
+        Some(match (f.ply, &f.san) {
+            (Some(ply), Some(san)) => format!(
+                "pgnkit: not replayed from ply {ply} ({san}): {}: {}",
+                f.code, f.message
+            ),
+            _ => format!("pgnkit: not replayed: {}: {}", f.code, f.message),
+        })
+    }
+}
+
+/// Replays `game` and collects what `convert` writes.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::input::scan::scan;
+/// use pgnkit::rules::convert::{ConvertOptions, convert_game};
+/// let scan = scan(b"[White \"A\"]\n\n1. e4 {best} e5 2. Ng1f3 $1 *", true);
+/// let game = convert_game(&scan.games[0], ConvertOptions::default());
+/// let sans: Vec<String> = game.plies.iter().map(|p| p.san.to_string()).collect();
+/// assert_eq!(sans, ["e4", "e5", "Nf3"]);
+/// assert_eq!(game.plies[0].notes.comments, ["best"]);
+/// assert_eq!(game.plies[2].notes.nags, [1]);
+/// ```
+pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGame {
+    let tags = game
+        .tags
+        .iter()
+        .map(|t| (decode_text(t.name).into_owned(), t.text().into_owned()))
+        .collect();
+    let mut converted = ConvertedGame {
+        tags,
+        start: None,
+        pre: Annotations::default(),
+        plies: Vec::new(),
+        marker: game.marker.map(|m| m.result),
+        error: None,
+    };
+    let start = match start_position(game) {
+        Ok(start) => start,
+        Err(err) => {
+            let (code, line) = match &err {
+                SetupError::UnsupportedVariant(_) => (
+                    Code::UnsupportedVariant,
+                    game.tag("Variant").map_or(game.line, |t| t.line),
+                ),
+                SetupError::InvalidFen { .. } => (
+                    Code::InvalidFen,
+                    game.tag("FEN").map_or(game.line, |t| t.line),
+                ),
+            };
+            converted.error = Some(Finding::game(code, line, err.to_string()));
+            return converted;
+        }
+    };
+
+    let mut plies = Vec::with_capacity(game.tokens.len());
+    let mut before = start.pos.clone();
+    let done = replay(game, start.pos.clone(), |ev| {
+        if !options.san {
+            plies.push(ConvertedPly {
+                mv: ev.mv,
+                san: ev.san,
+                notes: Annotations::default(),
+            });
+            return;
+        }
+        let suffix = ev.check.then(|| {
+            if ev.after.is_checkmate() {
+                Suffix::Checkmate
+            } else {
+                Suffix::Check
+            }
+        });
+        plies.push(ConvertedPly {
+            mv: ev.mv,
+            san: SanPlus {
+                san: San::from_move(&before, ev.mv),
+                suffix,
+            },
+            notes: Annotations::default(),
+        });
+        before.clone_from(ev.after);
+    });
+    converted.plies = plies;
+    converted.error = done.error;
+    converted.start = Some(start);
+    if options.comments || options.nags || options.variations {
+        attach_annotations(game, options, &mut converted);
+    }
+    converted
+}
+
+/// Hangs depth-0 comments and NAGs, and whole variations, on the ply they
+/// follow; stops at the first main-line move that was not replayed.
+fn attach_annotations(game: &RawGame<'_>, options: ConvertOptions, out: &mut ConvertedGame) {
+    fn notes(out: &mut ConvertedGame, seen: usize) -> &mut Annotations {
+        match seen {
+            0 => &mut out.pre,
+            n => &mut out.plies[n - 1].notes,
+        }
+    }
+    let legal = out.plies.len();
+    let mut seen = 0usize;
+    let mut variation: Option<Vec<RawToken>> = None;
+    for t in &game.tokens {
+        if t.depth == 0 {
+            match t.kind {
+                TokenKind::Move => {
+                    seen += 1;
+                    if seen > legal {
+                        break;
+                    }
+                }
+                TokenKind::Nag if options.nags => {
+                    if let Some(n) = std::str::from_utf8(t.text)
+                        .ok()
+                        .and_then(|s| s.parse().ok())
+                    {
+                        notes(out, seen).nags.push(n);
+                    }
+                }
+                TokenKind::Comment if options.comments => {
+                    notes(out, seen)
+                        .comments
+                        .push(decode_text(t.text).into_owned());
+                }
+                _ => {}
+            }
+            continue;
+        }
+        if !options.variations
+            || (t.kind == TokenKind::Comment && !options.comments)
+            || (t.kind == TokenKind::Nag && !options.nags)
+        {
+            continue;
+        }
+        if t.kind == TokenKind::VariationStart && t.depth == 1 {
+            variation = Some(Vec::new());
+        }
+        if let Some(v) = variation.as_mut() {
+            v.push(RawToken {
+                kind: t.kind,
+                text: decode_text(t.text).into_owned(),
+                depth: t.depth,
+            });
+        }
+        if t.kind == TokenKind::VariationEnd
+            && t.depth == 1
+            && let Some(v) = variation.take()
+        {
+            notes(out, seen).variations.push(v);
+        }
+    }
+    if let Some(v) = variation.take() {
+        notes(out, seen.min(legal)).variations.push(v);
+    }
+}
+
+/// The move in UCI notation: king to rook for Chess960 castling (as engines
+/// in `UCI_Chess960` mode expect), king two squares for standard chess.
+pub fn uci(mv: Move, mode: CastlingMode) -> UciMove {
+    UciMove::from_move(mv, mode)
+}
+
+/// The move in long algebraic notation with piece letters: `Ng1-f3`,
+/// `e4xd5`, `e7-e8=Q`, `O-O`, with the check suffix of `san`.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::convert::lan;
+/// use shakmaty::{Chess, Position, uci::UciMove};
+/// let pos = Chess::default();
+/// let mv = UciMove::from_ascii(b"g1f3").unwrap().to_move(&pos).unwrap();
+/// assert_eq!(lan(mv, None), "Ng1-f3");
+/// ```
+pub fn lan(mv: Move, suffix: Option<Suffix>) -> String {
+    let mut s = String::with_capacity(8);
+    match mv {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            if role != Role::Pawn {
+                s.push(role.upper_char());
+            }
+            push_square(&mut s, from);
+            s.push(if capture.is_some() { 'x' } else { '-' });
+            push_square(&mut s, to);
+            if let Some(p) = promotion {
+                s.push('=');
+                s.push(p.upper_char());
+            }
+        }
+        Move::EnPassant { from, to } => {
+            push_square(&mut s, from);
+            s.push('x');
+            push_square(&mut s, to);
+        }
+        Move::Castle { king, rook } => {
+            s.push_str(if king < rook { "O-O" } else { "O-O-O" });
+        }
+        Move::Put { role, to } => {
+            s.push(role.upper_char());
+            s.push('@');
+            push_square(&mut s, to);
+        }
+    }
+    if let Some(suffix) = suffix {
+        s.push(suffix.char());
+    }
+    s
+}
+
+fn push_square(s: &mut String, sq: Square) {
+    s.push(sq.file().char());
+    s.push(sq.rank().char());
+}
+
+/// The position as FEN: the en passant square only when an en passant
+/// capture is legal, castling as `KQkq` in standard chess and as
+/// Shredder-FEN (rook files, `HAha`) in Chess960.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::convert::fen;
+/// use shakmaty::{CastlingMode, Chess};
+/// let start = fen(&Chess::default(), CastlingMode::Standard);
+/// assert_eq!(start, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+/// let c960 = fen(&Chess::default(), CastlingMode::Chess960);
+/// assert_eq!(c960, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1");
+/// ```
+pub fn fen(pos: &Chess, mode: CastlingMode) -> String {
+    with_castling(
+        Fen::from_position(pos, EnPassantMode::Legal).to_string(),
+        pos,
+        mode,
+    )
+}
+
+/// The position as the four fields of EPD, written as [`fen`] writes them.
+pub fn epd(pos: &Chess, mode: CastlingMode) -> String {
+    with_castling(
+        Epd::from_position(pos, EnPassantMode::Legal).to_string(),
+        pos,
+        mode,
+    )
+}
+
+/// Rewrites the castling field (the third) of a FEN or EPD as Shredder-FEN
+/// for Chess960. shakmaty writes X-FEN, which is `KQkq` whenever the rooks
+/// are the outermost ones; standard positions need no change.
+fn with_castling(text: String, pos: &Chess, mode: CastlingMode) -> String {
+    if mode == CastlingMode::Standard {
+        return text;
+    }
+    let rights = pos.castles().castling_rights();
+    let mut field = String::new();
+    for color in Color::ALL {
+        for rook in (rights & color.backrank()).into_iter().rev() {
+            let c = rook.file().char();
+            field.push(color.fold_wb(c.to_ascii_uppercase(), c));
+        }
+    }
+    if field.is_empty() {
+        return text;
+    }
+    let mut fields: Vec<&str> = text.split(' ').collect();
+    fields[2] = &field;
+    fields.join(" ")
+}
+
+/// The seven tags every game made from a line gets, as PGN export needs.
+fn roster(result: GameResult) -> Vec<(String, String)> {
+    [
+        ("Event", "?"),
+        ("Site", "?"),
+        ("Date", "????.??.??"),
+        ("Round", "?"),
+        ("White", "?"),
+        ("Black", "?"),
+        ("Result", result.as_str()),
+    ]
+    .into_iter()
+    .map(|(n, v)| (n.to_owned(), v.to_owned()))
+    .collect()
+}
+
+/// Parses a FEN or the first fields of an EPD, reading castling letters
+/// other than `KQkq` (Shredder-FEN) as Chess960.
+///
+/// # Errors
+///
+/// [`SetupError::InvalidFen`] as [`parse_fen`] returns it.
+pub fn parse_fen_any(text: &str) -> Result<Start, SetupError> {
+    let castling = text.split_ascii_whitespace().nth(2).unwrap_or("-");
+    let shredder = castling.bytes().any(|b| !b"KQkq-".contains(&b));
+    let (pos, mode) = parse_fen(text, shredder)?;
+    Ok(Start {
+        pos,
+        mode,
+        from_fen: true,
+    })
+}
+
+/// Tags for a game that starts from `start` (a line of FEN or UCI input).
+fn line_tags(start: &Start, result: GameResult) -> Vec<(String, String)> {
+    let mut tags = roster(result);
+    if start.mode == CastlingMode::Chess960 {
+        tags.push(("Variant".to_owned(), "Chess960".to_owned()));
+    }
+    if start.from_fen {
+        tags.push(("SetUp".to_owned(), "1".to_owned()));
+        tags.push(("FEN".to_owned(), fen(&start.pos, start.mode)));
+    }
+    tags
+}
+
+/// The result the rules give a final position: mate or stalemate, else `*`.
+fn board_result(pos: &Chess) -> GameResult {
+    if pos.is_checkmate() {
+        match pos.turn() {
+            Color::White => GameResult::BlackWins,
+            Color::Black => GameResult::WhiteWins,
+        }
+    } else if pos.is_stalemate() {
+        GameResult::Draw
+    } else {
+        GameResult::Unfinished
+    }
+}
+
+fn failed_game(tags: Vec<(String, String)>, finding: Finding) -> ConvertedGame {
+    ConvertedGame {
+        tags,
+        start: None,
+        pre: Annotations::default(),
+        plies: Vec::new(),
+        marker: None,
+        error: Some(finding),
+    }
+}
+
+/// A game without moves from one line of FEN or EPD input (`line` is its
+/// line number). The first four fields are the position; two numbers after
+/// them are the clocks, anything else (EPD operations) is ignored. The game
+/// gets the Seven Tag Roster (`?`, Result `*`), `SetUp` and the normalised
+/// `FEN`, and `Variant "Chess960"` for Shredder-FEN or X-FEN castling on
+/// inner rooks.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::convert::{fen, game_from_position_line};
+/// // The en passant square goes: no pawn can take on e3.
+/// let game = game_from_position_line("4k3/8/8/8/4P3/8/8/4K3 b - e3 5 40", 1);
+/// let start = game.start.unwrap();
+/// assert_eq!(fen(&start.pos, start.mode), "4k3/8/8/8/4P3/8/8/4K3 b - - 5 40");
+/// ```
+pub fn game_from_position_line(text: &str, line: u64) -> ConvertedGame {
+    let fields: Vec<&str> = text.split_ascii_whitespace().collect();
+    let numeric = |i: usize| fields.get(i).is_some_and(|f| f.parse::<u32>().is_ok());
+    let take = if numeric(4) && numeric(5) {
+        6
+    } else {
+        4.min(fields.len())
+    };
+    let fen_text = fields[..take].join(" ");
+    match parse_fen_any(&fen_text) {
+        Ok(start) => ConvertedGame {
+            tags: line_tags(&start, GameResult::Unfinished),
+            start: Some(start),
+            pre: Annotations::default(),
+            plies: Vec::new(),
+            marker: Some(GameResult::Unfinished),
+            error: None,
+        },
+        Err(err) => failed_game(
+            roster(GameResult::Unfinished),
+            Finding::game(Code::InvalidFen, line, err.to_string()),
+        ),
+    }
+}
+
+/// A game from one line of UCI input (`line` is its line number): bare UCI
+/// moves from the start position, or the UCI `position` syntax
+/// (`startpos moves …`, `fen <FEN> moves …`), with or without a leading
+/// `position`. An empty line is a game without moves. Castling is read in
+/// both forms (`e1g1` and king to rook). The game gets the Seven Tag Roster
+/// with the result a mate or stalemate gives (else `*`), and `SetUp`/`FEN`
+/// (and `Variant "Chess960"`) when it starts from a FEN.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::convert::game_from_uci_line;
+/// let game = game_from_uci_line("position startpos moves e2e4 e7e5 g1f3", 1);
+/// let sans: Vec<String> = game.plies.iter().map(|p| p.san.to_string()).collect();
+/// assert_eq!(sans, ["e4", "e5", "Nf3"]);
+/// assert!(game_from_uci_line("e2e5", 7).error.is_some());
+/// ```
+pub fn game_from_uci_line(text: &str, line: u64) -> ConvertedGame {
+    let mut words = text.split_ascii_whitespace().peekable();
+    if words.peek() == Some(&"position") {
+        words.next();
+    }
+    let start = match words.peek().copied() {
+        Some("startpos") => {
+            words.next();
+            Ok(Start {
+                pos: Chess::default(),
+                mode: CastlingMode::Standard,
+                from_fen: false,
+            })
+        }
+        Some("fen") => {
+            words.next();
+            let mut fields = Vec::new();
+            while let Some(w) = words.next_if(|w| *w != "moves") {
+                fields.push(w);
+            }
+            parse_fen_any(&fields.join(" "))
+        }
+        _ => Ok(Start {
+            pos: Chess::default(),
+            mode: CastlingMode::Standard,
+            from_fen: false,
+        }),
+    };
+    let start = match start {
+        Ok(start) => start,
+        Err(err) => {
+            return failed_game(
+                roster(GameResult::Unfinished),
+                Finding::game(Code::InvalidFen, line, err.to_string()),
+            );
+        }
+    };
+    if words.peek() == Some(&"moves") {
+        words.next();
+    }
+    let mut pos = start.pos.clone();
+    let mut plies = Vec::new();
+    let mut error = None;
+    for (word, ply) in words.zip(1u32..) {
+        let mv = match UciMove::from_ascii(word.as_bytes()) {
+            Err(_) => Err(Finding::at_ply(
+                Code::Syntax,
+                line,
+                ply,
+                word,
+                format!("`{word}` is not a move in UCI notation"),
+            )),
+            Ok(uci) => uci.to_move(&pos).map_err(|_| {
+                let mut message = format!("`{word}` is not a legal move");
+                if pos.is_check() {
+                    message.push_str(" (the side to move is in check)");
+                }
+                Finding::at_ply(Code::IllegalMove, line, ply, word, message)
+            }),
+        };
+        let mv = match mv {
+            Ok(mv) => mv,
+            Err(finding) => {
+                error = Some(finding);
+                break;
+            }
+        };
+        let san = SanPlus::from_move_and_play_unchecked(&mut pos, mv);
+        plies.push(ConvertedPly {
+            mv,
+            san,
+            notes: Annotations::default(),
+        });
+    }
+    let result = if error.is_some() {
+        GameResult::Unfinished
+    } else {
+        board_result(&pos)
+    };
+    ConvertedGame {
+        tags: line_tags(&start, result),
+        start: Some(start),
+        pre: Annotations::default(),
+        plies,
+        marker: Some(result),
+        error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::scan::scan;
+
+    fn convert(pgn: &str) -> ConvertedGame {
+        let scan = scan(pgn.as_bytes(), true);
+        convert_game(&scan.games[0], ConvertOptions::default())
+    }
+
+    fn sans(game: &ConvertedGame) -> Vec<String> {
+        game.plies.iter().map(|p| p.san.to_string()).collect()
+    }
+
+    #[test]
+    fn san_is_normalised() {
+        let game =
+            convert("1. e4 e5 2. Ng1f3 Nb8c6 3. Bb5 a6 4. Bxc6 dxc6 5. Nxe5 Qd4 6. Nf3 Qxe4 *");
+        assert_eq!(
+            sans(&game),
+            [
+                "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "Nxe5", "Qd4", "Nf3",
+                "Qxe4+"
+            ]
+        );
+        // A missing mate suffix is added, a wrong check suffix dropped.
+        let game = convert("1. f3 e5+ 2. g4 Qh4 0-1");
+        assert_eq!(sans(&game), ["f3", "e5", "g4", "Qh4#"]);
+    }
+
+    #[test]
+    fn annotations_hang_on_the_ply_they_follow() {
+        let game = convert(
+            "{intro} 1. e4 $1 {good} (1. d4 {also} d5 (1... Nf6)) 1... e5 ; rest of line\n 2. Nf3 {last} *",
+        );
+        assert_eq!(game.pre.comments, ["intro"]);
+        assert_eq!(game.plies[0].notes.nags, [1]);
+        assert_eq!(game.plies[0].notes.comments, ["good"]);
+        let var: Vec<&str> = game.plies[0].notes.variations[0]
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect();
+        assert_eq!(var, ["(", "d4", "also", "d5", "(", "Nf6", ")", ")"]);
+        assert_eq!(game.plies[1].notes.comments, [" rest of line"]);
+        assert_eq!(game.plies[2].notes.comments, ["last"]);
+        let bare = convert_game(
+            &scan(b"{intro} 1. e4 $1 {good} (1. d4) e5 *", true).games[0],
+            ConvertOptions {
+                san: true,
+                comments: false,
+                nags: false,
+                variations: false,
+            },
+        );
+        assert!(bare.pre.is_empty() && bare.plies.iter().all(|p| p.notes.is_empty()));
+    }
+
+    #[test]
+    fn an_invalid_game_keeps_its_legal_prefix() {
+        let game = convert("1. e4 {a} e5 {b} 2. Ke3 {c} Nc6 *");
+        assert_eq!(sans(&game), ["e4", "e5"]);
+        assert_eq!(game.plies[1].notes.comments, ["b"]);
+        let err = game.error.as_ref().unwrap();
+        assert_eq!((err.code, err.ply), (Code::IllegalMove, Some(3)));
+        assert_eq!(
+            game.break_comment().unwrap(),
+            "pgnkit: not replayed from ply 3 (Ke3): illegal-move: `Ke3` is not a legal move"
+        );
+        let bad = convert("[FEN \"8/8/8 w - -\"]\n\n1. e4 *");
+        assert!(bad.start.is_none());
+        assert_eq!(bad.error.unwrap().code, Code::InvalidFen);
+    }
+
+    #[test]
+    fn en_passant_square_only_when_a_capture_is_legal() {
+        let game = convert("1. e4 *");
+        assert_eq!(
+            fen(&game.final_position().unwrap(), CastlingMode::Standard),
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+        );
+        let game = convert("1. e4 a6 2. e5 d5 *");
+        assert_eq!(
+            fen(&game.final_position().unwrap(), CastlingMode::Standard),
+            "rnbqkbnr/1pp1pppp/p7/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3"
+        );
+    }
+
+    #[test]
+    fn chess960_uses_king_to_rook_and_shredder_fen() {
+        let pgn = "[Variant \"Chess960\"]\n[FEN \"nbbrknrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w KQkq - 0 1\"]\n\n\
+                   1. Ng3 d5 2. O-O Bf5 3. d3 O-O-O *";
+        let game = convert(pgn);
+        assert!(game.error.is_none(), "{:?}", game.error);
+        let ucis: Vec<String> = game
+            .plies
+            .iter()
+            .map(|p| uci(p.mv, game.mode()).to_string())
+            .collect();
+        assert_eq!(ucis.join(" "), "f1g3 d7d5 e1g1 c8f5 d2d3 e8d8");
+        assert_eq!(sans(&game)[5], "O-O-O");
+        let start = game.start.as_ref().unwrap();
+        assert_eq!(
+            fen(&start.pos, start.mode),
+            "nbbrknrq/pppppppp/8/8/8/8/PPPPPPPP/NBBRKNRQ w GDgd - 0 1"
+        );
+        assert_eq!(
+            fen(&game.final_position().unwrap(), game.mode()),
+            "nbkr1nrq/ppp1pppp/8/3p1b2/8/3P2N1/PPP1PPPP/NBBR1RKQ w - - 1 4"
+        );
+        // Read back: the Shredder letters say Chess960.
+        let line = format!(
+            "fen {} moves {}",
+            fen(&start.pos, start.mode),
+            ucis.join(" ")
+        );
+        let back = game_from_uci_line(&line, 1);
+        assert_eq!(back.mode(), CastlingMode::Chess960);
+        assert_eq!(sans(&back), sans(&game));
+        assert_eq!(back.tag("Variant"), Some("Chess960"));
+    }
+
+    #[test]
+    fn lan_forms() {
+        let game = convert(
+            "1. e4 d5 2. exd5 Nf6 3. d4 Nxd5 4. c4 Nb4 5. a3 N4c6 6. d5 e5 7. dxe6 Bxe6 8. Qxd8+ Kxd8 *",
+        );
+        let lans: Vec<String> = game.plies.iter().map(|p| lan(p.mv, p.san.suffix)).collect();
+        assert_eq!(
+            lans.join(" "),
+            "e2-e4 d7-d5 e4xd5 Ng8-f6 d2-d4 Nf6xd5 c2-c4 Nd5-b4 a2-a3 Nb4-c6 d4-d5 e7-e5 \
+             d5xe6 Bc8xe6 Qd1xd8+ Ke8xd8"
+        );
+    }
+
+    #[test]
+    fn uci_lines() {
+        for text in [
+            "e2e4 e7e5",
+            "startpos moves e2e4 e7e5",
+            "position startpos moves e2e4 e7e5",
+            "  moves e2e4 e7e5 ",
+        ] {
+            let game = game_from_uci_line(text, 1);
+            assert!(game.error.is_none(), "{text}");
+            assert_eq!(sans(&game), ["e4", "e5"], "{text}");
+            assert!(game.tag("FEN").is_none());
+        }
+        let empty = game_from_uci_line("", 1);
+        assert!(empty.plies.is_empty() && empty.error.is_none());
+        let from_fen = game_from_uci_line("fen 4k3/8/8/8/8/8/8/R3K3 w Q - 0 1 moves e1c1", 1);
+        assert_eq!(sans(&from_fen), ["O-O-O"]);
+        assert_eq!(from_fen.tag("FEN"), Some("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"));
+        let mate = game_from_uci_line("f2f3 e7e5 g2g4 d8h4", 1);
+        assert_eq!(mate.result(), GameResult::BlackWins);
+        let bad = game_from_uci_line("e2e4 e2e4", 9).error.unwrap();
+        assert_eq!(
+            (bad.code, bad.line, bad.ply),
+            (Code::IllegalMove, 9, Some(2))
+        );
+        let junk = game_from_uci_line("e2e4 Nf3", 9).error.unwrap();
+        assert_eq!(junk.code, Code::Syntax);
+        let badfen = game_from_uci_line("fen 8/8 w - - moves", 3).error.unwrap();
+        assert_eq!(badfen.code, Code::InvalidFen);
+    }
+
+    #[test]
+    fn position_lines() {
+        let game = game_from_position_line(
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+            1,
+        );
+        assert_eq!(
+            game.tag("FEN"),
+            Some("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+        );
+        let epd = game_from_position_line(
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - bm Bb5; id \"x\";",
+            2,
+        );
+        assert!(epd.error.is_none());
+        let bad = game_from_position_line("8/8/8/8/8/8/8/8 w - - 0 1", 4);
+        assert_eq!(bad.error.unwrap().code, Code::InvalidFen);
+    }
+
+    /// A small deterministic PRNG (xorshift64*) for the property tests.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// A random legal game as PGN (with a FEN tag now and then, Chess960
+    /// starts, comments and NAGs), and its moves and final position.
+    fn random_game(rng: &mut Rng) -> (String, Vec<Move>, Chess, CastlingMode) {
+        let (mut pos, mode, mut pgn) = match rng.below(4) {
+            0 => {
+                // A random Chess960 start (of the 960, via the Scharnagl number).
+                let n = rng.below(960);
+                let fen_text = chess960_fen(n);
+                let (pos, mode) = parse_fen(&fen_text, true).unwrap();
+                let pgn = format!("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{fen_text}\"]\n");
+                (pos, mode, pgn)
+            }
+            _ => (Chess::default(), CastlingMode::Standard, String::new()),
+        };
+        pgn.push_str("[Event \"random\"]\n[Annotator \"q\\\"uote\"]\n\n");
+        let mut moves = Vec::new();
+        let length = rng.below(120);
+        for _ in 0..length {
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let mv = legal[rng.below(legal.len())];
+            let san = SanPlus::from_move_and_play_unchecked(&mut pos, mv);
+            pgn.push_str(&san.to_string());
+            match rng.below(10) {
+                0 => pgn.push_str(" {a comment}"),
+                1 => pgn.push_str(" $14"),
+                _ => {}
+            }
+            pgn.push(' ');
+            moves.push(mv);
+        }
+        pgn.push_str("*\n");
+        (pgn, moves, pos, mode)
+    }
+
+    /// The Chess960 start position number `n` (Scharnagl numbering).
+    fn chess960_fen(n: usize) -> String {
+        let mut rank = [' '; 8];
+        let mut n = n;
+        rank[(n % 4) * 2 + 1] = 'B';
+        n /= 4;
+        rank[(n % 4) * 2] = 'B';
+        n /= 4;
+        let free = |rank: &mut [char; 8], k: usize, piece: char| {
+            let i = (0..8).filter(|&i| rank[i] == ' ').nth(k).unwrap();
+            rank[i] = piece;
+        };
+        free(&mut rank, n % 6, 'Q');
+        n /= 6;
+        let (a, b) = [
+            (0, 1),
+            (0, 2),
+            (0, 3),
+            (0, 4),
+            (1, 2),
+            (1, 3),
+            (1, 4),
+            (2, 3),
+            (2, 4),
+            (3, 4),
+        ][n];
+        free(&mut rank, b, 'N');
+        free(&mut rank, a, 'N');
+        free(&mut rank, 0, 'R');
+        free(&mut rank, 0, 'K');
+        free(&mut rank, 0, 'R');
+        let white: String = rank.iter().collect();
+        let black = white.to_ascii_lowercase();
+        format!("{black}/pppppppp/8/8/8/8/PPPPPPPP/{white} w KQkq - 0 1")
+    }
+
+    #[test]
+    fn property_pgn_to_uci_and_back_keeps_moves_and_final_fen() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for round in 0..300 {
+            let (pgn, moves, end, mode) = random_game(&mut rng);
+            let game = convert(&pgn);
+            assert!(
+                game.error.is_none(),
+                "round {round}: {:?}\n{pgn}",
+                game.error
+            );
+            assert_eq!(
+                game.plies.iter().map(|p| p.mv).collect::<Vec<_>>(),
+                moves,
+                "{pgn}"
+            );
+            assert_eq!(game.mode(), mode);
+            let final_fen = fen(&end, mode);
+            assert_eq!(fen(&game.final_position().unwrap(), mode), final_fen);
+            // pgn → uci line → game: same moves, same final FEN.
+            let start = game.start.as_ref().unwrap();
+            let ucis: Vec<String> = game
+                .plies
+                .iter()
+                .map(|p| uci(p.mv, mode).to_string())
+                .collect();
+            let line = if start.from_fen || mode == CastlingMode::Chess960 {
+                format!("fen {} moves {}", fen(&start.pos, mode), ucis.join(" "))
+            } else {
+                ucis.join(" ")
+            };
+            let back = game_from_uci_line(&line, 1);
+            assert!(back.error.is_none(), "{line}: {:?}", back.error);
+            assert_eq!(
+                back.plies.iter().map(|p| p.mv).collect::<Vec<_>>(),
+                moves,
+                "{line}"
+            );
+            assert_eq!(sans(&back), sans(&game));
+            assert_eq!(
+                fen(&back.final_position().unwrap(), back.mode()),
+                final_fen,
+                "{line}"
+            );
+            // Every comment survives conversion, on the ply it follows.
+            let comments = game
+                .plies
+                .iter()
+                .map(|p| p.notes.comments.len())
+                .sum::<usize>();
+            assert_eq!(comments, pgn.matches("{a comment}").count());
+        }
+    }
+}
