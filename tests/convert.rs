@@ -373,11 +373,10 @@ fn output_is_identical_for_any_thread_count() {
 }
 
 #[test]
-fn conflicting_flags_and_pgn_output_fail_with_status_2() {
+fn conflicting_flags_fail_with_status_2() {
     for args in [
         &["convert", "--to", "uci", "--tags", "ECO", TWIC][..],
         &["convert", "--to", "uci", "--positions", "all", TWIC],
-        &["convert", "--to", "pgn", TWIC],
     ] {
         let out = run(args, None);
         assert_eq!(code(&out), 2, "{args:?}");
@@ -390,4 +389,124 @@ fn conflicting_flags_and_pgn_output_fail_with_status_2() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn pgn_output_is_a_fixed_point_after_the_first_pass() {
+    for file in [
+        TWIC,
+        "fixtures/convert/annotated.pgn",
+        "fixtures/pgn/chess960.pgn",
+        "fixtures/pgn/latin1.pgn",
+        "fixtures/pgn/hoover_parsertest.pgn",
+        "fixtures/pgn/nul_glued_tag.pgn",
+    ] {
+        let once = convert(&["--to", "pgn", file], None, 0);
+        assert!(once.starts_with("[Event "), "{file}");
+        let twice = convert(&["--to", "pgn"], Some(once.as_bytes()), 0);
+        assert_eq!(once, twice, "{file}: pgn -> pgn is not a fixed point");
+        // Export format: LF only, lines of at most 80 characters.
+        assert!(!once.contains('\r'));
+        assert!(once.lines().all(|l| l.chars().count() <= 80), "{file}");
+        // The same moves as the input, in UCI.
+        let uci_in = convert(&["--to", "uci", file], None, 0);
+        let uci_out = convert(&["--to", "uci"], Some(once.as_bytes()), 0);
+        assert_eq!(uci_in, uci_out, "{file}");
+    }
+}
+
+#[test]
+fn pgn_output_normalises_san_and_keeps_annotations_unless_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loose.pgn");
+    std::fs::write(
+        &path,
+        "[White \"A\"]\n\n1. e2e4 {open} e5 2. Ng1f3 $1 (2. Bc4 Nf6) Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O f6 6. d4 exd4 7. Nxd4 c5 8. Nb3 Qxd1 9. Rxd1 *\n",
+    )
+    .unwrap();
+    let path = path.to_str().unwrap();
+    let pgn = convert(&["--to", "pgn", path], None, 0);
+    assert!(
+        pgn.contains("1. e4 {open} 1... e5 2. Nf3 $1 (2. Bc4 Nf6) 2... Nc6"),
+        "{pgn}"
+    );
+    assert!(
+        pgn.contains("[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]"),
+        "{pgn}"
+    );
+    let bare = convert(
+        &[
+            "--to",
+            "pgn",
+            "--no-comments",
+            "--no-nags",
+            "--no-variations",
+            path,
+        ],
+        None,
+        0,
+    );
+    assert!(bare.contains("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6"), "{bare}");
+    assert!(
+        !bare.contains('{') && !bare.contains('$') && !bare.contains('('),
+        "{bare}"
+    );
+}
+
+#[test]
+fn pgn_from_positions_and_uci_lines() {
+    // The fixture holds one invalid position on purpose: exit 1.
+    let pgn = convert(
+        &[
+            "--to",
+            "pgn",
+            "--from",
+            "fen",
+            "fixtures/convert/positions.fen",
+        ],
+        None,
+        1,
+    );
+    assert!(pgn.contains("[SetUp \"1\"]"), "{pgn}");
+    assert!(
+        pgn.contains("[FEN \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\"]"),
+        "{pgn}"
+    );
+    // uci -> pgn -> uci gives the same moves.
+    let uci = std::fs::read_to_string("fixtures/convert/games.uci").unwrap();
+    // Its last line holds an illegal move on purpose: exit 1.
+    let pgn = convert(&["--to", "pgn", "--from", "uci"], Some(uci.as_bytes()), 1);
+    assert!(pgn.contains("1. e4 e5 2. Nf3 Nc6 3. Bb5 *"), "{pgn}");
+    let back = convert(&["--to", "uci"], Some(pgn.as_bytes()), 0);
+    assert!(
+        back.starts_with("e2e4 e7e5 g1f3 b8c6 f1b5\nd2d4 d7d5 c2c4\n"),
+        "{back}"
+    );
+}
+
+#[test]
+fn pgn_output_of_an_invalid_game() {
+    let file = "fixtures/pgn/illegal_move_ply_61.pgn";
+    let out = run(&["convert", "-q", "--to", "pgn", file], None);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout(&out), "");
+    assert!(stderr(&out).contains("illegal-move"), "{}", stderr(&out));
+    let kept = convert(&["--to", "pgn", "--keep-invalid", file], None, 1);
+    assert!(!kept.contains("31. Qxe1"), "{kept}");
+    assert!(kept.contains("ply 61"), "{kept}");
+}
+
+#[test]
+fn pgn_output_is_identical_for_any_thread_count() {
+    let mut big = Vec::new();
+    let one = std::fs::read(TWIC).unwrap();
+    while big.len() < 3 << 20 {
+        big.extend_from_slice(&one);
+        big.extend_from_slice(b"\n\n");
+    }
+    let input = temp_input(&big);
+    let path = input.path().to_str().unwrap();
+    let a = convert(&["--to", "pgn", "-j1", path], None, 0);
+    let b = convert(&["--to", "pgn", "-j8", path], None, 0);
+    assert!(a == b, "pgn output differs between -j1 and -j8");
 }

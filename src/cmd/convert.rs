@@ -16,10 +16,11 @@ use crate::cli::{ConvertArgs, ConvertFormat, Positions, SourceFormat};
 use crate::exit::ExitStatus;
 use crate::input::lines::{self, LineFormat, for_each_line};
 use crate::output::convert::{
-    CsvColumns, CsvRecord, epd_records, write_epd, write_fens, write_jsonl, write_lan, write_san,
-    write_uci,
+    CsvColumns, CsvRecord, epd_records, write_epd, write_fens, write_jsonl, write_lan, write_pgn,
+    write_san, write_uci,
 };
 use crate::output::diag;
+use crate::output::pgn::Keep;
 use crate::output::report::{self, Format as ReportFormat, Place};
 use crate::rules::convert::{
     ConvertOptions, ConvertedGame, convert_game, game_from_position_line, game_from_uci_line,
@@ -97,8 +98,12 @@ fn render(game: &ConvertedGame, settings: &Settings) -> GameOut {
         }
         ConvertFormat::Epd => Body::Epd(epd_records(game, settings.positions_all)),
         ConvertFormat::Csv => Body::Csv(CsvRecord::new(game)),
-        // Refused in `run` before any game is read.
-        ConvertFormat::Pgn => Body::None,
+        // What the flags drop was never collected: keep all the rest.
+        ConvertFormat::Pgn => {
+            let mut out = Vec::with_capacity(256 + 8 * game.plies.len());
+            write_pgn(game, Keep::default(), &mut out);
+            Body::Bytes(out)
+        }
     };
     GameOut { body, broken }
 }
@@ -240,15 +245,9 @@ fn formats(files: &[PathBuf], from: Option<SourceFormat>) -> Vec<Option<LineForm
 ///
 /// # Errors
 ///
-/// For `--to pgn` (not built yet), conflicting flags, or when the output
-/// cannot be written.
+/// For conflicting flags, or when the output cannot be written.
 pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitStatus> {
     let started = Instant::now();
-    if args.to == ConvertFormat::Pgn {
-        anyhow::bail!(
-            "--to pgn is not available yet: use --to jsonl, csv, uci, san, lan, fen or epd"
-        );
-    }
     if args.tags.is_some() && args.to != ConvertFormat::Csv {
         anyhow::bail!("--tags applies to --to csv only");
     }
