@@ -369,6 +369,65 @@ fn write_row(out: &mut dyn Write, row: &[&str]) -> io::Result<()> {
     w.flush()
 }
 
+/// Writes `game` as PGN in export format (through [`super::pgn`], the writer
+/// `annotate-outcome` uses): the converted game is spelled out as PGN with
+/// its normalised SAN, scanned again, and laid out; comments, NAGs and
+/// variations are kept as `keep` says. A game kept despite its error
+/// (`--keep-invalid`) stops after its last legal move with a comment saying
+/// where it broke.
+pub fn write_pgn(game: &ConvertedGame, keep: super::pgn::Keep, out: &mut Vec<u8>) {
+    use std::fmt::Write as _;
+    let mut src = String::with_capacity(256 + 8 * game.plies.len());
+    for (name, value) in &game.tags {
+        let value = value.replace('\\', "\\\\").replace('"', "\\\"");
+        let _ = writeln!(src, "[{name} \"{value}\"]");
+    }
+    src.push('\n');
+    let notes = |src: &mut String, notes: &Annotations| {
+        for nag in &notes.nags {
+            let _ = write!(src, " ${nag}");
+        }
+        for comment in &notes.comments {
+            let _ = write!(src, " {{{}}}", comment.replace('}', ")"));
+        }
+        for variation in &notes.variations {
+            for token in variation {
+                src.push(' ');
+                match token.kind {
+                    TokenKind::Nag => {
+                        let _ = write!(src, "${}", token.text);
+                    }
+                    TokenKind::Comment => {
+                        let _ = write!(src, "{{{}}}", token.text.replace('}', ")"));
+                    }
+                    _ => src.push_str(&token.text),
+                }
+            }
+        }
+    };
+    notes(&mut src, &game.pre);
+    for ply in &game.plies {
+        src.push(' ');
+        let _ = write!(src, "{}", ply.san);
+        notes(&mut src, &ply.notes);
+    }
+    if let Some(comment) = game.break_comment() {
+        let _ = write!(src, " {{{}}}", comment.replace('}', ")"));
+    }
+    let _ = writeln!(src, " {}", game.result());
+    let scanned = crate::input::scan::scan(src.as_bytes(), true);
+    if let Some(raw) = scanned.games.first() {
+        // Writing into a Vec cannot fail.
+        let _ = super::pgn::write_game(
+            out,
+            raw,
+            game.first_move(),
+            keep,
+            &super::pgn::Edits::default(),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -472,64 +531,5 @@ mod tests {
         );
         let exact = CsvColumns::exactly(&["White".into(), "ECO".into(), "ECO".into()], true);
         assert_eq!(exact.extra, ["ECO"]);
-    }
-}
-
-/// Writes `game` as PGN in export format (through [`super::pgn`], the writer
-/// `annotate-outcome` uses): the converted game is spelled out as PGN with
-/// its normalised SAN, scanned again, and laid out; comments, NAGs and
-/// variations are kept as `keep` says. A game kept despite its error
-/// (`--keep-invalid`) stops after its last legal move with a comment saying
-/// where it broke.
-pub fn write_pgn(game: &ConvertedGame, keep: super::pgn::Keep, out: &mut Vec<u8>) {
-    use std::fmt::Write as _;
-    let mut src = String::with_capacity(256 + 8 * game.plies.len());
-    for (name, value) in &game.tags {
-        let value = value.replace('\\', "\\\\").replace('"', "\\\"");
-        let _ = writeln!(src, "[{name} \"{value}\"]");
-    }
-    src.push('\n');
-    let notes = |src: &mut String, notes: &Annotations| {
-        for nag in &notes.nags {
-            let _ = write!(src, " ${nag}");
-        }
-        for comment in &notes.comments {
-            let _ = write!(src, " {{{}}}", comment.replace('}', ")"));
-        }
-        for variation in &notes.variations {
-            for token in variation {
-                src.push(' ');
-                match token.kind {
-                    TokenKind::Nag => {
-                        let _ = write!(src, "${}", token.text);
-                    }
-                    TokenKind::Comment => {
-                        let _ = write!(src, "{{{}}}", token.text.replace('}', ")"));
-                    }
-                    _ => src.push_str(&token.text),
-                }
-            }
-        }
-    };
-    notes(&mut src, &game.pre);
-    for ply in &game.plies {
-        src.push(' ');
-        let _ = write!(src, "{}", ply.san);
-        notes(&mut src, &ply.notes);
-    }
-    if let Some(comment) = game.break_comment() {
-        let _ = write!(src, " {{{}}}", comment.replace('}', ")"));
-    }
-    let _ = write!(src, " {}\n", game.result());
-    let scanned = crate::input::scan::scan(src.as_bytes(), true);
-    if let Some(raw) = scanned.games.first() {
-        // Writing into a Vec cannot fail.
-        let _ = super::pgn::write_game(
-            out,
-            raw,
-            game.first_move(),
-            keep,
-            &super::pgn::Edits::default(),
-        );
     }
 }
