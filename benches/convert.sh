@@ -29,7 +29,7 @@ size=$(stat -c %s "$pgn")
 # measure CMD...: prints "seconds peak_kb" for one run.
 measure() {
   /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null 2> "$work/stderr" || true
-  cat "$work/time"
+  tail -1 "$work/time"  # GNU time prefixes a line when the exit status is not 0
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -54,7 +54,7 @@ for ((r = 1; r <= rounds; r++)); do
   done
 done
 
-summary=$("$bin" convert -j2 --to uci "$pgn" 2>&1 >/dev/null | tail -1)
+summary=$("$bin" convert -j2 --to uci "$pgn" 2>&1 >/dev/null | tail -1 || true)
 echo "corpus: $corpus ($((size / 1000000)) MB), $summary"
 echo "rounds: $rounds (median wall time)"
 declare -A med

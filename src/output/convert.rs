@@ -12,7 +12,7 @@ use shakmaty::CastlingMode;
 
 use super::json;
 use crate::rules::check::SEVEN_TAG_ROSTER;
-use crate::rules::convert::{Annotations, ConvertedGame, RawToken, epd, fen, lan, uci};
+use crate::rules::convert::{Annotations, ConvertedGame, RawToken, append_fen, epd, fen, lan, uci};
 use crate::rules::game::TokenKind;
 
 /// Whether a game is written in the `fen <FEN> moves …` form of UCI: it
@@ -81,11 +81,11 @@ pub fn write_fens(game: &ConvertedGame, all: bool, out: &mut Vec<u8>) {
     let mode = game.mode();
     if all {
         for pos in game.positions() {
-            out.extend_from_slice(fen(&pos, mode).as_bytes());
+            append_fen(&pos, mode, out);
             out.push(b'\n');
         }
     } else if let Some(pos) = game.final_position() {
-        out.extend_from_slice(fen(&pos, mode).as_bytes());
+        append_fen(&pos, mode, out);
         out.push(b'\n');
     }
 }
@@ -224,7 +224,7 @@ fn write_jsonl_inner(game: &ConvertedGame, out: &mut Vec<u8>) -> io::Result<()> 
             uci(ply.mv, mode).append_ascii_to(out);
             out.extend_from_slice(b"\",\"fen_after\":\"");
             shakmaty::Position::play_unchecked(&mut pos, ply.mv);
-            out.extend_from_slice(fen(&pos, mode).as_bytes());
+            append_fen(&pos, mode, out);
             out.push(b'"');
             write_notes(out, &ply.notes)?;
             out.push(b'}');

@@ -405,6 +405,17 @@ pub fn fen(pos: &Chess, mode: CastlingMode) -> String {
     )
 }
 
+/// Appends [`fen`] to `out`, without an intermediate string for standard
+/// chess (the hot path of `--to jsonl`, which writes a FEN after every move).
+pub fn append_fen(pos: &Chess, mode: CastlingMode, out: &mut Vec<u8>) {
+    match mode {
+        CastlingMode::Standard => {
+            Fen::from_position(pos, EnPassantMode::Legal).append_ascii_to(out);
+        }
+        CastlingMode::Chess960 => out.extend_from_slice(fen(pos, mode).as_bytes()),
+    }
+}
+
 /// The position as the four fields of EPD, written as [`fen`] writes them.
 pub fn epd(pos: &Chess, mode: CastlingMode) -> String {
     with_castling(
