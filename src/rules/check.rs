@@ -12,7 +12,7 @@ use super::ends::{EndKind, Repetitions};
 use super::finding::{Code, Finding};
 use super::game::{GameResult, RawGame};
 use super::replay::{parse_san, replay};
-use super::setup::{SetupError, start_position};
+use super::setup::start_position;
 
 /// Everything `validate` found about one game.
 #[derive(Debug, Clone)]
@@ -38,17 +38,7 @@ pub fn check_game(game: &RawGame<'_>) -> GameCheck {
     let start = match start_position(game) {
         Ok(start) => start,
         Err(err) => {
-            let (code, line) = match &err {
-                SetupError::UnsupportedVariant(_) => (
-                    Code::UnsupportedVariant,
-                    game.tag("Variant").map_or(game.line, |t| t.line),
-                ),
-                SetupError::InvalidFen { .. } => (
-                    Code::InvalidFen,
-                    game.tag("FEN").map_or(game.line, |t| t.line),
-                ),
-            };
-            findings.push(Finding::game(code, line, err.to_string()));
+            findings.push(err.finding(game));
             check_result_marker(game, &mut findings);
             return finish(findings, 0, (1, Color::White));
         }

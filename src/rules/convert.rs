@@ -201,17 +201,7 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
     let start = match start_position(game) {
         Ok(start) => start,
         Err(err) => {
-            let (code, line) = match &err {
-                SetupError::UnsupportedVariant(_) => (
-                    Code::UnsupportedVariant,
-                    game.tag("Variant").map_or(game.line, |t| t.line),
-                ),
-                SetupError::InvalidFen { .. } => (
-                    Code::InvalidFen,
-                    game.tag("FEN").map_or(game.line, |t| t.line),
-                ),
-            };
-            converted.error = Some(Finding::game(code, line, err.to_string()));
+            converted.error = Some(err.finding(game));
             return converted;
         }
     };

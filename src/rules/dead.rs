@@ -363,6 +363,20 @@ fn can_mate_cheaply(pos: &Chess, side: Color) -> Option<Mateability> {
     None
 }
 
+/// Whether chasolver's fast check proves that `side` cannot mate (sound,
+/// incomplete: `false` means "not proven"). `false` too for a position the
+/// solver cannot hold (Chess960 castling) or a solver panic.
+pub fn is_unwinnable_fast(pos: &Chess, side: Color) -> bool {
+    let Ok(board) = to_solver_board(pos) else {
+        return false;
+    };
+    let color = match side {
+        Color::White => chess::Color::White,
+        Color::Black => chess::Color::Black,
+    };
+    std::panic::catch_unwind(|| chasolver::is_unwinnable_fast(&board, color)).unwrap_or(false)
+}
+
 /// Converts to the `chess` crate's board through a full six-field FEN.
 ///
 /// # Errors

@@ -183,16 +183,6 @@ pub fn annotate_with(game: &RawGame<'_>, profile: Profile, exhaustive: bool) -> 
     let start = match start_position(game) {
         Ok(start) => start,
         Err(err) => {
-            let (code, line) = match err {
-                super::setup::SetupError::UnsupportedVariant(_) => (
-                    Code::UnsupportedVariant,
-                    game.tag("Variant").map_or(game.line, |t| t.line),
-                ),
-                super::setup::SetupError::InvalidFen { .. } => (
-                    Code::InvalidFen,
-                    game.tag("FEN").map_or(game.line, |t| t.line),
-                ),
-            };
             return Outcome {
                 plies: 0,
                 first_move: (1, Color::White),
@@ -205,7 +195,7 @@ pub fn annotate_with(game: &RawGame<'_>, profile: Profile, exhaustive: bool) -> 
                 winner_not_searched: false,
                 loss_rule: None,
                 rules_result: None,
-                error: Some(Finding::game(code, line, err.to_string())),
+                error: Some(err.finding(game)),
             };
         }
     };
@@ -432,42 +422,7 @@ fn cannot_mate_cheaply(pos: &Chess, side: Color) -> bool {
     if is_dead_by_material(board) || (board.by_color(side) & !board.kings()).is_empty() {
         return true;
     }
-    let Some(solver_board) = solver_board(pos) else {
-        return false;
-    };
-    let color = match side {
-        Color::White => chess::Color::White,
-        Color::Black => chess::Color::Black,
-    };
-    std::panic::catch_unwind(|| chasolver::is_unwinnable_fast(&solver_board, color))
-        .unwrap_or(false)
-}
-
-/// The position on `chess`'s board, for chasolver; `None` when castling
-/// rights are not standard (king on e1/e8, rooks in the corners), which
-/// `chess` cannot hold, or when the conversion fails. (Mirrors
-/// `rules::dead`'s private conversion.)
-fn solver_board(pos: &Chess) -> Option<chess::Board> {
-    use shakmaty::{CastlingSide, EnPassantMode, File, Rank, Square};
-    let castles = pos.castles();
-    let standard = Color::ALL.into_iter().all(|color| {
-        let rank = color.fold_wb(Rank::First, Rank::Eighth);
-        let king_home = pos.board().king_of(color) == Some(Square::from_coords(File::E, rank));
-        [
-            (CastlingSide::KingSide, File::H),
-            (CastlingSide::QueenSide, File::A),
-        ]
-        .into_iter()
-        .all(|(side, file)| match castles.rook(color, side) {
-            None => true,
-            Some(rook) => king_home && rook == Square::from_coords(file, rank),
-        })
-    });
-    if !standard {
-        return None;
-    }
-    let fen = shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string();
-    <chess::Board as std::str::FromStr>::from_str(&fen).ok()
+    super::dead::is_unwinnable_fast(pos, side)
 }
 
 fn wins(side: Color) -> GameResult {

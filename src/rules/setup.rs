@@ -6,6 +6,7 @@ use std::fmt;
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, PositionErrorKinds};
 
+use super::finding::{Code, Finding};
 use super::game::RawGame;
 
 /// Why a position could not be set up.
@@ -27,6 +28,19 @@ impl fmt::Display for SetupError {
 }
 
 impl std::error::Error for SetupError {}
+
+impl SetupError {
+    /// The finding that reports this error for `game`, at the line of the
+    /// tag to blame (`Variant` or `FEN`).
+    pub fn finding(&self, game: &RawGame<'_>) -> Finding {
+        let (code, tag) = match self {
+            SetupError::UnsupportedVariant(_) => (Code::UnsupportedVariant, "Variant"),
+            SetupError::InvalidFen { .. } => (Code::InvalidFen, "FEN"),
+        };
+        let line = game.tag(tag).map_or(game.line, |t| t.line);
+        Finding::game(code, line, self.to_string())
+    }
+}
 
 /// The starting position of a game and the castling rules it is played with.
 #[derive(Debug, Clone)]
