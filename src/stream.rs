@@ -109,25 +109,12 @@ pub fn for_each_game<R: Send>(
 ) -> anyhow::Result<Totals> {
     let stdin = [PathBuf::from("-")];
     let files: &[PathBuf] = if files.is_empty() { &stdin } else { files };
-    let total: Option<u64> = files
-        .iter()
-        .map(|f| {
-            std::fs::metadata(f)
-                .ok()
-                .filter(|m| m.is_file())
-                .map(|m| m.len())
-        })
-        .sum();
-    let progress = Progress::new(total, quiet);
+    let progress = Progress::new(crate::input::open::total_size(files), quiet);
     let counter = Arc::new(AtomicU64::new(0));
 
     let reader_counter = Arc::clone(&counter);
     let source = files.iter().flat_map(move |path| {
-        let name = if path.as_os_str() == "-" {
-            "<stdin>".to_owned()
-        } else {
-            path.display().to_string()
-        };
+        let name = crate::input::open::input_name(path);
         match open(path, Arc::clone(&reader_counter)) {
             Err(error) => {
                 let error = io::Error::new(error.kind(), format!("cannot open: {error}"));

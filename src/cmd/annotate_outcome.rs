@@ -119,9 +119,8 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
     if !input.quiet {
         diag::summary(
             format!(
-                "{} game{}, {wrong} with a result the rules do not give, {not_replayed} not replayed",
-                totals.games,
-                if totals.games == 1 { "" } else { "s" }
+                "{}, {wrong} with a result the rules do not give, {not_replayed} not replayed",
+                diag::games(totals.games),
             ),
             started.elapsed(),
         );

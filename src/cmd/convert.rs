@@ -351,9 +351,8 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         };
         diag::summary(
             format!(
-                "{} game{}, {} could not be replayed ({what})",
-                totals.games,
-                if totals.games == 1 { "" } else { "s" },
+                "{}, {} could not be replayed ({what})",
+                diag::games(totals.games),
                 writer.broken
             ),
             started.elapsed(),

@@ -97,9 +97,8 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
     if !input.quiet {
         diag::summary(
             format!(
-                "{} game{}, {with_errors} with errors, {with_warnings} with warnings",
-                totals.games,
-                if totals.games == 1 { "" } else { "s" }
+                "{}, {with_errors} with errors, {with_warnings} with warnings",
+                diag::games(totals.games),
             ),
             started.elapsed(),
         );

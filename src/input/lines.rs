@@ -180,26 +180,13 @@ pub fn for_each_line<R: Send>(
     work: impl Fn(&Line) -> R + Sync,
     mut sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
 ) -> anyhow::Result<Totals> {
-    let total: Option<u64> = files
-        .iter()
-        .map(|f| {
-            std::fs::metadata(f)
-                .ok()
-                .filter(|m| m.is_file())
-                .map(|m| m.len())
-        })
-        .sum();
-    let progress = Progress::new(total, quiet);
+    let progress = Progress::new(crate::input::open::total_size(files), quiet);
     let counter = Arc::new(AtomicU64::new(0));
     let mut totals = Totals::default();
     let is_game = |line: &Line| format == LineFormat::Uci || !line.text.trim().is_empty();
     let work = &work;
     for path in files {
-        let name = if path.as_os_str() == "-" {
-            "<stdin>".to_owned()
-        } else {
-            path.display().to_string()
-        };
+        let name = crate::input::open::input_name(path);
         let source = match open(path, Arc::clone(&counter)) {
             Ok(source) => source,
             Err(error) => {

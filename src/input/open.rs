@@ -97,3 +97,26 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> io::Result<Source> {
     };
     Ok(Source { name, reader, size })
 }
+
+/// How reports name an input: the path as given, `<stdin>` for `-`.
+pub fn input_name(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "<stdin>".to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// The total size on disk of `files`, when every one is a regular file
+/// (for the progress bar; standard input has no size).
+pub fn total_size(files: &[std::path::PathBuf]) -> Option<u64> {
+    files
+        .iter()
+        .map(|f| {
+            std::fs::metadata(f)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+        })
+        .sum()
+}

@@ -21,3 +21,8 @@ pub fn warning(message: impl Display) {
 pub fn summary(line: impl Display, elapsed: Duration) {
     eprintln!("{line} ({:.2} s)", elapsed.as_secs_f64());
 }
+
+/// `1 game` or `N games`, for summaries.
+pub fn games(n: u64) -> String {
+    format!("{n} game{}", if n == 1 { "" } else { "s" })
+}
