@@ -226,7 +226,7 @@ fn write_jsonl_inner(game: &ConvertedGame, out: &mut Vec<u8>) -> io::Result<()> 
             shakmaty::Position::play_unchecked(&mut pos, ply.mv);
             append_fen(&pos, mode, out);
             out.push(b'"');
-            write_notes(out, &ply.notes)?;
+            write_notes(out, ply.notes())?;
             out.push(b'}');
         }
     }
@@ -369,63 +369,47 @@ fn write_row(out: &mut dyn Write, row: &[&str]) -> io::Result<()> {
     w.flush()
 }
 
-/// Writes `game` as PGN in export format (through [`super::pgn`], the writer
-/// `annotate-outcome` uses): the converted game is spelled out as PGN with
-/// its normalised SAN, scanned again, and laid out; comments, NAGs and
-/// variations are kept as `keep` says. A game kept despite its error
-/// (`--keep-invalid`) stops after its last legal move with a comment saying
-/// where it broke.
+/// Writes `game` as PGN in export format, laid out by
+/// [`super::pgn::write_export`] (the layout `annotate-outcome` uses too)
+/// with its normalised SAN; comments, NAGs and variations are kept as `keep`
+/// says. A game kept despite its error (`--keep-invalid`) stops after its
+/// last legal move with a comment saying where it broke.
 pub fn write_pgn(game: &ConvertedGame, keep: super::pgn::Keep, out: &mut Vec<u8>) {
-    use std::fmt::Write as _;
-    let mut src = String::with_capacity(256 + 8 * game.plies.len());
-    for (name, value) in &game.tags {
-        let value = value.replace('\\', "\\\\").replace('"', "\\\"");
-        let _ = writeln!(src, "[{name} \"{value}\"]");
-    }
-    src.push('\n');
-    let notes = |src: &mut String, notes: &Annotations| {
-        for nag in &notes.nags {
-            let _ = write!(src, " ${nag}");
+    use super::pgn::Tok;
+    use std::borrow::Cow;
+    fn raw(token: &RawToken) -> Tok<'_> {
+        match token.kind {
+            TokenKind::Move => Tok::Move(Cow::Borrowed(&token.text)),
+            TokenKind::Nag => Tok::Nag(Cow::Borrowed(&token.text)),
+            TokenKind::Comment => Tok::Comment(Cow::Borrowed(&token.text)),
+            TokenKind::VariationStart => Tok::Open,
+            TokenKind::VariationEnd => Tok::Close,
         }
-        for comment in &notes.comments {
-            let _ = write!(src, " {{{}}}", comment.replace('}', ")"));
-        }
-        for variation in &notes.variations {
-            for token in variation {
-                src.push(' ');
-                match token.kind {
-                    TokenKind::Nag => {
-                        let _ = write!(src, "${}", token.text);
-                    }
-                    TokenKind::Comment => {
-                        let _ = write!(src, "{{{}}}", token.text.replace('}', ")"));
-                    }
-                    _ => src.push_str(&token.text),
-                }
-            }
-        }
-    };
-    notes(&mut src, &game.pre);
-    for ply in &game.plies {
-        src.push(' ');
-        let _ = write!(src, "{}", ply.san);
-        notes(&mut src, &ply.notes);
     }
-    if let Some(comment) = game.break_comment() {
-        let _ = write!(src, " {{{}}}", comment.replace('}', ")"));
+    fn notes(notes: &Annotations) -> impl Iterator<Item = Tok<'_>> {
+        let nags = notes.nags.iter().map(|&n| Tok::NagNumber(n));
+        let comments = notes
+            .comments
+            .iter()
+            .map(|c| Tok::Comment(Cow::Borrowed(c)));
+        let variations = notes.variations.iter().flatten().map(raw);
+        nags.chain(comments).chain(variations)
     }
-    let _ = writeln!(src, " {}", game.result());
-    let scanned = crate::input::scan::scan(src.as_bytes(), true);
-    if let Some(raw) = scanned.games.first() {
-        // Writing into a Vec cannot fail.
-        let _ = super::pgn::write_game(
-            out,
-            raw,
-            game.first_move(),
-            keep,
-            &super::pgn::Edits::default(),
-        );
-    }
+    let plies = game
+        .plies
+        .iter()
+        .flat_map(|p| std::iter::once(Tok::San(&p.san)).chain(notes(p.notes())));
+    let broke = game.break_comment().map(|c| Tok::Comment(Cow::Owned(c)));
+    let tokens = notes(&game.pre).chain(plies).chain(broke);
+    super::pgn::write_export(
+        out,
+        &game.tags,
+        game.result(),
+        tokens,
+        game.first_move(),
+        keep,
+        &super::pgn::Edits::default(),
+    );
 }
 
 #[cfg(test)]

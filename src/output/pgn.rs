@@ -16,9 +16,11 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use shakmaty::Color;
+use shakmaty::san::{San, SanPlus};
+use shakmaty::{CastlingSide, Role};
 
 use crate::rules::check::SEVEN_TAG_ROSTER;
-use crate::rules::game::{GameResult, RawGame, TokenKind, decode_text};
+use crate::rules::game::{GameResult, RawGame, Token, TokenKind, decode_text};
 use crate::rules::outcome::recorded_result;
 
 /// What to keep of the input movetext.
@@ -92,37 +94,98 @@ pub fn write_game(
         .result
         .or_else(|| recorded_result(game))
         .unwrap_or(GameResult::Unfinished);
-    write_tags(out, game, result, edits)?;
-    out.write_all(b"\n")?;
-    let mut text = Movetext::default();
-    write_movetext(&mut text, game, first_move, keep, edits);
-    text.word(result.as_str());
-    out.write_all(text.buf.as_bytes())?;
-    out.write_all(b"\n\n")
+    let tags: Vec<(Cow<'_, str>, Cow<'_, str>)> = game
+        .tags
+        .iter()
+        .map(|t| (decode_text(t.name), t.text()))
+        .collect();
+    let mut buf = Vec::with_capacity(1024);
+    let tokens = game.tokens.iter().map(Tok::from_raw);
+    write_export(&mut buf, &tags, result, tokens, first_move, keep, edits);
+    out.write_all(&buf)
 }
 
-fn write_tag(out: &mut dyn Write, name: &str, value: &str) -> io::Result<()> {
-    let mut escaped = String::with_capacity(value.len());
-    for c in value.chars() {
-        match c {
-            '\\' | '"' => {
-                escaped.push('\\');
-                escaped.push(c);
-            }
-            // A tag is one line.
-            '\n' | '\r' | '\t' => escaped.push(' '),
-            _ => escaped.push(c),
+/// A movetext token as the layout sees it: from a scanned game, or from a
+/// converted one (whose moves are [`SanPlus`] and whose NAGs are numbers).
+#[derive(Debug, Clone)]
+pub enum Tok<'t> {
+    /// A move as written.
+    Move(Cow<'t, str>),
+    /// A move to write in SAN.
+    San(&'t SanPlus),
+    /// A NAG as its number, as written.
+    Nag(Cow<'t, str>),
+    /// A NAG as its number.
+    NagNumber(u8),
+    /// A comment's text without its delimiters.
+    Comment(Cow<'t, str>),
+    /// `(`
+    Open,
+    /// `)`
+    Close,
+}
+
+impl<'t> Tok<'t> {
+    /// The token of a scanned game.
+    pub fn from_raw(token: &Token<'t>) -> Tok<'t> {
+        match token.kind {
+            TokenKind::Move => Tok::Move(decode_text(token.text)),
+            TokenKind::Nag => Tok::Nag(decode_text(token.text)),
+            TokenKind::Comment => Tok::Comment(decode_text(token.text)),
+            TokenKind::VariationStart => Tok::Open,
+            TokenKind::VariationEnd => Tok::Close,
         }
     }
-    writeln!(out, "[{name} \"{escaped}\"]")
 }
 
-fn write_tags(
-    out: &mut dyn Write,
-    game: &RawGame<'_>,
+/// Writes one game in export format into `out`, followed by a blank line:
+/// `tags` (name, value) in input order, `result` for the Result tag and
+/// the termination marker, the movetext `tokens` laid out from
+/// `first_move` (fullmove number and side to move of the starting
+/// position). The one layout both [`write_game`] and `convert --to pgn`
+/// use.
+pub fn write_export<'t, N: AsRef<str>, V: AsRef<str>>(
+    out: &mut Vec<u8>,
+    tags: &[(N, V)],
+    result: GameResult,
+    tokens: impl IntoIterator<Item = Tok<'t>>,
+    first_move: (u32, Color),
+    keep: Keep,
+    edits: &Edits,
+) {
+    write_tags(out, tags, result, edits);
+    out.push(b'\n');
+    let mut text = Movetext {
+        buf: out,
+        col: 0,
+        open: 0,
+    };
+    write_movetext(&mut text, tokens, first_move, keep, edits);
+    text.word(result.as_str());
+    out.extend_from_slice(b"\n\n");
+}
+
+fn write_tag(out: &mut Vec<u8>, name: &str, value: &str) {
+    out.push(b'[');
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b" \"");
+    for &b in value.as_bytes() {
+        match b {
+            b'\\' | b'"' => out.extend_from_slice(&[b'\\', b]),
+            // A tag is one line.
+            b'\n' | b'\r' | b'\t' => out.push(b' '),
+            _ => out.push(b),
+        }
+    }
+    out.extend_from_slice(b"\"]\n");
+}
+
+fn write_tags<N: AsRef<str>, V: AsRef<str>>(
+    out: &mut Vec<u8>,
+    tags: &[(N, V)],
     result: GameResult,
     edits: &Edits,
-) -> io::Result<()> {
+) {
     let edited = |name: &str| {
         edits
             .tags
@@ -130,71 +193,113 @@ fn write_tags(
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     };
+    let input = |name: &str| {
+        tags.iter()
+            .find(|(n, _)| n.as_ref() == name)
+            .map(|(_, v)| v.as_ref())
+    };
     for name in SEVEN_TAG_ROSTER {
         if name == "Result" {
-            write_tag(out, name, result.as_str())?;
+            write_tag(out, name, result.as_str());
             continue;
         }
-        let value = edited(name)
-            .map(Cow::Borrowed)
-            .or_else(|| game.tag_text(name));
         let default = if name == "Date" { "????.??.??" } else { "?" };
-        write_tag(out, name, value.as_deref().unwrap_or(default))?;
+        let value = edited(name).or_else(|| input(name)).unwrap_or(default);
+        write_tag(out, name, value);
     }
     let mut replaced: Vec<&str> = Vec::new();
-    for tag in &game.tags {
-        let name = decode_text(tag.name);
-        if SEVEN_TAG_ROSTER.contains(&&*name) {
+    for (name, value) in tags {
+        let name = name.as_ref();
+        if SEVEN_TAG_ROSTER.contains(&name) {
             continue;
         }
-        match edits.tags.iter().find(|(n, _)| *n == *name) {
+        match edits.tags.iter().find(|(n, _)| n == name) {
             Some((n, value)) => {
                 if !replaced.contains(&n.as_str()) {
-                    write_tag(out, &name, value)?;
+                    write_tag(out, name, value);
                     replaced.push(n);
                 }
             }
-            None => write_tag(out, &name, &tag.text())?,
+            None => write_tag(out, name, value.as_ref()),
         }
     }
     for (name, value) in &edits.tags {
         if !SEVEN_TAG_ROSTER.contains(&name.as_str()) && !replaced.contains(&name.as_str()) {
-            write_tag(out, name, value)?;
+            write_tag(out, name, value);
         }
     }
-    Ok(())
 }
 
 /// Movetext being laid out in lines of at most 80 characters.
-#[derive(Default)]
-struct Movetext {
-    buf: String,
+struct Movetext<'o> {
+    buf: &'o mut Vec<u8>,
     /// Characters on the current line.
     col: usize,
     /// Variations opened and waiting for their first word (`(` glues to it).
     open: usize,
 }
 
-impl Movetext {
+impl Movetext<'_> {
     const WIDTH: usize = 80;
 
-    fn word(&mut self, word: &str) {
-        let len = word.chars().count() + self.open;
+    /// Starts a word of `chars` characters: a space or a line break first,
+    /// then the `(` of variations waiting for it. The caller writes the
+    /// word into `buf`.
+    fn start_word(&mut self, chars: usize) {
+        let len = chars + self.open;
         if self.col > 0 {
             if self.col + 1 + len > Self::WIDTH {
-                self.buf.push('\n');
+                self.buf.push(b'\n');
                 self.col = 0;
             } else {
-                self.buf.push(' ');
+                self.buf.push(b' ');
                 self.col += 1;
             }
         }
         for _ in 0..self.open {
-            self.buf.push('(');
+            self.buf.push(b'(');
         }
         self.open = 0;
-        self.buf.push_str(word);
         self.col += len;
+    }
+
+    fn word(&mut self, word: &str) {
+        self.start_word(word.chars().count());
+        self.buf.extend_from_slice(word.as_bytes());
+    }
+
+    /// A move: its number (`12.` or `12...`) if any, and the move, on one
+    /// line.
+    fn move_word(&mut self, number: Option<(u32, bool)>, san: &str) {
+        let mut prefix = [0u8; 16];
+        let prefix = match number {
+            Some((n, black)) => {
+                let mut at = prefix.len();
+                let dots: &[u8] = if black { b"... " } else { b". " };
+                at -= dots.len();
+                prefix[at..at + dots.len()].copy_from_slice(dots);
+                let mut n = n;
+                loop {
+                    at -= 1;
+                    prefix[at] = b'0' + (n % 10) as u8;
+                    n /= 10;
+                    if n == 0 {
+                        break;
+                    }
+                }
+                &prefix[at..]
+            }
+            None => &prefix[..0],
+        };
+        self.start_word(prefix.len() + san.chars().count());
+        self.buf.extend_from_slice(prefix);
+        self.buf.extend_from_slice(san.as_bytes());
+    }
+
+    fn nag(&mut self, number: &str) {
+        self.start_word(1 + number.chars().count());
+        self.buf.push(b'$');
+        self.buf.extend_from_slice(number.as_bytes());
     }
 
     fn open_variation(&mut self) {
@@ -207,7 +312,7 @@ impl Movetext {
             self.open -= 1;
             self.word("()");
         } else if self.col > 0 && self.col < Self::WIDTH {
-            self.buf.push(')');
+            self.buf.push(b')');
             self.col += 1;
         } else {
             self.word(")");
@@ -215,21 +320,28 @@ impl Movetext {
     }
 
     /// `{text}` split into words so that it wraps like everything else.
+    /// `}` cannot stand inside a brace comment (a `;` comment may hold one):
+    /// it is written as `)`.
     fn comment(&mut self, text: &str) {
-        // `}` cannot stand inside a brace comment (a `;` comment may hold
-        // one): it is written as `)`.
-        let text = text.replace('}', ")");
-        let words: Vec<&str> = text.split_whitespace().collect();
-        match words.as_slice() {
-            [] => self.word("{}"),
-            [only] => self.word(&format!("{{{only}}}")),
-            [first, middle @ .., last] => {
-                self.word(&format!("{{{first}"));
-                for w in middle {
-                    self.word(w);
-                }
-                self.word(&format!("{last}}}"));
+        let mut words = text.split_whitespace().peekable();
+        if words.peek().is_none() {
+            self.word("{}");
+            return;
+        }
+        let mut first = true;
+        while let Some(w) = words.next() {
+            let last = words.peek().is_none();
+            self.start_word(w.chars().count() + usize::from(first) + usize::from(last));
+            if first {
+                self.buf.push(b'{');
             }
+            for &b in w.as_bytes() {
+                self.buf.push(if b == b'}' { b')' } else { b });
+            }
+            if last {
+                self.buf.push(b'}');
+            }
+            first = false;
         }
     }
 }
@@ -242,9 +354,9 @@ struct Line {
     ply: u32,
 }
 
-fn write_movetext(
-    text: &mut Movetext,
-    game: &RawGame<'_>,
+fn write_movetext<'t>(
+    text: &mut Movetext<'_>,
+    tokens: impl IntoIterator<Item = Tok<'t>>,
     first_move: (u32, Color),
     keep: Keep,
     edits: &Edits,
@@ -272,7 +384,7 @@ fn write_movetext(
     for c in inserted(0) {
         text.comment(c);
     }
-    let flush = |text: &mut Movetext, pending: &mut Option<u32>| -> bool {
+    let flush = |text: &mut Movetext<'_>, pending: &mut Option<u32>| -> bool {
         match pending.take() {
             Some(ply) => {
                 let mut any = false;
@@ -285,56 +397,64 @@ fn write_movetext(
             None => false,
         }
     };
-    for token in &game.tokens {
+    let mut san_buf = [0u8; 12];
+    for token in tokens {
         if depth_skipped > 0 {
-            match token.kind {
-                TokenKind::VariationStart => depth_skipped += 1,
-                TokenKind::VariationEnd => depth_skipped -= 1,
+            match token {
+                Tok::Open => depth_skipped += 1,
+                Tok::Close => depth_skipped -= 1,
                 _ => {}
             }
             continue;
         }
-        if token.kind != TokenKind::Nag && flush(text, &mut pending) {
+        let is_nag = matches!(token, Tok::Nag(_) | Tok::NagNumber(_));
+        if !is_nag && flush(text, &mut pending) {
             need_number = true;
         }
-        match token.kind {
-            TokenKind::Move => {
+        match token {
+            Tok::Move(_) | Tok::San(_) => {
                 let (n, black) = number(line.ply);
                 // A move number stays on the line of its move.
-                let prefix = if !black {
-                    format!("{n}. ")
-                } else if need_number {
-                    format!("{n}... ")
-                } else {
-                    String::new()
-                };
+                let prefix = (!black || need_number).then_some((n, black));
                 need_number = false;
                 line.ply += 1;
                 let main = stack.is_empty();
                 let regenerated = main
                     .then(|| edits.sans.get(line.ply as usize - 1))
                     .flatten();
-                let san = match regenerated {
-                    Some(san) => Cow::Borrowed(san.as_str()),
-                    None => decode_text(token.text),
-                };
-                text.word(&format!("{prefix}{san}"));
+                match (regenerated, &token) {
+                    (Some(san), _) => text.move_word(prefix, san),
+                    (None, Tok::Move(san)) => text.move_word(prefix, san),
+                    (None, Tok::San(san)) => {
+                        let len = san_ascii(san, &mut san_buf);
+                        // SAN is ASCII.
+                        text.move_word(prefix, std::str::from_utf8(&san_buf[..len]).unwrap_or(""));
+                    }
+                    (None, _) => {}
+                }
                 if main {
                     pending = Some(line.ply);
                 }
             }
-            TokenKind::Nag => {
+            Tok::Nag(number) => {
                 if keep.nags {
-                    text.word(&format!("${}", decode_text(token.text)));
+                    text.nag(&number);
                 }
             }
-            TokenKind::Comment => {
+            Tok::NagNumber(number) => {
+                if keep.nags {
+                    let mut digits = [0u8; 3];
+                    let s = format_u8(number, &mut digits);
+                    text.nag(s);
+                }
+            }
+            Tok::Comment(comment) => {
                 if keep.comments {
-                    text.comment(&decode_text(token.text));
+                    text.comment(&comment);
                     need_number = true;
                 }
             }
-            TokenKind::VariationStart => {
+            Tok::Open => {
                 if !keep.variations {
                     depth_skipped = 1;
                     continue;
@@ -345,7 +465,7 @@ fn write_movetext(
                 text.open_variation();
                 need_number = true;
             }
-            TokenKind::VariationEnd => {
+            Tok::Close => {
                 if let Some(outer) = stack.pop() {
                     line = outer;
                 }
@@ -355,4 +475,135 @@ fn write_movetext(
         }
     }
     flush(text, &mut pending);
+}
+
+/// `san` in `buf` (as its `Display` writes it, without the formatting
+/// machinery); returns the length.
+fn san_ascii(san: &SanPlus, buf: &mut [u8; 12]) -> usize {
+    let mut len = 0;
+    let mut push = |c: char| {
+        // SAN is ASCII, and at most 9 characters long (`Na1xb2=Q#`).
+        if let (Ok(b), Some(slot)) = (u8::try_from(c), buf.get_mut(len)) {
+            *slot = b;
+            len += 1;
+        }
+    };
+    match san.san {
+        San::Normal {
+            role,
+            file,
+            rank,
+            capture,
+            to,
+            promotion,
+        } => {
+            if role != Role::Pawn {
+                push(role.upper_char());
+            }
+            if let Some(file) = file {
+                push(file.char());
+            }
+            if let Some(rank) = rank {
+                push(rank.char());
+            }
+            if capture {
+                push('x');
+            }
+            push(to.file().char());
+            push(to.rank().char());
+            if let Some(promotion) = promotion {
+                push('=');
+                push(promotion.upper_char());
+            }
+        }
+        San::Castle(CastlingSide::KingSide) => "O-O".chars().for_each(&mut push),
+        San::Castle(CastlingSide::QueenSide) => "O-O-O".chars().for_each(&mut push),
+        San::Put { role, to } => {
+            if role != Role::Pawn {
+                push(role.upper_char());
+            }
+            push('@');
+            push(to.file().char());
+            push(to.rank().char());
+        }
+        San::Null => "--".chars().for_each(&mut push),
+    }
+    if let Some(suffix) = san.suffix {
+        push(suffix.char());
+    }
+    len
+}
+
+/// `n` in decimal, in `buf`.
+fn format_u8(n: u8, buf: &mut [u8; 3]) -> &str {
+    let mut at = buf.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        buf[at] = b'0' + n % 10;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Digits are ASCII.
+    std::str::from_utf8(&buf[at..]).unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::fen::Fen;
+    use shakmaty::san::Suffix;
+    use shakmaty::{CastlingMode, Chess, Position, Square};
+
+    use super::*;
+
+    #[test]
+    fn san_ascii_writes_what_display_writes() {
+        let mut sans = vec![
+            San::Null,
+            San::Put {
+                role: Role::Knight,
+                to: Square::F3,
+            },
+            San::Put {
+                role: Role::Pawn,
+                to: Square::E4,
+            },
+        ];
+        for fen in [
+            "r3k2r/pPpp1ppp/1b3nbN/nP2p3/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "1k6/8/8/2N1N3/1N3N2/8/1N3N2/K7 w - - 0 1",
+            "r3k2r/8/8/3pP3/8/8/1p6/R3K2R w KQkq d6 0 1",
+        ] {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            for m in pos.legal_moves() {
+                sans.push(San::from_move(&pos, m));
+            }
+        }
+        // The longest: both disambiguators, a capture and a promotion.
+        sans.push(San::Normal {
+            role: Role::Knight,
+            file: Some(shakmaty::File::A),
+            rank: Some(shakmaty::Rank::First),
+            capture: true,
+            to: Square::B2,
+            promotion: Some(Role::Queen),
+        });
+        for san in sans {
+            for suffix in [None, Some(Suffix::Check), Some(Suffix::Checkmate)] {
+                let san = SanPlus { san, suffix };
+                let mut buf = [0u8; 12];
+                let len = san_ascii(&san, &mut buf);
+                assert_eq!(
+                    std::str::from_utf8(&buf[..len]),
+                    Ok(san.to_string().as_str())
+                );
+            }
+        }
+    }
 }

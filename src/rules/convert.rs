@@ -12,11 +12,12 @@
 use shakmaty::fen::{Epd, Fen};
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
+use shakmaty::{Bitboard, CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
 use super::finding::{Code, Finding};
 use super::game::{GameResult, RawGame, TokenKind, decode_text};
 use super::replay::replay;
+use super::san::is_mate_when_in_check;
 use super::setup::{SetupError, Start, parse_fen, start_position};
 
 /// What to keep of the movetext besides the moves.
@@ -79,8 +80,21 @@ pub struct ConvertedPly {
     /// Normalised SAN (minimal disambiguation, `+`/`#` as the position says),
     /// whatever the input wrote (unless [`ConvertOptions::san`] is off).
     pub san: SanPlus,
+    /// Comments, NAGs and variations after this move, if any (most moves
+    /// have none, and a game holds many moves): see [`ConvertedPly::notes`].
+    pub annotations: Option<Box<Annotations>>,
+}
+
+impl ConvertedPly {
     /// Comments, NAGs and variations after this move.
-    pub notes: Annotations,
+    pub fn notes(&self) -> &Annotations {
+        static NONE: Annotations = Annotations {
+            nags: Vec::new(),
+            comments: Vec::new(),
+            variations: Vec::new(),
+        };
+        self.annotations.as_deref().unwrap_or(&NONE)
+    }
 }
 
 /// A game ready to be written in any format.
@@ -117,14 +131,13 @@ impl ConvertedGame {
             .map_or(CastlingMode::Standard, |s| s.mode)
     }
 
-    /// The game's result: the termination marker, else a valid `Result`
-    /// tag, else `*`.
+    /// The game's recorded result, as everywhere in pgnkit
+    /// ([`super::outcome::recorded_result`]): a valid `Result` tag, else
+    /// the termination marker, else `*`.
     pub fn result(&self) -> GameResult {
-        self.marker
-            .or_else(|| {
-                self.tag("Result")
-                    .and_then(|r| GameResult::from_ascii(r.as_bytes()))
-            })
+        self.tag("Result")
+            .and_then(|r| GameResult::from_ascii(r.as_bytes()))
+            .or(self.marker)
             .unwrap_or(GameResult::Unfinished)
     }
 
@@ -181,8 +194,8 @@ impl ConvertedGame {
 /// let game = convert_game(&scan.games[0], ConvertOptions::default());
 /// let sans: Vec<String> = game.plies.iter().map(|p| p.san.to_string()).collect();
 /// assert_eq!(sans, ["e4", "e5", "Nf3"]);
-/// assert_eq!(game.plies[0].notes.comments, ["best"]);
-/// assert_eq!(game.plies[2].notes.nags, [1]);
+/// assert_eq!(game.plies[0].notes().comments, ["best"]);
+/// assert_eq!(game.plies[2].notes().nags, [1]);
 /// ```
 pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGame {
     let tags = game
@@ -207,18 +220,17 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
     };
 
     let mut plies = Vec::with_capacity(game.tokens.len());
-    let mut before = start.pos.clone();
     let done = replay(game, start.pos.clone(), |ev| {
         if !options.san {
             plies.push(ConvertedPly {
                 mv: ev.mv,
                 san: ev.san,
-                notes: Annotations::default(),
+                annotations: None,
             });
             return;
         }
         let suffix = ev.check.then(|| {
-            if ev.after.is_checkmate() {
+            if is_mate_when_in_check(ev.after) {
                 Suffix::Checkmate
             } else {
                 Suffix::Check
@@ -227,12 +239,11 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
         plies.push(ConvertedPly {
             mv: ev.mv,
             san: SanPlus {
-                san: San::from_move(&before, ev.mv),
+                san: normalised_san(ev.after, &ev.san.san, ev.mv),
                 suffix,
             },
-            notes: Annotations::default(),
+            annotations: None,
         });
-        before.clone_from(ev.after);
     });
     converted.plies = plies;
     converted.error = done.error;
@@ -243,13 +254,68 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
     converted
 }
 
+/// The SAN of `mv` with minimal disambiguation, exactly as
+/// `San::from_move` gives it in the position before the move, computed from
+/// `after`, the position after it, and `written`, the SAN it was resolved
+/// from.
+///
+/// `San::from_move` lists the legal moves of the piece type to the target
+/// square (a 2 KB move list) for every piece move, and needs the position
+/// before the move, which the replay has already played on. Only a piece
+/// move that the input disambiguated can have a rival: one that resolved
+/// without a file or rank has none. For those, the rivals are found from
+/// attack tables on the board before the move (the moved piece back on its
+/// square), each tested for leaving its king attacked.
+fn normalised_san(after: &Chess, written: &San, mv: Move) -> San {
+    let mut rivals = shakmaty::MoveList::new();
+    if let (
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion: None,
+        },
+        San::Normal { file, rank, .. },
+    ) = (mv, written)
+        && !matches!(role, Role::Pawn | Role::King)
+        && (file.is_some() || rank.is_some())
+    {
+        let board = after.board();
+        let us = !after.turn();
+        let piece = shakmaty::Piece { color: us, role };
+        let to_bb = Bitboard::from(to);
+        let occupied = board.occupied() | Bitboard::from(from);
+        let candidates = shakmaty::attacks::attacks(to, piece, occupied) & board.by_piece(piece);
+        for rival in candidates & !to_bb {
+            // The rival on `to` instead: is its king attacked then? The
+            // opponent's pieces are those after the move (what stood on
+            // `to` is captured either way).
+            let legal = board.king_of(us).is_none_or(|king| {
+                let occupied = (occupied & !Bitboard::from(rival)) | to_bb;
+                (board.attacks_to(king, !us, occupied) & !to_bb).is_empty()
+            });
+            if legal {
+                rivals.push(Move::Normal {
+                    role,
+                    from: rival,
+                    capture,
+                    to,
+                    promotion: None,
+                });
+            }
+        }
+    }
+    San::disambiguate(mv, &rivals)
+}
+
 /// Hangs depth-0 comments and NAGs, and whole variations, on the ply they
 /// follow; stops at the first main-line move that was not replayed.
 fn attach_annotations(game: &RawGame<'_>, options: ConvertOptions, out: &mut ConvertedGame) {
     fn notes(out: &mut ConvertedGame, seen: usize) -> &mut Annotations {
         match seen {
             0 => &mut out.pre,
-            n => &mut out.plies[n - 1].notes,
+            n => out.plies[n - 1].annotations.get_or_insert_default(),
         }
     }
     let legal = out.plies.len();
@@ -638,7 +704,7 @@ pub fn game_from_uci_line(text: &str, line: u64) -> ConvertedGame {
         plies.push(ConvertedPly {
             mv,
             san,
-            notes: Annotations::default(),
+            annotations: None,
         });
     }
     let result = if error.is_some() {
@@ -670,6 +736,76 @@ mod tests {
         game.plies.iter().map(|p| p.san.to_string()).collect()
     }
 
+    /// `normalised_san` against `San::from_move` for every legal move of
+    /// `pos`, whether the input wrote the move fully disambiguated or not.
+    fn assert_normalised_san_agrees(pos: &Chess) {
+        for mv in pos.legal_moves() {
+            let want = San::from_move(pos, mv);
+            let mut after = pos.clone();
+            after.play_unchecked(mv);
+            let full = match mv {
+                Move::Normal {
+                    role,
+                    from,
+                    capture,
+                    to,
+                    promotion,
+                } => San::Normal {
+                    role,
+                    file: Some(from.file()),
+                    rank: Some(from.rank()),
+                    capture: capture.is_some(),
+                    to,
+                    promotion,
+                },
+                _ => want,
+            };
+            for written in [full, want] {
+                assert_eq!(
+                    normalised_san(&after, &written, mv),
+                    want,
+                    "{} {mv:?} written {written}",
+                    fen(pos, CastlingMode::Standard)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn normalised_san_matches_shakmaty_on_pins_blocks_and_checks() {
+        for text in [
+            // Knights on e2 (pinned) and h3 both reach f4: only Nhf4 is legal.
+            "4r1k1/8/8/8/8/7N/4N3/4K3 w - - 0 1",
+            // The rook on a1 is behind the one on a2: Ra5 needs no file.
+            "4k3/8/8/8/8/8/R7/R3K3 w - - 0 1",
+            // In check: only a rival that blocks or captures is legal.
+            "4k3/8/8/8/1b6/8/3N1N2/R3K2R w KQ - 0 1",
+            // Three queens, rivals on a file, a rank and a diagonal.
+            "6k1/8/8/8/Q6Q/8/8/Q3K3 w - - 0 1",
+            "1k6/8/8/2N1N3/1N3N2/8/1N3N2/K7 w - - 0 1",
+        ] {
+            let (pos, _) = parse_fen(text, true).unwrap();
+            assert_normalised_san_agrees(&pos);
+        }
+    }
+
+    #[test]
+    fn normalised_san_matches_shakmaty_on_random_games() {
+        let mut rng = Rng(0x5eed_0f_5a17);
+        for _ in 0..200 {
+            let (_, moves, _, _) = random_game(&mut rng);
+            let mut pos = Chess::default();
+            for mv in moves {
+                // Chess960 games start elsewhere; their moves are skipped.
+                if !pos.is_legal(mv) {
+                    break;
+                }
+                assert_normalised_san_agrees(&pos);
+                pos.play_unchecked(mv);
+            }
+        }
+    }
+
     #[test]
     fn san_is_normalised() {
         let game =
@@ -692,15 +828,15 @@ mod tests {
             "{intro} 1. e4 $1 {good} (1. d4 {also} d5 (1... Nf6)) 1... e5 ; rest of line\n 2. Nf3 {last} *",
         );
         assert_eq!(game.pre.comments, ["intro"]);
-        assert_eq!(game.plies[0].notes.nags, [1]);
-        assert_eq!(game.plies[0].notes.comments, ["good"]);
-        let var: Vec<&str> = game.plies[0].notes.variations[0]
+        assert_eq!(game.plies[0].notes().nags, [1]);
+        assert_eq!(game.plies[0].notes().comments, ["good"]);
+        let var: Vec<&str> = game.plies[0].notes().variations[0]
             .iter()
             .map(|t| t.text.as_str())
             .collect();
         assert_eq!(var, ["(", "d4", "also", "d5", "(", "Nf6", ")", ")"]);
-        assert_eq!(game.plies[1].notes.comments, [" rest of line"]);
-        assert_eq!(game.plies[2].notes.comments, ["last"]);
+        assert_eq!(game.plies[1].notes().comments, [" rest of line"]);
+        assert_eq!(game.plies[2].notes().comments, ["last"]);
         let bare = convert_game(
             &scan(b"{intro} 1. e4 $1 {good} (1. d4) e5 *", true).games[0],
             ConvertOptions {
@@ -710,14 +846,14 @@ mod tests {
                 variations: false,
             },
         );
-        assert!(bare.pre.is_empty() && bare.plies.iter().all(|p| p.notes.is_empty()));
+        assert!(bare.pre.is_empty() && bare.plies.iter().all(|p| p.notes().is_empty()));
     }
 
     #[test]
     fn an_invalid_game_keeps_its_legal_prefix() {
         let game = convert("1. e4 {a} e5 {b} 2. Ke3 {c} Nc6 *");
         assert_eq!(sans(&game), ["e4", "e5"]);
-        assert_eq!(game.plies[1].notes.comments, ["b"]);
+        assert_eq!(game.plies[1].notes().comments, ["b"]);
         let err = game.error.as_ref().unwrap();
         assert_eq!((err.code, err.ply), (Code::IllegalMove, Some(3)));
         assert_eq!(
@@ -977,7 +1113,7 @@ mod tests {
             let comments = game
                 .plies
                 .iter()
-                .map(|p| p.notes.comments.len())
+                .map(|p| p.notes().comments.len())
                 .sum::<usize>();
             assert_eq!(comments, pgn.matches("{a comment}").count());
         }

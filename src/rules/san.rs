@@ -214,6 +214,25 @@ fn is_legal_slow(pos: &Chess, king: Square, m: &Move) -> bool {
     }
 }
 
+/// Whether `pos`, whose side to move is in check, is checkmate: as
+/// `pos.is_checkmate()`, but most checks are answered from attack tables
+/// by a square the king can step to, without generating the legal moves.
+pub fn is_mate_when_in_check(pos: &Chess) -> bool {
+    let board = pos.board();
+    let us = pos.turn();
+    if let Some(king) = board.king_of(us) {
+        let without_king = board.occupied() ^ Bitboard::from(king);
+        let flight = attacks::king_attacks(king) & !pos.us();
+        if flight
+            .into_iter()
+            .any(|sq| board.attacks_to(sq, !us, without_king).is_empty())
+        {
+            return false;
+        }
+    }
+    pos.is_checkmate()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +244,11 @@ mod tests {
     fn agrees_everywhere(pos: &Chess) {
         let mut sans: Vec<San> = Vec::new();
         for m in pos.legal_moves() {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            if after.is_check() {
+                assert_eq!(is_mate_when_in_check(&after), after.is_checkmate(), "{m}");
+            }
             let san = San::from_move(pos, m);
             sans.push(san);
             if let San::Normal {
@@ -290,6 +314,29 @@ mod tests {
                 shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
             );
         }
+    }
+
+    #[test]
+    fn mate_when_in_check() {
+        let mate = |fen: &str| {
+            let pos: Chess = fen
+                .parse::<shakmaty::fen::Fen>()
+                .unwrap()
+                .into_position(shakmaty::CastlingMode::Standard)
+                .unwrap();
+            assert!(pos.is_check(), "{fen}");
+            is_mate_when_in_check(&pos)
+        };
+        // Back rank, smothered, the queen defended next to the king.
+        assert!(mate("3R2k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"));
+        assert!(mate("6rk/5Npp/8/8/8/8/8/6K1 b - - 0 1"));
+        assert!(mate("7k/6Q1/5K2/8/8/8/8/8 b - - 0 1"));
+        // The king takes an undefended checker, or steps aside.
+        assert!(!mate("7k/6Q1/8/8/8/8/8/6K1 b - - 0 1"));
+        assert!(!mate("3R2k1/5pp1/8/8/8/8/8/6K1 b - - 0 1"));
+        // No flight square, but the check can be blocked or the checker taken.
+        assert!(!mate("3R2k1/5ppp/8/8/8/8/4r3/6K1 b - - 0 1"));
+        assert!(!mate("1r1R2k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"));
     }
 
     #[test]
