@@ -791,7 +791,7 @@ mod tests {
 
     #[test]
     fn normalised_san_matches_shakmaty_on_random_games() {
-        let mut rng = Rng(0x5eed_0f_5a17);
+        let mut rng = Rng(0x005e_ed0f_5a17);
         for _ in 0..200 {
             let (_, moves, _, _) = random_game(&mut rng);
             let mut pos = Chess::default();
