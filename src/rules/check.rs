@@ -7,8 +7,7 @@
 use shakmaty::san::Suffix;
 use shakmaty::{Chess, Color, Position};
 
-use super::dead::is_dead_by_material;
-use super::ends::{EndKind, Repetitions};
+use super::ends::{EndKind, Repetitions, automatic_end, initial_end};
 use super::finding::{Code, Finding};
 use super::game::{GameResult, RawGame};
 use super::replay::{parse_san, replay};
@@ -65,7 +64,7 @@ fn check_moves(
 ) -> GameCheck {
     reps.reset(&start.pos, 5);
     // The first automatic end of the game, and the moves made after it.
-    let mut end: Option<(u32, EndKind)> = initial_end(&start.pos);
+    let mut end: Option<(u32, EndKind)> = initial_end(&start.pos, false).map(|kind| (0, kind));
     let mut after_end_reported = false;
     // The suffix of a check waits for the next move: a position followed by
     // a legal move is not mate, so mate is looked for once, at the end.
@@ -96,15 +95,8 @@ fn check_moves(
         let occurrences = reps.push(ev.after);
         if end.is_none() {
             let material_changed = ev.mv.is_capture() || ev.mv.is_promotion();
-            end = if material_changed && is_dead_by_material(ev.after.board()) {
-                Some((ev.ply, EndKind::DeadPosition))
-            } else if occurrences >= 5 {
-                Some((ev.ply, EndKind::FivefoldRepetition))
-            } else if ev.after.halfmoves() >= 150 {
-                Some((ev.ply, EndKind::SeventyFiveMoves))
-            } else {
-                None
-            };
+            end = automatic_end(ev.after, occurrences, material_changed, false)
+                .map(|kind| (ev.ply, kind));
         }
     });
 
@@ -149,18 +141,6 @@ fn finish(mut findings: Vec<Finding>, plies: u32, first_move: (u32, Color)) -> G
         findings,
         plies,
         first_move,
-    }
-}
-
-/// An end that holds before any move: a dead start position or a FEN whose
-/// clock already says 75 moves.
-fn initial_end(pos: &Chess) -> Option<(u32, EndKind)> {
-    if is_dead_by_material(pos.board()) {
-        Some((0, EndKind::DeadPosition))
-    } else if pos.halfmoves() >= 150 {
-        Some((0, EndKind::SeventyFiveMoves))
-    } else {
-        None
     }
 }
 

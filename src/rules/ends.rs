@@ -173,6 +173,50 @@ impl Repetitions {
     }
 }
 
+/// The automatic end (FIDE 9.6, 5.2.2 by material; under the `online`
+/// profile also threefold repetition and fifty moves) that the position
+/// reached by a move brings, if any: the one decision `validate` and
+/// `annotate-outcome` share. `occurrences` is how often the position has
+/// now stood (from [`Repetitions::push`]); `material_changed` whether the
+/// move captured or promoted (only then can the material become dead).
+/// Checkmate and stalemate are judged by the callers, once, on the final
+/// position.
+#[inline]
+pub fn automatic_end(
+    pos: &Chess,
+    occurrences: u8,
+    material_changed: bool,
+    online: bool,
+) -> Option<EndKind> {
+    if material_changed && crate::rules::dead::is_dead_by_material(pos.board()) {
+        Some(EndKind::DeadPosition)
+    } else if occurrences >= 5 {
+        Some(EndKind::FivefoldRepetition)
+    } else if pos.halfmoves() >= 150 {
+        Some(EndKind::SeventyFiveMoves)
+    } else if online && occurrences >= 3 {
+        Some(EndKind::ThreefoldRepetition)
+    } else if online && pos.halfmoves() >= 100 {
+        Some(EndKind::FiftyMoves)
+    } else {
+        None
+    }
+}
+
+/// An end that holds before any move: dead material in the start position,
+/// or a FEN whose halfmove clock already says 75 moves (50 under `online`).
+pub fn initial_end(start: &Chess, online: bool) -> Option<EndKind> {
+    if crate::rules::dead::is_dead_by_material(start.board()) {
+        Some(EndKind::DeadPosition)
+    } else if start.halfmoves() >= 150 {
+        Some(EndKind::SeventyFiveMoves)
+    } else if online && start.halfmoves() >= 100 {
+        Some(EndKind::FiftyMoves)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

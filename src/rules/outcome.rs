@@ -20,7 +20,7 @@ use super::dead::{
     DeadReason, DeadVerdict, Mateability, UndeterminedReason, can_mate, first_dead_ply_by, is_dead,
     is_dead_by_material,
 };
-use super::ends::{EndKind, Repetitions};
+use super::ends::{EndKind, Repetitions, automatic_end, initial_end};
 use super::finding::{Code, Finding};
 use super::game::{GameResult, RawGame};
 use super::replay::replay;
@@ -522,17 +522,7 @@ impl Tracker {
             threefold_claim: None,
             fifty_claim: None,
         };
-        // A dead start position, or a FEN whose clock already says 75 (or,
-        // under `online`, 50) moves.
-        let kind = if is_dead_by_material(start.board()) {
-            Some(EndKind::DeadPosition)
-        } else if start.halfmoves() >= 150 {
-            Some(EndKind::SeventyFiveMoves)
-        } else if profile == Profile::Online && start.halfmoves() >= 100 {
-            Some(EndKind::FiftyMoves)
-        } else {
-            None
-        };
+        let kind = initial_end(start, profile == Profile::Online);
         match kind {
             Some(kind) => t.ended(kind, 0, start),
             None => t.claims(0, start, 1),
@@ -552,19 +542,7 @@ impl Tracker {
             return;
         }
         let online = self.profile == Profile::Online;
-        let kind = if material_changed && is_dead_by_material(pos.board()) {
-            Some(EndKind::DeadPosition)
-        } else if occurrences >= 5 {
-            Some(EndKind::FivefoldRepetition)
-        } else if pos.halfmoves() >= 150 {
-            Some(EndKind::SeventyFiveMoves)
-        } else if online && occurrences >= 3 {
-            Some(EndKind::ThreefoldRepetition)
-        } else if online && pos.halfmoves() >= 100 {
-            Some(EndKind::FiftyMoves)
-        } else {
-            None
-        };
+        let kind = automatic_end(pos, occurrences, material_changed, online);
         match kind {
             Some(kind) => self.ended(kind, ply, pos),
             None => self.claims(ply, pos, occurrences),
