@@ -103,14 +103,6 @@ pub struct AnnotateOutcomeArgs {
     /// with the result the rules give.
     #[arg(long)]
     pub fix_results: bool,
-
-    /// Ask the full helpmate search wherever cheap tests leave a question
-    /// open: whether the winner could mate, for every decisive result (by
-    /// default only where the answer can change the result), and whether a
-    /// final position the fast check cannot settle is dead. Several times
-    /// slower; changes only `undetermined` answers, never a result.
-    #[arg(long)]
-    pub exhaustive: bool,
 }
 
 /// Output formats of `annotate-outcome`.

@@ -311,23 +311,22 @@ fn output_is_identical_for_any_thread_count() {
 }
 
 #[test]
-fn exhaustive_settles_what_the_fast_check_leaves_open() {
+fn the_full_search_settles_what_the_fast_checks_leave_open() {
+    // Dead, but chasolver's fast check settles neither side: only the full
+    // search proves it.
     let file = "fixtures/annotate/dead_needs_full_search.pgn";
     let cols = ["termination", "termination_ply", "fide_result", "result_ok"];
-    let (_, fast) = rows(&[file], None);
-    assert_eq!(pick(&fast[0], &cols), ["", "", "1/2-1/2", "true"]);
-    let (_, full) = rows(&["--exhaustive", file], None);
+    let (_, full) = rows(&[file], None);
     assert_eq!(
         pick(&full[0], &cols),
         ["dead-position", "0", "1/2-1/2", "true"]
     );
     assert_eq!(full[0]["dead_reason"], "unwinnable");
 
-    // A 2018 resignation: the winner's question changes nothing, so it is
-    // left open by default and answered with --exhaustive.
+    // A 2018 resignation: the answer changes nothing (5.1.2 before 2023),
+    // but it is still given.
     let file = "fixtures/annotate/winner_cannot_mate_2018.pgn";
-    let (_, fast) = rows(&[file], None);
-    let (_, full) = rows(&["--exhaustive", file], None);
-    assert_eq!(fast[0]["fide_result"], full[0]["fide_result"]);
+    let (_, full) = rows(&[file], None);
     assert_eq!(full[0]["winner_can_mate"], "no");
+    assert_eq!(full[0]["fide_result"], "1-0");
 }

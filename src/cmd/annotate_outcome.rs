@@ -17,7 +17,7 @@ use crate::output::pgn::{self, Edits, Keep};
 use crate::rules::dead::Mateability;
 use crate::rules::ends::EndKind;
 use crate::rules::game::RawGame;
-use crate::rules::outcome::{LossRule, Outcome, Profile, annotate_with};
+use crate::rules::outcome::{LossRule, Outcome, Profile, annotate};
 use crate::stream::{self, Event};
 
 /// The names of the tags `--format pgn` adds (README, man page).
@@ -73,7 +73,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
         thread_count(input.threads),
         input.quiet,
         |game| {
-            let outcome = annotate_with(game, profile, args.exhaustive);
+            let outcome = annotate(game, profile);
             let name = |tag| {
                 game.tag_text(tag)
                     .map_or_else(|| "?".to_owned(), Cow::into_owned)

@@ -38,8 +38,7 @@ pub struct Row {
     pub dead_reason: &'static str,
     /// Which loss rule applied when the winner cannot mate.
     pub loss_rule: &'static str,
-    /// Why `winner_can_mate` is undetermined (`not_searched`: the profile
-    /// needs no answer and the cheap tests gave none).
+    /// Why `winner_can_mate` is undetermined.
     pub undetermined_reason: &'static str,
     /// The winner's mating line in UCI, when one was found.
     pub helpmate: Option<Vec<UciMove>>,
@@ -51,7 +50,6 @@ impl Row {
     /// The record of `outcome` for a game between `white` and `black`.
     pub fn new(outcome: &Outcome, white: String, black: String) -> Row {
         let (winner_can_mate, undetermined_reason, helpmate) = match &outcome.winner_can_mate {
-            None if outcome.winner_not_searched => ("undetermined", "not_searched", None),
             None => ("", "", None),
             Some(Mateability::Yes { helpmate }) => ("yes", "", Some(helpmate.clone())),
             Some(Mateability::No) => ("no", "", None),
@@ -134,11 +132,9 @@ pub fn write_row(
     row: &Row,
 ) -> io::Result<()> {
     match format {
-        Format::Csv => {
-            let mut w = csv::WriterBuilder::new()
-                .has_headers(false)
-                .from_writer(out);
-            w.write_record([
+        Format::Csv => super::write_csv_record(
+            out,
+            [
                 file,
                 &game.to_string(),
                 &row.white,
@@ -157,9 +153,8 @@ pub fn write_row(
                 row.undetermined_reason,
                 &row.helpmate.as_deref().map(uci_line).unwrap_or_default(),
                 row.error.as_deref().unwrap_or(""),
-            ])?;
-            w.flush()
-        }
+            ],
+        ),
         Format::Jsonl => {
             let s = |out: &mut dyn Write, key: &str, value: &str| -> io::Result<()> {
                 write!(out, ",\"{key}\":")?;

@@ -362,11 +362,7 @@ impl CsvColumns {
 }
 
 fn write_row(out: &mut dyn Write, row: &[&str]) -> io::Result<()> {
-    let mut w = csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(out);
-    w.write_record(row)?;
-    w.flush()
+    super::write_csv_record(out, row)
 }
 
 /// Writes `game` as PGN in export format, laid out by

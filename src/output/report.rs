@@ -91,24 +91,23 @@ pub fn write_finding(
             writeln!(out, "{}: {}", f.code, f.message)
         }
         Format::Csv => {
-            let mut w = csv::WriterBuilder::new()
-                .has_headers(false)
-                .from_writer(out);
             let game = place.game.map(|g| g.to_string()).unwrap_or_default();
             let ply = f.ply.map(|p| p.to_string()).unwrap_or_default();
-            w.write_record([
-                place.file,
-                &game,
-                &f.line.to_string(),
-                &ply,
-                f.san.as_deref().unwrap_or(""),
-                f.severity().as_str(),
-                f.code.as_str(),
-                &f.message,
-                place.white,
-                place.black,
-            ])?;
-            w.flush()
+            super::write_csv_record(
+                out,
+                [
+                    place.file,
+                    &game,
+                    &f.line.to_string(),
+                    &ply,
+                    f.san.as_deref().unwrap_or(""),
+                    f.severity().as_str(),
+                    f.code.as_str(),
+                    &f.message,
+                    place.white,
+                    place.black,
+                ],
+            )
         }
         Format::Jsonl => {
             out.write_all(b"{\"file\":")?;

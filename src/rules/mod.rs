@@ -6,6 +6,7 @@ pub mod dead;
 pub mod ends;
 pub mod finding;
 pub mod game;
+pub mod helpmate;
 pub mod outcome;
 pub mod perft;
 pub mod replay;

@@ -17,8 +17,8 @@
 use shakmaty::{Chess, Color, Position, Role};
 
 use super::dead::{
-    DeadReason, DeadVerdict, Mateability, UndeterminedReason, can_mate, first_dead_ply_by, is_dead,
-    is_dead_by_material,
+    DeadReason, DeadVerdict, Mateability, can_mate, can_mate_by_search, can_mate_quickly,
+    first_dead_ply_by, is_dead, is_dead_by_material,
 };
 use super::ends::{EndKind, Repetitions, automatic_end, initial_end};
 use super::finding::{Code, Finding};
@@ -87,10 +87,6 @@ pub struct Outcome {
     /// For a decisive recorded result without checkmate on the board:
     /// whether the winner can mate from the final position.
     pub winner_can_mate: Option<Mateability>,
-    /// The winner's question was left to the cheap tests only, because
-    /// the answer changes nothing under the profile (`app`, `online`) and
-    /// those tests could not prove that the winner cannot mate.
-    pub winner_not_searched: bool,
     /// How 5.1.2/6.9 (or the profile's version of them) was applied, when
     /// the winner cannot mate.
     pub loss_rule: Option<LossRule>,
@@ -169,16 +165,6 @@ pub fn is_before_2023(game: &RawGame<'_>) -> bool {
 /// assert_eq!(online.end.map(|e| (e.kind, e.ply)), Some((EndKind::ThreefoldRepetition, 8)));
 /// ```
 pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
-    annotate_with(game, profile, false)
-}
-
-/// [`annotate`], with `exhaustive` asking the full solver search wherever
-/// the cheap tests leave a question open: the winner's mate possibility for
-/// every decisive result (not only where it can change the result), and the
-/// dead-position test on final positions the fast check cannot settle. It
-/// costs a helpmate search per game (about 100 µs on average here) and
-/// never changes a result, only `undetermined` answers.
-pub fn annotate_with(game: &RawGame<'_>, profile: Profile, exhaustive: bool) -> Outcome {
     let recorded = recorded_result(game);
     let start = match start_position(game) {
         Ok(start) => start,
@@ -192,7 +178,6 @@ pub fn annotate_with(game: &RawGame<'_>, profile: Profile, exhaustive: bool) -> 
                 fifty_claim_ply: None,
                 recorded,
                 winner_can_mate: None,
-                winner_not_searched: false,
                 loss_rule: None,
                 rules_result: None,
                 error: Some(err.finding(game)),
@@ -239,25 +224,12 @@ pub fn annotate_with(game: &RawGame<'_>, profile: Profile, exhaustive: bool) -> 
         Some(GameResult::BlackWins) => Some(Color::Black),
         _ => None,
     };
-    // Under `fide` the full search runs: the final position needs one
-    // solver question anyway (is it dead?), and a mating line for the
-    // winner answers that one too. The other profiles never turn a loss
-    // into a draw on the solver's word, so only cheap tests run.
-    let mut winner_not_searched = false;
-    let loss_rule_may_apply = profile == Profile::Fide
-        && in_replay_end.is_none()
-        && (is_time_forfeit(game) || !is_before_2023(game));
+    // The winner's question: pgnkit's helpmate prover and chasolver's fast
+    // check settle nearly every position in a few µs; the full search takes
+    // the rest. Only the `fide` profile can turn a loss into a draw on the
+    // answer, but every profile reports it.
     let winner_can_mate = match winner {
-        Some(side) if replayed && !mate => {
-            if cannot_mate_cheaply(final_pos, side) {
-                Some(Mateability::No)
-            } else if loss_rule_may_apply || exhaustive {
-                Some(can_mate(final_pos, side))
-            } else {
-                winner_not_searched = true;
-                None
-            }
-        }
+        Some(side) if replayed && !mate => Some(can_mate(final_pos, side)),
         _ => None,
     };
 
@@ -270,14 +242,12 @@ pub fn annotate_with(game: &RawGame<'_>, profile: Profile, exhaustive: bool) -> 
             (Some(end), _) if end.kind == EndKind::DeadPosition => {
                 (end.ply, Some(DeadVerdict::Dead(DeadReason::Material)))
             }
-            (Some(end), Some(pos)) if !final_alive => {
-                (end.ply, Some(dead_verdict(pos, None, exhaustive)))
-            }
+            (Some(end), Some(pos)) if !final_alive => (end.ply, Some(dead_verdict(pos, None))),
             (Some(_), _) => (0, None),
             (None, _) if final_alive => (0, None),
             (None, _) => {
                 let known = winner.zip(winner_can_mate.as_ref());
-                (plies, Some(dead_verdict(final_pos, known, exhaustive)))
+                (plies, Some(dead_verdict(final_pos, known)))
             }
         };
         if let Some(DeadVerdict::Dead(reason)) = verdict {
@@ -356,53 +326,44 @@ pub fn annotate_with(game: &RawGame<'_>, profile: Profile, exhaustive: bool) -> 
         fifty_claim_ply,
         recorded,
         winner_can_mate,
-        winner_not_searched,
         loss_rule,
         rules_result,
         error,
     }
 }
 
-/// Whether the position is dead, cheap tests first: the material patterns,
-/// then for each side a known answer or the fast unwinnability check. The
-/// full search runs only when one side is already proven unable to mate;
-/// when neither is, the answer is "undetermined" without a search (real
-/// positions that are dead are proven by the fast check for both sides;
-/// this keeps alive positions, nearly all of them, from costing a full
-/// helpmate search each).
-fn dead_verdict(
-    pos: &Chess,
-    known: Option<(Color, &Mateability)>,
-    exhaustive: bool,
-) -> DeadVerdict {
+/// Whether the position is dead: the material patterns, then for each side
+/// a known answer or [`can_mate_quickly`] (pgnkit's helpmate prover, which
+/// shows nearly every real position alive in a few µs, and chasolver's fast
+/// unwinnability check), then the full search for the sides still open.
+fn dead_verdict(pos: &Chess, known: Option<(Color, &Mateability)>) -> DeadVerdict {
     if is_dead_by_material(pos.board()) {
         return DeadVerdict::Dead(DeadReason::Material);
     }
     if pos.is_checkmate() {
         return DeadVerdict::Alive;
     }
-    let mut cannot = [false; 2];
-    for (i, side) in [!pos.turn(), pos.turn()].into_iter().enumerate() {
-        cannot[i] = match known {
-            Some((s, Mateability::Yes { .. })) if s == side => return DeadVerdict::Alive,
-            Some((s, Mateability::No)) if s == side => true,
-            _ => cannot_mate_cheaply(pos, side),
+    let sides = [!pos.turn(), pos.turn()];
+    let mut quick: [Option<Mateability>; 2] = [None, None];
+    for (answer, side) in quick.iter_mut().zip(sides) {
+        *answer = match known {
+            Some((s, known)) if s == side => Some(known.clone()),
+            _ => can_mate_quickly(pos, side),
         };
-    }
-    if cannot == [false, false] && !exhaustive {
-        // Almost always alive, and proving that costs a helpmate search per
-        // game: left open unless asked (`termination_ply` is the first ply
-        // *proven* dead).
-        return DeadVerdict::Undetermined(UndeterminedReason::SearchLimit);
+        if matches!(answer, Some(Mateability::Yes { .. })) {
+            return DeadVerdict::Alive;
+        }
     }
     // Search the sides not settled yet: one mating line shows the position
     // alive; dead needs both proven.
     let mut open = None;
-    for (i, side) in [!pos.turn(), pos.turn()].into_iter().enumerate() {
-        if cannot[i] {
-            continue;
-        }
-        match can_mate(pos, side) {
+    for (answer, side) in quick.into_iter().zip(sides) {
+        let answer = match answer {
+            Some(Mateability::No) => continue,
+            Some(known) => known,
+            None => can_mate_by_search(pos, side),
+        };
+        match answer {
             Mateability::Yes { .. } => return DeadVerdict::Alive,
             Mateability::No => {}
             Mateability::Undetermined(reason) => open = Some(reason),
@@ -412,17 +373,6 @@ fn dead_verdict(
         Some(reason) => DeadVerdict::Undetermined(reason),
         None => DeadVerdict::Dead(DeadReason::Unwinnable),
     }
-}
-
-/// Whether cheap tests prove that `side` cannot mate: a dead material
-/// pattern, a bare king, or chasolver's fast unwinnability check (sound,
-/// incomplete). `false` means "not proven".
-fn cannot_mate_cheaply(pos: &Chess, side: Color) -> bool {
-    let board = pos.board();
-    if is_dead_by_material(board) || (board.by_color(side) & !board.kings()).is_empty() {
-        return true;
-    }
-    super::dead::is_unwinnable_fast(pos, side)
 }
 
 fn wins(side: Color) -> GameResult {

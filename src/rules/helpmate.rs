@@ -1,0 +1,1367 @@
+//! Fast, sound, incomplete helpmate prover on top of `shakmaty` 0.30.
+//!
+//! [`find_helpmate`] tries to prove that `winner` can still checkmate by
+//! exhibiting a *helpmate*: a sequence of legal moves, both sides cooperating,
+//! that ends with the winner's opponent (the *loser*) checkmated. A returned
+//! line is always replayed and checked before it is handed out, so `Some` is a
+//! proof. `None` only means "not found within the budget" and says nothing
+//! about impossibility: callers fall back to an exact solver (chasolver).
+//!
+//! # Strategy
+//!
+//! The search is a greedy depth-first *dive* with limited discrepancy. At
+//! every node the pseudo-legal normal moves of the side to move are scored
+//! by a cheap static heuristic (bit tests and table lookups; no move is
+//! played to score it), and only the best legal one is followed; along any
+//! path at most [`DISCREPANCIES`] deviations to the next-best choices are
+//! allowed when a subtree fails. Scoring is lazy: the first pass keeps only
+//! each piece's best target (plus all king moves, pawn moves and captures),
+//! and the full list is built only when a node needs its second child. The
+//! heuristic encodes the classic cooperative mating plan:
+//!
+//! * the **loser king** walks to a target corner; the loser's other pieces
+//!   step next to their own king (self-blocking its flight squares) and drift
+//!   towards the corner; the loser never captures, never gives check, and
+//!   avoids pawn moves and promotions (they only add defenders);
+//! * the **winner** brings its pieces closer to the loser king, walks its own
+//!   king to the square a knight's move from the target corner (from where,
+//!   with the loser king on the corner or next to it, any rook or queen check
+//!   along the edge mates), pushes and promotes pawns when it has no rook or
+//!   queen (or when a pawn has reached the 6th rank), captures freely, and
+//!   avoids giving non-mating checks (they only chase the loser king away).
+//!
+//! At every winner node, before anything else, a **mate-in-one scan** looks
+//! at each checking move (direct, discovered, or by promotion), rejects it at
+//! once if the loser king keeps a flight square the checking piece does not
+//! cover, evaluates survivors statically ([`mates_static`]: captures of the
+//! checker, interpositions, pins, flight squares) and accepts the ones with
+//! no escape (the final replay confirms the mate with shakmaty). The dive
+//! only has to reach a position where one move mates.
+//!
+//! The target corner is the one nearest the loser king (of the bishops' colour when
+//! the winner has only minor pieces); if the dive fails with budget left,
+//! the other corners and the other knight's-move square for the winner king
+//! are tried. Repetitions along the current line are skipped (board hash), a
+//! line is at most [`MAX_DEPTH`] plies, and every visited position (dive node,
+//! or checking move evaluated by the scan) costs one unit of `budget`.
+//! Budgets around 100 prove about 98% of the final positions of decisive
+//! games, at a mean cost of roughly 27 shakmaty `legal_moves` calls' worth
+//! of instructions per call (about 1/10 of `chasolver::winnability`).
+//!
+//! # Guarantees
+//!
+//! * Deterministic: no randomness, no clocks; the result depends only on the
+//!   position, the winner and the budget.
+//! * Memory: the returned line is the only heap allocation (capacity
+//!   [`MAX_PLY`], made once per call); everything else lives in fixed-size
+//!   stack arrays (about 1.7 KB per ply of dive depth, at most [`MAX_DEPTH`]).
+//! * No panics on any legal position (Chess960 castling rights, en passant
+//!   squares, positions already checkmate or stalemate, bare kings). The dive
+//!   only generates normal moves (no castling, no en passant), which makes it
+//!   less complete, never unsound.
+//! * Soundness: the line is replayed from the input position with an exact
+//!   legality test for every move ([`is_legal_fast`]: own implementation for
+//!   normal moves, shakmaty for anything else), and the final position must
+//!   be checkmate of the loser according to shakmaty's `is_checkmate`. The
+//!   public [`verify`] does the same replay with shakmaty's `is_legal` only.
+//! * Early `None` when shakmaty reports insufficient mating material for the
+//!   winner (lone king, lone minor piece against a bare king, ...).
+
+use shakmaty::{Bitboard, Board, Chess, Color, File, Move, Position, Rank, Role, Square, attacks};
+
+/// Maximum length of a returned line (plies). The path vector is allocated
+/// once with this capacity.
+const MAX_PLY: usize = 96;
+/// Depth limit of the dive (plies).
+const MAX_DEPTH: u32 = 60;
+/// Deviations from the heuristic's first choice allowed along one path.
+const DISCREPANCIES: u32 = 2;
+
+// Heuristic weights (tuned on decisive game endings; see the driver).
+const W_PROMO: i32 = 1000;
+const W_CAPTURE: i32 = 30;
+const W_CAPTURE_VAL: i32 = 5;
+const W_PAWN_BASE: i32 = 50;
+const W_PAWN_RANK: i32 = 10;
+const W_PAWN_RANK_HEAVY: i32 = 3;
+const W_PAWN_ADVANCED: u32 = 5; // relative rank index (6th rank) from which pawns always hurry
+const W_KING_END: i32 = 100;
+const W_KING_MID: i32 = 0;
+const W_APPROACH: i32 = 16;
+const W_CHECK: i32 = 200;
+const L_CAPTURE: i32 = 1000;
+const L_KING_CORNER: i32 = 150;
+const L_PAWN: i32 = 50;
+const L_PROMO: i32 = 500;
+const L_SELF_BLOCK: i32 = 15;
+const L_LEAVE_KING: i32 = 20;
+const L_CORNER: i32 = 5;
+const VAL: [i32; 6] = [1, 3, 3, 5, 9, 0];
+
+/// A helpmate for `winner` from `pos`, found within `budget` nodes (positions visited),
+/// or None (= not proven; says nothing about impossibility).
+///
+/// The returned moves start with the side to move in `pos` (which may be
+/// either side) and end with the winner's checkmating move. If `pos` is
+/// already checkmate of the loser, the empty line is returned.
+///
+/// Returns `None` at once when shakmaty reports insufficient mating material
+/// for `winner` (lone king, lone minor piece against a bare king, ...).
+pub fn find_helpmate(pos: &Chess, winner: Color, budget: u32) -> Option<Vec<Move>> {
+    if pos.has_insufficient_material(winner) {
+        return None;
+    }
+    let mut s = Searcher::new(winner, budget);
+    let mut hist = [0u64; MAX_DEPTH as usize + 1];
+    let (plans, n) = Searcher::plans(pos, winner);
+    for &(corner, wk_target) in &plans[..n] {
+        s.corner = corner;
+        s.wk_target = wk_target;
+        s.path.clear();
+        if s.dive(
+            pos.board(),
+            pos.turn(),
+            MAX_DEPTH,
+            DISCREPANCIES,
+            &mut hist,
+            0,
+        ) && verify_fast(pos, winner, &s.path)
+        {
+            return Some(s.path);
+        }
+        if s.nodes >= s.budget {
+            break;
+        }
+    }
+    None
+}
+
+/// Replays `line` from `pos` with shakmaty's own legality test and checks that
+/// it ends in checkmate of `winner`'s opponent. Slower than the internal check
+/// used by [`find_helpmate`]; meant for tests and cross-checks.
+pub fn verify(pos: &Chess, winner: Color, line: &[Move]) -> bool {
+    let mut p = pos.clone();
+    for m in line {
+        if !p.is_legal(*m) {
+            return false;
+        }
+        p.play_unchecked(*m);
+    }
+    p.turn() != winner && p.is_checkmate()
+}
+
+// ---------------------------------------------------------------------------
+// Exact verification
+// ---------------------------------------------------------------------------
+
+/// Exact legality test of `m` in `pos`. Normal moves are checked here (piece
+/// and colour on `from`, movement rules including pawn pushes/captures and
+/// promotions, clear sliding path, consistent `capture` field, own king not
+/// left in check); castling, en passant and drops are delegated to shakmaty.
+fn is_legal_fast(pos: &Chess, m: Move) -> bool {
+    let Move::Normal {
+        role,
+        from,
+        capture,
+        to,
+        promotion,
+    } = m
+    else {
+        return pos.is_legal(m);
+    };
+    let b = pos.board();
+    let us = pos.turn();
+    if b.piece_at(from) != Some(role.of(us))
+        || b.by_color(us).contains(to)
+        || b.kings().contains(to)
+    {
+        return false;
+    }
+    let enemy = b.by_color(!us).contains(to);
+    if capture != (if enemy { b.role_at(to) } else { None }) {
+        return false;
+    }
+    let occ = b.occupied();
+    match role {
+        Role::Pawn => {
+            let last = to.rank() == us.relative_rank(Rank::Eighth);
+            if last != promotion.is_some() || matches!(promotion, Some(Role::Pawn | Role::King)) {
+                return false;
+            }
+            let fwd = if us == Color::White { 8 } else { -8 };
+            let ok = if enemy {
+                attacks::pawn_attacks(us, from).contains(to)
+            } else if from.offset(fwd) == Some(to) {
+                true
+            } else {
+                from.rank() == us.relative_rank(Rank::Second)
+                    && from.offset(2 * fwd) == Some(to)
+                    && from.offset(fwd).is_some_and(|mid| !occ.contains(mid))
+            };
+            if !ok {
+                return false;
+            }
+        }
+        _ => {
+            if promotion.is_some() || !attacks::attacks(from, role.of(us), occ).contains(to) {
+                return false;
+            }
+        }
+    }
+    legal_normal(b, us, from, to, role)
+}
+
+/// Replays `line` with [`is_legal_fast`] and requires checkmate of the loser
+/// at the end (shakmaty's `is_checkmate`, i.e. its own move generator).
+fn verify_fast(pos: &Chess, winner: Color, line: &[Move]) -> bool {
+    let mut p = pos.clone();
+    for m in line {
+        if !is_legal_fast(&p, *m) {
+            return false;
+        }
+        p.play_unchecked(*m);
+    }
+    p.turn() != winner && p.is_checkmate()
+}
+
+// ---------------------------------------------------------------------------
+// Board utilities
+// ---------------------------------------------------------------------------
+
+/// Squares attacked by pawns of `color`.
+#[inline]
+fn pawn_attacks_bb(pawns: Bitboard, color: Color) -> Bitboard {
+    const NOT_A: u64 = !0x0101_0101_0101_0101;
+    const NOT_H: u64 = !0x8080_8080_8080_8080;
+    let p = pawns.0;
+    Bitboard(match color {
+        Color::White => ((p & NOT_A) << 7) | ((p & NOT_H) << 9),
+        Color::Black => ((p & NOT_A) >> 9) | ((p & NOT_H) >> 7),
+    })
+}
+
+/// All squares attacked by `color` with the given occupancy.
+fn attacked_by(b: &Board, color: Color, occ: Bitboard) -> Bitboard {
+    let us = b.by_color(color);
+    let mut a = pawn_attacks_bb(b.pawns() & us, color);
+    for sq in b.knights() & us {
+        a |= attacks::knight_attacks(sq);
+    }
+    for sq in b.bishops_and_queens() & us {
+        a |= attacks::bishop_attacks(sq, occ);
+    }
+    for sq in b.rooks_and_queens() & us {
+        a |= attacks::rook_attacks(sq, occ);
+    }
+    for sq in b.kings() & us {
+        a |= attacks::king_attacks(sq);
+    }
+    a
+}
+
+/// Pieces of `king_color` pinned to `king` by the other side's sliders.
+fn pinned(b: &Board, king: Square, king_color: Color, occ: Bitboard) -> Bitboard {
+    let them = b.by_color(!king_color);
+    let snipers = (attacks::rook_attacks(king, Bitboard(0)) & b.rooks_and_queens() & them)
+        | (attacks::bishop_attacks(king, Bitboard(0)) & b.bishops_and_queens() & them);
+    let mut p = Bitboard(0);
+    for sn in snipers {
+        let bt = attacks::between(sn, king) & occ;
+        if !bt.more_than_one() {
+            p |= bt & b.by_color(king_color);
+        }
+    }
+    p
+}
+
+/// Pieces of `us` that stand alone between one of `us`'s sliders and `king`
+/// (moving them off the line gives a discovered check).
+fn discoverers(b: &Board, us: Color, king: Square) -> Bitboard {
+    let mine = b.by_color(us);
+    let occ = b.occupied();
+    let snipers = (attacks::rook_attacks(king, Bitboard(0)) & b.rooks_and_queens() & mine)
+        | (attacks::bishop_attacks(king, Bitboard(0)) & b.bishops_and_queens() & mine);
+    let mut d = Bitboard(0);
+    for sn in snipers {
+        let bt = attacks::between(sn, king) & occ;
+        if !bt.more_than_one() {
+            d |= bt & mine;
+        }
+    }
+    d
+}
+
+/// Pieces of `color` (not the king) that can move to the empty square `sq`.
+fn movers_to_empty(b: &Board, color: Color, sq: Square, occ: Bitboard) -> Bitboard {
+    let us = b.by_color(color);
+    let mut m = ((attacks::knight_attacks(sq) & b.knights())
+        | (attacks::bishop_attacks(sq, occ) & b.bishops_and_queens())
+        | (attacks::rook_attacks(sq, occ) & b.rooks_and_queens()))
+        & us;
+    let pawns = b.pawns() & us;
+    let (back, start_rank) = match color {
+        Color::White => (-8, Rank::Fourth),
+        Color::Black => (8, Rank::Fifth),
+    };
+    if let Some(p1) = sq.offset(back) {
+        if pawns.contains(p1) {
+            m.add(p1);
+        } else if sq.rank() == start_rank
+            && !occ.contains(p1)
+            && let Some(p2) = p1.offset(back)
+            && pawns.contains(p2)
+        {
+            m.add(p2);
+        }
+    }
+    m
+}
+
+/// Pseudo-legal destinations of the non-king piece of `color` on `from`
+/// (pushes, double pushes and captures for pawns; no en passant; never onto a king).
+#[inline]
+fn targets(b: &Board, color: Color, from: Square, role: Role) -> Bitboard {
+    let occ = b.occupied();
+    let t = match role {
+        Role::Pawn => {
+            let fwd = if color == Color::White { 8 } else { -8 };
+            let mut t = attacks::pawn_attacks(color, from) & b.by_color(!color);
+            if let Some(p1) = from.offset(fwd)
+                && !occ.contains(p1)
+            {
+                t.add(p1);
+                if from.rank() == color.relative_rank(Rank::Second)
+                    && let Some(p2) = p1.offset(fwd)
+                    && !occ.contains(p2)
+                {
+                    t.add(p2);
+                }
+            }
+            t
+        }
+        Role::Knight => attacks::knight_attacks(from) & !b.by_color(color),
+        Role::Bishop => attacks::bishop_attacks(from, occ) & !b.by_color(color),
+        Role::Rook => attacks::rook_attacks(from, occ) & !b.by_color(color),
+        Role::Queen => attacks::queen_attacks(from, occ) & !b.by_color(color),
+        Role::King => attacks::king_attacks(from) & !b.by_color(color),
+    };
+    t & !b.kings()
+}
+
+/// Builds the normal move of the `role` on `from` to `to` (pawns reaching the
+/// last rank promote to `promo`, by default a queen).
+fn mk_move(
+    b: &Board,
+    color: Color,
+    from: Square,
+    to: Square,
+    role: Role,
+    promo: Option<Role>,
+) -> Move {
+    let capture = if b.by_color(!color).contains(to) {
+        b.role_at(to)
+    } else {
+        None
+    };
+    let promotion = if role == Role::Pawn && to.rank() == color.relative_rank(Rank::Eighth) {
+        Some(promo.unwrap_or(Role::Queen))
+    } else {
+        None
+    };
+    Move::Normal {
+        role,
+        from,
+        capture,
+        to,
+        promotion,
+    }
+}
+
+/// Legality of a pseudo-legal normal move of `color`: its own king must not
+/// be attacked afterwards.
+#[inline]
+fn legal_normal(b: &Board, color: Color, from: Square, to: Square, role: Role) -> bool {
+    let Some(k) = b.king_of(color) else {
+        return false;
+    };
+    let occ = b.occupied();
+    if role == Role::King {
+        return b.attacks_to(to, !color, occ.without(from)).is_empty();
+    }
+    let occ2 = occ.without(from).with(to);
+    (b.attacks_to(k, !color, occ2) & !Bitboard::from_square(to)).is_empty()
+}
+
+/// Applies a normal move to a bare board.
+#[inline]
+fn apply_normal(b: &mut Board, m: Move, color: Color) {
+    if let Move::Normal {
+        role,
+        from,
+        to,
+        promotion,
+        ..
+    } = m
+    {
+        b.discard_piece_at(from);
+        b.set_piece_at(to, promotion.unwrap_or(role).of(color));
+    }
+}
+
+/// Does the side `color` (which just moved on `b`) give check?
+#[inline]
+fn checks(b: &Board, color: Color) -> bool {
+    match b.king_of(!color) {
+        Some(k) => b.attacks_to(k, color, b.occupied()).any(),
+        None => false,
+    }
+}
+
+/// Static checkmate test of the loser (`!w`, to move) on `b`: the king is in
+/// check, no unpinned piece can capture a single checker or interpose, and
+/// every neighbouring square is blocked by the loser's own pieces or attacked
+/// by the winner (the king itself removed from the occupancy). The cheapest
+/// refutations are tried first. Exact except for en passant evasions, which
+/// the final replay catches.
+fn mates_static(b: &Board, w: Color) -> bool {
+    let l = !w;
+    let Some(s) = b.king_of(l) else { return false };
+    let occ = b.occupied();
+    let lp = b.by_color(l);
+    let checkers = b.attacks_to(s, w, occ);
+    if checkers.is_empty() {
+        return false;
+    }
+    let pins = |b: &Board| pinned(b, s, l, occ);
+    let single = checkers.single_square();
+    let mut pinned_lp: Option<Bitboard> = None;
+    if let Some(c) = single {
+        let cap = b.attacks_to(c, l, occ) & lp & !b.kings();
+        if cap.any() && (cap & !*pinned_lp.get_or_insert_with(|| pins(b))).any() {
+            return false;
+        }
+    }
+    if (attacks::king_attacks(s) & !lp & !attacked_by(b, w, occ.without(s))).any() {
+        return false;
+    }
+    if let Some(c) = single
+        && (b.sliders() & checkers).any()
+    {
+        for sq in attacks::between(c, s) {
+            let inter = movers_to_empty(b, l, sq, occ);
+            if inter.any() && (inter & !*pinned_lp.get_or_insert_with(|| pins(b))).any() {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Cheap hash of a board and side to move, for repetition detection along a line.
+#[inline]
+fn pos_hash(b: &Board, turn: Color) -> u64 {
+    let mut h = b.occupied().0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h ^= b
+        .white()
+        .0
+        .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+        .rotate_left(17);
+    h ^= b
+        .pawns()
+        .0
+        .wrapping_mul(0x1656_67B1_9E37_79F9)
+        .rotate_left(31);
+    h ^= b
+        .knights()
+        .0
+        .wrapping_mul(0x27D4_EB2F_1656_67C5)
+        .rotate_left(7);
+    h ^= b
+        .bishops()
+        .0
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(43);
+    h ^= b
+        .rooks()
+        .0
+        .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+        .rotate_left(53);
+    h ^= b
+        .queens()
+        .0
+        .wrapping_mul(0x1656_67B1_9E37_79F9)
+        .rotate_left(11);
+    h ^ (turn as u64)
+}
+
+/// Chebyshev (king-move) distances between squares.
+static DIST: [[u8; 64]; 64] = {
+    let mut t = [[0u8; 64]; 64];
+    let mut a = 0;
+    while a < 64 {
+        let mut b = 0;
+        while b < 64 {
+            let df = ((a % 8) as i32 - (b % 8) as i32).abs();
+            let dr = ((a / 8) as i32 - (b / 8) as i32).abs();
+            t[a][b] = if df > dr { df as u8 } else { dr as u8 };
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+};
+
+/// `RING[s][d]`: the squares at Chebyshev distance exactly `d` from `s`.
+static RING: [[Bitboard; 8]; 64] = {
+    let mut t = [[Bitboard(0); 8]; 64];
+    let mut s = 0;
+    while s < 64 {
+        let mut q = 0;
+        while q < 64 {
+            let d = DIST[s][q] as usize;
+            t[s][d] = Bitboard(t[s][d].0 | (1u64 << q));
+            q += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+#[inline]
+fn dist(a: Square, b: Square) -> i32 {
+    DIST[a as usize][b as usize] as i32
+}
+
+// ---------------------------------------------------------------------------
+// Candidate list
+// ---------------------------------------------------------------------------
+
+const MAXCAND: usize = 224;
+
+/// Scored pseudo-legal moves packed as `score << 16 | from << 10 | to << 4 | role`,
+/// so that the numerically largest entry is the best-scored move.
+struct Cands {
+    v: [u32; MAXCAND],
+    n: usize,
+}
+
+impl Cands {
+    #[inline]
+    fn push(&mut self, s: i32, from: Square, to: Square, role: Role) {
+        if self.n < MAXCAND {
+            let s = (s.clamp(-32000, 32000) + 32768) as u32;
+            self.v[self.n] = (s << 16) | ((from as u32) << 10) | ((to as u32) << 4) | role as u32;
+            self.n += 1;
+        }
+    }
+
+    /// Removes and returns the best remaining candidate (entries are unique,
+    /// so the maximum is found branch-free and then located).
+    #[inline]
+    fn pop_best(&mut self) -> Option<(Square, Square, Role)> {
+        let live = &self.v[..self.n];
+        let best = *live.iter().max()?;
+        let i = live.iter().position(|&x| x == best)?;
+        self.n -= 1;
+        self.v[i] = self.v[self.n];
+        let role = match best & 7 {
+            1 => Role::Pawn,
+            2 => Role::Knight,
+            3 => Role::Bishop,
+            4 => Role::Rook,
+            5 => Role::Queen,
+            _ => Role::King,
+        };
+        Some((
+            Square::new((best >> 10) & 63),
+            Square::new((best >> 4) & 63),
+            role,
+        ))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Search
+// ---------------------------------------------------------------------------
+
+struct Searcher {
+    w: Color,
+    budget: u32,
+    nodes: u32,
+    path: Vec<Move>,
+    /// Target corner of the loser king.
+    corner: Square,
+    /// Target square of the winner king (a knight's move from `corner`).
+    wk_target: Square,
+}
+
+impl Searcher {
+    /// A searcher with an empty line; targets are set per plan.
+    fn new(w: Color, budget: u32) -> Searcher {
+        Searcher {
+            w,
+            budget,
+            nodes: 0,
+            path: Vec::with_capacity(MAX_PLY),
+            corner: Square::H8,
+            wk_target: Square::G6,
+        }
+    }
+
+    /// Mating plans to try, best first: target corners for the loser king
+    /// (nearest the loser king first, ties broken towards the winner king; of
+    /// the bishops' colour if the winner has nothing but bishops and knights),
+    /// with the winner king's target a knight's move from the corner (two
+    /// orientations).
+    fn plans(pos: &Chess, w: Color) -> ([(Square, Square); 8], usize) {
+        let mut out = [(Square::H8, Square::G6); 8];
+        let b = pos.board();
+        let (Some(lk), Some(wk)) = (b.king_of(!w), b.king_of(w)) else {
+            return (out, 0);
+        };
+        let mine = b.by_color(w);
+        let bish = b.bishops() & mine;
+        let bishop_only = ((b.rooks_and_queens() | b.pawns()) & mine).is_empty() && bish.any();
+        let mut corners = [(0i32, Square::A1); 4];
+        let mut n = 0;
+        for c in [Square::A1, Square::H1, Square::A8, Square::H8] {
+            if bishop_only {
+                let light = (bish & Bitboard::LIGHT_SQUARES).any();
+                let dark = (bish & Bitboard::DARK_SQUARES).any();
+                if (c.is_light() && !light) || (c.is_dark() && !dark) {
+                    continue;
+                }
+            }
+            corners[n] = (dist(lk, c) * 8 + dist(wk, c), c);
+            n += 1;
+        }
+        corners[..n].sort_by_key(|x| x.0);
+        let mut k = 0;
+        for orient in 0..2 {
+            for &(_, c) in &corners[..n] {
+                let df = if c.file() == File::A { 1 } else { -1 };
+                let dr = if c.rank() == Rank::First { 8 } else { -8 };
+                let off = if orient == 0 {
+                    df + 2 * dr
+                } else {
+                    2 * df + dr
+                };
+                if let Some(t) = c.offset(off) {
+                    out[k] = (c, t);
+                    k += 1;
+                }
+            }
+        }
+        (out, k)
+    }
+
+    /// Winner to move: does the pseudo-legal move `from`-`to` of `role` mate?
+    /// `ck_all` holds, per role, the squares from which that role checks the
+    /// loser king; `free0` caches the loser king's currently free flights.
+    #[allow(clippy::too_many_arguments)]
+    fn mating(
+        &mut self,
+        b: &Board,
+        from: Square,
+        to: Square,
+        role: Role,
+        dis: bool,
+        ck_all: &[Bitboard; 6],
+        free0: &mut Option<Bitboard>,
+    ) -> Option<Move> {
+        let w = self.w;
+        let l = !w;
+        let lk = b.king_of(l)?;
+        let occ = b.occupied();
+        let ck = ck_all[role as usize - 1];
+        if dis && !ck.contains(to) && attacks::aligned(from, to, lk) {
+            return None;
+        }
+        let promo = role == Role::Pawn && to.rank() == w.relative_rank(Rank::Eighth);
+        let fr = if promo {
+            if ck_all[4].contains(to) || !ck_all[1].contains(to) {
+                Role::Queen
+            } else {
+                Role::Knight
+            }
+        } else {
+            role
+        };
+        // The checking piece must cover every flight that is free now.
+        let free = *free0.get_or_insert_with(|| {
+            attacks::king_attacks(lk) & !b.by_color(l) & !attacked_by(b, w, occ.without(lk))
+        });
+        let covers = attacks::attacks(to, fr.of(w), occ.without(from).without(lk));
+        if (free & !covers).without(to).any() || !legal_normal(b, w, from, to, role) {
+            return None;
+        }
+        let m = mk_move(b, w, from, to, role, Some(fr));
+        let mut b2 = b.clone();
+        apply_normal(&mut b2, m, w);
+        self.nodes += 1;
+        // Exact up to en passant evasions; the final replay decides.
+        mates_static(&b2, w).then_some(m)
+    }
+
+    /// The dive: scores all pseudo-legal moves of the side to move, tries the
+    /// best legal ones (limited discrepancy `disc`), with a mate-in-one scan
+    /// at winner nodes (skipped if the parent already probed this node) and a
+    /// mate-in-one probe of the best loser replies.
+    fn dive(
+        &mut self,
+        b: &Board,
+        turn: Color,
+        depth: u32,
+        disc: u32,
+        hist: &mut [u64; MAX_DEPTH as usize + 1],
+        hl: usize,
+    ) -> bool {
+        let w = self.w;
+        let l = !w;
+        self.nodes += 1;
+        if self.nodes > self.budget || depth == 0 || self.path.len() + 2 > MAX_PLY {
+            return false;
+        }
+        let (Some(lk), Some(wk)) = (b.king_of(l), b.king_of(w)) else {
+            return false;
+        };
+        let occ = b.occupied();
+        let us = b.by_color(turn);
+        let lkz = attacks::king_attacks(lk);
+        let mut g = Gen {
+            w,
+            them: b.by_color(!turn),
+            lk,
+            lkz,
+            capval: [0; 64],
+            heavy: (b.rooks_and_queens() & us).any(),
+            corner: self.corner,
+            pieces: [(Square::A1, Role::Pawn, Bitboard(0), Bitboard(0), false); 16],
+            np: 0,
+        };
+        for r in [
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+        ] {
+            for sq in b.by_role(r) & g.them {
+                g.capval[sq as usize] = VAL[r as usize - 1];
+            }
+        }
+        let mut cands = Cands {
+            v: [0; MAXCAND],
+            n: 0,
+        };
+        if turn == w {
+            let endgame = occ.count() <= 12;
+            let kw = if endgame || !g.heavy {
+                W_KING_END
+            } else {
+                W_KING_MID
+            };
+            let wkd0 = dist(wk, self.wk_target);
+            let last = Bitboard::from_rank(w.relative_rank(Rank::Eighth));
+            let ckb = attacks::bishop_attacks(lk, occ);
+            let ckr = attacks::rook_attacks(lk, occ);
+            let ckn = attacks::knight_attacks(lk);
+            let ckp = attacks::pawn_attacks(l, lk);
+            let disco = discoverers(b, w, lk);
+            let ck_all = [
+                ckp | (last & (ckb | ckr | ckn)),
+                ckn,
+                ckb,
+                ckr,
+                ckb | ckr,
+                ckb | ckr | ckn,
+            ];
+            let mut free0: Option<Bitboard> = None;
+            for to in attacks::king_attacks(wk) & !us & !lkz & !b.kings() {
+                let mut s = (wkd0 - dist(to, self.wk_target)) * kw;
+                if g.them.contains(to) {
+                    s += W_CAPTURE + W_CAPTURE_VAL * g.capval[to as usize];
+                }
+                cands.push(s, wk, to, Role::King);
+            }
+            for (role, ck) in [
+                (Role::Pawn, ckp | (last & (ckb | ckr))),
+                (Role::Knight, ckn),
+                (Role::Bishop, ckb),
+                (Role::Rook, ckr),
+                (Role::Queen, ckb | ckr),
+            ] {
+                for from in b.by_role(role) & us {
+                    let t = targets(b, w, from, role);
+                    let dis = disco.contains(from);
+                    // mate in one?
+                    let checking = if dis {
+                        t
+                    } else if role == Role::Pawn {
+                        t & (ck | (last & ckn))
+                    } else {
+                        t & ck
+                    };
+                    for to in checking {
+                        if let Some(m) = self.mating(b, from, to, role, dis, &ck_all, &mut free0) {
+                            self.path.push(m);
+                            return true;
+                        }
+                    }
+                    g.add(from, role, t, ck, dis);
+                    g.push_winner(g.np - 1, false, &mut cands);
+                }
+            }
+        } else {
+            // Loser: no checks (precomputed check squares on the winner king).
+            let cd = &DIST[self.corner as usize];
+            let lkd0 = cd[lk as usize] as i32;
+            let lckb = attacks::bishop_attacks(wk, occ);
+            let lckr = attacks::rook_attacks(wk, occ);
+            let lckn = attacks::knight_attacks(wk);
+            let lckp = attacks::pawn_attacks(w, wk);
+            let ldisco = discoverers(b, l, wk);
+            let last = Bitboard::from_rank(l.relative_rank(Rank::Eighth));
+            for to in lkz & !us & !attacks::king_attacks(wk) & !b.kings() {
+                if ldisco.contains(lk) && !attacks::aligned(lk, to, wk) {
+                    continue;
+                }
+                let mut s = L_KING_CORNER * (lkd0 - cd[to as usize] as i32);
+                if g.them.contains(to) {
+                    s -= L_CAPTURE;
+                }
+                cands.push(s, lk, to, Role::King);
+            }
+            for (role, lck) in [
+                (Role::Pawn, lckp | (last & (lckb | lckr | lckn))),
+                (Role::Knight, lckn),
+                (Role::Bishop, lckb),
+                (Role::Rook, lckr),
+                (Role::Queen, lckb | lckr),
+            ] {
+                for from in b.by_role(role) & us {
+                    let dis = ldisco.contains(from);
+                    let mut t = targets(b, l, from, role) & !lck;
+                    if dis {
+                        t &= attacks::ray(from, wk);
+                    }
+                    g.add(from, role, t, last, dis);
+                    g.push_loser(g.np - 1, false, &mut cands);
+                }
+            }
+        }
+        // Try the best legal, non-repeating children (limited discrepancy).
+        // The list first holds every piece's best move only (plus all king
+        // moves, pawn moves and captures); it is regenerated in full when
+        // more is needed, skipping the moves already popped.
+        let mut full = g.np == 0;
+        let mut tried = [0u16; 12];
+        let mut nt = 0;
+        let mut legal_found = false;
+        let mut i = 0;
+        loop {
+            let Some((from, to, role)) = cands.pop_best() else {
+                if full {
+                    break;
+                }
+                full = true;
+                for j in 0..g.np {
+                    if turn == w {
+                        g.push_winner(j, true, &mut cands);
+                    } else {
+                        g.push_loser(j, true, &mut cands);
+                    }
+                }
+                continue;
+            };
+            let key = ((from as u16) << 6) | to as u16;
+            if full {
+                if tried[..nt].contains(&key) {
+                    continue;
+                }
+            } else if nt < tried.len() {
+                tried[nt] = key;
+                nt += 1;
+            } else {
+                full = true; // cannot track more: stop being lazy
+            }
+            if !legal_normal(b, turn, from, to, role) {
+                continue;
+            }
+            legal_found = true;
+            let m = mk_move(b, turn, from, to, role, None);
+            let mut p = b.clone();
+            apply_normal(&mut p, m, turn);
+            if turn == l && checks(&p, l) {
+                continue;
+            }
+            let h = pos_hash(&p, !turn);
+            if hist[..hl].contains(&h) {
+                continue;
+            }
+            hist[hl] = h;
+            self.path.push(m);
+            let nd = if i == 0 { disc } else { disc - 1 };
+            if self.dive(&p, !turn, depth - 1, nd, hist, hl + 1) {
+                return true;
+            }
+            self.path.pop();
+            if i >= disc as usize || self.nodes >= self.budget {
+                return false;
+            }
+            i += 1;
+            if !full {
+                // the next child must be the true second best: regenerate all
+                cands.n = 0;
+                full = true;
+                for j in 0..g.np {
+                    if turn == w {
+                        g.push_winner(j, true, &mut cands);
+                    } else {
+                        g.push_loser(j, true, &mut cands);
+                    }
+                }
+                // king moves were pushed in full already and are tracked in `tried`
+                self.push_kings(b, turn, &g, &mut cands);
+            }
+        }
+        if !legal_found && turn == l {
+            // No legal normal move while in check: mate (an en passant
+            // evasion, not generated here, is caught by the final replay).
+            return b.attacks_to(lk, w, occ).any();
+        }
+        false
+    }
+
+    /// Pushes the king moves of the side to move (as in the first pass).
+    fn push_kings(&self, b: &Board, turn: Color, g: &Gen, cands: &mut Cands) {
+        let w = self.w;
+        let (Some(lk), Some(wk)) = (b.king_of(!w), b.king_of(w)) else {
+            return;
+        };
+        let us = b.by_color(turn);
+        if turn == w {
+            let occ = b.occupied();
+            let endgame = occ.count() <= 12;
+            let kw = if endgame || !g.heavy {
+                W_KING_END
+            } else {
+                W_KING_MID
+            };
+            let wkd0 = dist(wk, self.wk_target);
+            for to in attacks::king_attacks(wk) & !us & !g.lkz & !b.kings() {
+                let mut s = (wkd0 - dist(to, self.wk_target)) * kw;
+                if g.them.contains(to) {
+                    s += W_CAPTURE + W_CAPTURE_VAL * g.capval[to as usize];
+                }
+                cands.push(s, wk, to, Role::King);
+            }
+        } else {
+            let cd = &DIST[self.corner as usize];
+            let lkd0 = cd[lk as usize] as i32;
+            let ldisco = discoverers(b, !w, wk);
+            for to in g.lkz & !us & !attacks::king_attacks(wk) & !b.kings() {
+                if ldisco.contains(lk) && !attacks::aligned(lk, to, wk) {
+                    continue;
+                }
+                let mut s = L_KING_CORNER * (lkd0 - cd[to as usize] as i32);
+                if g.them.contains(to) {
+                    s -= L_CAPTURE;
+                }
+                cands.push(s, lk, to, Role::King);
+            }
+        }
+    }
+}
+
+/// Per-node move scoring data. Non-king pieces are recorded with their
+/// pseudo-legal targets so that their moves can be scored lazily: first only
+/// each piece's best target, then (if the dive needs more) all of them.
+struct Gen {
+    w: Color,
+    them: Bitboard,
+    lk: Square,
+    lkz: Bitboard,
+    capval: [i32; 64],
+    heavy: bool,
+    corner: Square,
+    /// (from, role, targets, check squares (winner) / promotion rank (loser), discoverer)
+    pieces: [(Square, Role, Bitboard, Bitboard, bool); 16],
+    np: usize,
+}
+
+impl Gen {
+    #[inline]
+    fn add(&mut self, from: Square, role: Role, t: Bitboard, aux: Bitboard, dis: bool) {
+        if self.np < self.pieces.len() {
+            self.pieces[self.np] = (from, role, t, aux, dis);
+            self.np += 1;
+        }
+    }
+
+    /// Winner piece `j`: approach the loser king, capture, avoid checks,
+    /// push/promote pawns. `full = false` pushes only the piece's best move
+    /// (and all its captures); pawns and discoverers always push everything.
+    fn push_winner(&self, j: usize, full: bool, cands: &mut Cands) {
+        let (from, role, t, ck, dis) = self.pieces[j];
+        let w = self.w;
+        let lk = self.lk;
+        let lkd = &DIST[lk as usize];
+        if role == Role::Pawn || dis {
+            if !full {
+                return self.push_winner(j, true, cands);
+            }
+            let last = Bitboard::from_rank(w.relative_rank(Rank::Eighth));
+            let dfrom = lkd[from as usize] as i32;
+            for to in t {
+                let gives = ck.contains(to) || (dis && !attacks::aligned(from, to, lk));
+                let mut s = if gives { -W_CHECK } else { 0 };
+                if self.them.contains(to) {
+                    s += W_CAPTURE + W_CAPTURE_VAL * self.capval[to as usize];
+                }
+                if role == Role::Pawn {
+                    if last.contains(to) {
+                        s += W_PROMO;
+                    }
+                    let r = w.relative_rank(to.rank()) as u32;
+                    s += if !self.heavy || r >= W_PAWN_ADVANCED {
+                        W_PAWN_BASE + W_PAWN_RANK * r as i32
+                    } else {
+                        W_PAWN_RANK_HEAVY * r as i32
+                    };
+                } else {
+                    s += (dfrom - lkd[to as usize] as i32) * W_APPROACH;
+                }
+                cands.push(s, from, to, role);
+            }
+            return;
+        }
+        let base = lkd[from as usize] as i32 * W_APPROACH;
+        let quiet = t & !self.them & !ck;
+        if full {
+            for to in quiet {
+                cands.push(base - lkd[to as usize] as i32 * W_APPROACH, from, to, role);
+            }
+            for to in t & !self.them & ck {
+                cands.push(
+                    base - W_CHECK - lkd[to as usize] as i32 * W_APPROACH,
+                    from,
+                    to,
+                    role,
+                );
+            }
+        } else {
+            // best quiet move: highest square on the nearest ring around the
+            // loser king; a quiet check is never better than a quiet non-check.
+            let q = if quiet.any() {
+                quiet
+            } else {
+                t & !self.them & ck
+            };
+            let pen = if quiet.any() { 0 } else { W_CHECK };
+            for (d, ring) in RING[lk as usize].iter().enumerate() {
+                if let Some(to) = (q & *ring).last() {
+                    cands.push(base - pen - d as i32 * W_APPROACH, from, to, role);
+                    break;
+                }
+            }
+        }
+        for to in t & self.them {
+            let mut s = base + W_CAPTURE + W_CAPTURE_VAL * self.capval[to as usize]
+                - lkd[to as usize] as i32 * W_APPROACH;
+            if ck.contains(to) {
+                s -= W_CHECK;
+            }
+            cands.push(s, from, to, role);
+        }
+    }
+
+    /// Loser piece `j`: step next to the own king, drift to the corner, never
+    /// capture (captures only in the full list), pawns reluctantly.
+    fn push_loser(&self, j: usize, full: bool, cands: &mut Cands) {
+        let (from, role, t, last, dis) = self.pieces[j];
+        let cd = &DIST[self.corner as usize];
+        let fz = self.lkz.contains(from);
+        if role == Role::Pawn || dis {
+            if !full {
+                return self.push_loser(j, true, cands);
+            }
+            let fd = cd[from as usize] as i32;
+            for to in t {
+                let mut s = if self.them.contains(to) {
+                    -L_CAPTURE
+                } else {
+                    0
+                };
+                if role == Role::Pawn {
+                    s -= L_PAWN;
+                    if last.contains(to) {
+                        s -= L_PROMO;
+                    }
+                } else {
+                    if self.lkz.contains(to) {
+                        s += L_SELF_BLOCK;
+                    }
+                    if fz {
+                        s -= L_LEAVE_KING;
+                    }
+                    s += (fd - cd[to as usize] as i32) * L_CORNER;
+                }
+                cands.push(s, from, to, role);
+            }
+            return;
+        }
+        let mut base = cd[from as usize] as i32 * L_CORNER;
+        if fz {
+            base -= L_LEAVE_KING;
+        }
+        let near = t & !self.them & self.lkz;
+        let other = t & !self.them & !self.lkz;
+        if full {
+            for to in near {
+                cands.push(
+                    base + L_SELF_BLOCK - cd[to as usize] as i32 * L_CORNER,
+                    from,
+                    to,
+                    role,
+                );
+            }
+            for to in other {
+                cands.push(base - cd[to as usize] as i32 * L_CORNER, from, to, role);
+            }
+            for to in t & self.them {
+                let mut s = base - L_CAPTURE - cd[to as usize] as i32 * L_CORNER;
+                if self.lkz.contains(to) {
+                    s += L_SELF_BLOCK;
+                }
+                cands.push(s, from, to, role);
+            }
+        } else {
+            let rings = &RING[self.corner as usize];
+            for (bonus, set) in [(L_SELF_BLOCK, near), (0, other)] {
+                for (d, ring) in rings.iter().enumerate() {
+                    if let Some(to) = (set & *ring).last() {
+                        cands.push(base + bonus - d as i32 * L_CORNER, from, to, role);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::result_large_err)]
+mod tests {
+    use shakmaty::{CastlingMode, fen::Fen};
+
+    use super::*;
+
+    const BUDGET: u32 = 2000;
+
+    fn pos(fen: &str) -> Chess {
+        let f: Fen = fen.parse().expect("fen");
+        f.clone()
+            .into_position(CastlingMode::Standard)
+            .or_else(|_| f.into_position(CastlingMode::Chess960))
+            .expect("legal position")
+    }
+
+    /// Proves a helpmate and checks the line with shakmaty's own legality test.
+    fn proves(fen: &str, winner: Color) -> Vec<Move> {
+        let p = pos(fen);
+        let line = find_helpmate(&p, winner, BUDGET)
+            .unwrap_or_else(|| panic!("no helpmate found: {fen} {winner:?}"));
+        assert!(verify(&p, winner, &line), "bad line for {fen}: {line:?}");
+        line
+    }
+
+    fn none(fen: &str, winner: Color) {
+        let p = pos(fen);
+        assert_eq!(find_helpmate(&p, winner, BUDGET), None, "{fen} {winner:?}");
+    }
+
+    #[test]
+    fn back_rank_mate_in_one() {
+        let line = proves("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", Color::White);
+        assert_eq!(line.len(), 1);
+        // same with the loser to move: one waiting move, then the mate
+        assert!(proves("6k1/5ppp/8/8/8/8/5PPP/R5K1 b - - 0 1", Color::White).len() <= 3);
+    }
+
+    #[test]
+    fn queen_rook_minor_endings() {
+        proves("8/8/8/4k3/8/8/8/3QK3 w - - 0 1", Color::White); // K+Q v K
+        proves("8/8/8/4k3/8/8/8/3QK3 b - - 0 1", Color::White);
+        proves("8/8/8/4k3/8/8/8/R3K3 b - - 0 1", Color::White); // K+R v K
+        proves("8/8/8/4k3/8/8/8/R3K3 w - - 0 1", Color::White);
+        proves("3qk3/8/8/8/8/8/8/4K3 w - - 0 1", Color::Black); // black winner
+    }
+
+    #[test]
+    fn bishop_and_knight_mate() {
+        // K+B+N v K needs a precise net; the dive gets there with a larger budget.
+        let p = pos("4k3/8/8/8/8/8/8/2B1KN2 w - - 0 1");
+        let line = find_helpmate(&p, Color::White, 50_000).expect("K+B+N helpmate");
+        assert!(verify(&p, Color::White, &line));
+        // closer to the corner it is cheap
+        proves("k7/8/1K6/8/8/8/8/2B1N3 w - - 0 1", Color::White);
+    }
+
+    #[test]
+    fn pawns_must_promote() {
+        let line = proves("8/8/8/4k3/8/8/PP6/4K3 w - - 0 1", Color::White);
+        assert!(line.iter().any(|m| m.is_promotion()));
+        proves("4k3/8/8/8/8/8/6p1/4K3 b - - 0 1", Color::Black);
+    }
+
+    #[test]
+    fn impossible_returns_none() {
+        // bare kings, and the bare side of K+Q v K
+        none("8/8/8/4k3/8/8/8/4K3 w - - 0 1", Color::White);
+        none("8/8/8/4k3/8/8/8/4K3 w - - 0 1", Color::Black);
+        none("8/8/8/4k3/8/8/8/3QK3 w - - 0 1", Color::Black);
+        // K+N v K, K+B v K
+        none("8/8/8/4k3/8/8/8/4KN2 w - - 0 1", Color::White);
+        none("8/8/8/4k3/8/8/8/4KB2 b - - 0 1", Color::White);
+        // locked pawn wall with same-coloured bishops (dead position)
+        none("2b1k3/8/8/1p1p1p1p/1P1P1P1P/8/8/2B1K3 w - -", Color::White);
+        none("2b1k3/8/8/1p1p1p1p/1P1P1P1P/8/8/2B1K3 w - -", Color::Black);
+    }
+
+    #[test]
+    fn terminal_positions() {
+        // already checkmate: the empty line for the mating side, nothing for the other
+        assert_eq!(
+            proves("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1", Color::White),
+            Vec::<Move>::new()
+        );
+        none("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1", Color::Black);
+        // stalemate
+        none("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", Color::White);
+        none("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", Color::Black);
+    }
+
+    #[test]
+    fn special_positions_do_not_panic() {
+        let fens = [
+            "4k3/8/8/3pP3/8/8/8/R3K2R w KQ d6 0 2", // en passant available
+            "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R b KQkq - 0 1", // castling rights
+            "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1", // Chess960 rights
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1", // winner-to-be in check
+            "7k/8/8/8/8/8/8/K6q w - - 0 1",
+        ];
+        for fen in fens {
+            let p = pos(fen);
+            for winner in [Color::White, Color::Black] {
+                for budget in [0, 1, 2, 10, 100, 3000] {
+                    if let Some(line) = find_helpmate(&p, winner, budget) {
+                        assert!(verify(&p, winner, &line), "{fen}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn deterministic() {
+        let p = pos("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4");
+        let a = find_helpmate(&p, Color::White, 300);
+        assert!(a.is_some());
+        assert_eq!(a, find_helpmate(&p, Color::White, 300));
+    }
+
+    /// `is_legal_fast` must agree with shakmaty on every normal move shape
+    /// (all from/to pairs of the side to move's pieces, all promotions).
+    #[test]
+    fn fast_legality_matches_shakmaty() {
+        let fens = [
+            "4k3/8/8/3pP3/8/8/8/R3K2R w KQ d6 0 2",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1",
+            "6k1/5ppp/8/8/8/8/5PPP/R5K1 b - - 0 1",
+        ];
+        for fen in fens {
+            let p = pos(fen);
+            let b = p.board();
+            for from in b.by_color(p.turn()) {
+                let role = b.role_at(from).unwrap();
+                for to in Bitboard::FULL {
+                    for promotion in [
+                        None,
+                        Some(Role::Queen),
+                        Some(Role::Knight),
+                        Some(Role::King),
+                    ] {
+                        for capture in [None, b.role_at(to)] {
+                            let m = Move::Normal {
+                                role,
+                                from,
+                                capture,
+                                to,
+                                promotion,
+                            };
+                            assert_eq!(is_legal_fast(&p, m), p.is_legal(m), "{fen} {m:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Never claims a mate for a side the D3 test vector labels unwinnable;
+    /// also reports how many of the winnable labels are proven.
+    #[test]
+    fn d3_test_vector_soundness() {
+        // A copy of the vector ships in fixtures (see its README).
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/rules/d3-chess-test-vector.txt"
+        );
+        let text = std::fs::read_to_string(path).expect("the D3 test vector in fixtures");
+        let (mut checked, mut winnable, mut proven) = (0, 0, 0);
+        for line in text.lines() {
+            if line.starts_with('#') || line.len() < 4 {
+                continue;
+            }
+            let (label, fen) = line.split_at(2);
+            let fen = fen.trim();
+            let f: Fen = fen.parse().expect("fen");
+            let Ok(p) = f
+                .clone()
+                .into_position::<Chess>(CastlingMode::Standard)
+                .or_else(|_| f.into_position(CastlingMode::Chess960))
+            else {
+                continue;
+            };
+            let label = label.as_bytes();
+            for (winner, can) in [
+                (Color::White, label[0] == b'W'),
+                (Color::Black, label[1] == b'B'),
+            ] {
+                let r = find_helpmate(&p, winner, 500);
+                if let Some(line) = &r {
+                    assert!(
+                        can,
+                        "claimed a helpmate for {winner:?} labelled unwinnable: {fen}"
+                    );
+                    assert!(verify(&p, winner, line), "{fen}");
+                    proven += 1;
+                }
+                winnable += can as usize;
+                checked += 1;
+            }
+        }
+        // 813 of the 1,676 winnable pairs are proven at this budget; the
+        // rest go to chasolver. A drop means the prover lost strength.
+        assert!(checked > 3000, "{checked} pairs");
+        assert!(
+            proven >= 750,
+            "{proven} of {winnable} winnable pairs proven"
+        );
+    }
+}
