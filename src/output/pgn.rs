@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use shakmaty::Color;
-use shakmaty::san::{San, SanPlus};
+use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{CastlingSide, Role};
 
 use crate::rules::check::SEVEN_TAG_ROSTER;
@@ -268,9 +268,9 @@ impl Movetext<'_> {
         self.buf.extend_from_slice(word.as_bytes());
     }
 
-    /// A move: its number (`12.` or `12...`) if any, and the move, on one
-    /// line.
-    fn move_word(&mut self, number: Option<(u32, bool)>, san: &str) {
+    /// A move: its number (`12.` or `12...`) if any, and the move (UTF-8
+    /// bytes, `chars` characters), on one line.
+    fn move_word(&mut self, number: Option<(u32, bool)>, san: &[u8], chars: usize) {
         let mut prefix = [0u8; 16];
         let prefix = match number {
             Some((n, black)) => {
@@ -291,9 +291,9 @@ impl Movetext<'_> {
             }
             None => &prefix[..0],
         };
-        self.start_word(prefix.len() + san.chars().count());
+        self.start_word(prefix.len() + chars);
         self.buf.extend_from_slice(prefix);
-        self.buf.extend_from_slice(san.as_bytes());
+        self.buf.extend_from_slice(san);
     }
 
     fn nag(&mut self, number: &str) {
@@ -423,12 +423,13 @@ fn write_movetext<'t>(
                     .then(|| edits.sans.get(line.ply as usize - 1))
                     .flatten();
                 match (regenerated, &token) {
-                    (Some(san), _) => text.move_word(prefix, san),
-                    (None, Tok::Move(san)) => text.move_word(prefix, san),
+                    (Some(san), _) => text.move_word(prefix, san.as_bytes(), san.chars().count()),
+                    (None, Tok::Move(san)) => {
+                        text.move_word(prefix, san.as_bytes(), san.chars().count());
+                    }
                     (None, Tok::San(san)) => {
                         let len = san_ascii(san, &mut san_buf);
-                        // SAN is ASCII.
-                        text.move_word(prefix, std::str::from_utf8(&san_buf[..len]).unwrap_or(""));
+                        text.move_word(prefix, &san_buf[..len], len);
                     }
                     (None, _) => {}
                 }
@@ -478,60 +479,84 @@ fn write_movetext<'t>(
 }
 
 /// `san` in `buf` (as its `Display` writes it, without the formatting
-/// machinery); returns the length.
+/// machinery); returns the length. SAN is ASCII, at most 9 bytes
+/// (`Na1xb2=Q#`).
 fn san_ascii(san: &SanPlus, buf: &mut [u8; 12]) -> usize {
-    let mut len = 0;
-    let mut push = |c: char| {
-        // SAN is ASCII, and at most 9 characters long (`Na1xb2=Q#`).
-        if let (Ok(b), Some(slot)) = (u8::try_from(c), buf.get_mut(len)) {
-            *slot = b;
-            len += 1;
-        }
-    };
+    fn role(r: Role) -> u8 {
+        b"PNBRQK"[r as usize - 1]
+    }
+    fn square(sq: shakmaty::Square, buf: &mut [u8; 12], n: &mut usize) {
+        buf[*n] = b'a' + sq.file() as u8;
+        buf[*n + 1] = b'1' + sq.rank() as u8;
+        *n += 2;
+    }
+    let mut n = 0;
     match san.san {
         San::Normal {
-            role,
+            role: r,
             file,
             rank,
             capture,
             to,
             promotion,
         } => {
-            if role != Role::Pawn {
-                push(role.upper_char());
+            if r != Role::Pawn {
+                buf[n] = role(r);
+                n += 1;
             }
             if let Some(file) = file {
-                push(file.char());
+                buf[n] = b'a' + file as u8;
+                n += 1;
             }
             if let Some(rank) = rank {
-                push(rank.char());
+                buf[n] = b'1' + rank as u8;
+                n += 1;
             }
             if capture {
-                push('x');
+                buf[n] = b'x';
+                n += 1;
             }
-            push(to.file().char());
-            push(to.rank().char());
-            if let Some(promotion) = promotion {
-                push('=');
-                push(promotion.upper_char());
+            square(to, buf, &mut n);
+            if let Some(p) = promotion {
+                buf[n] = b'=';
+                buf[n + 1] = role(p);
+                n += 2;
             }
         }
-        San::Castle(CastlingSide::KingSide) => "O-O".chars().for_each(&mut push),
-        San::Castle(CastlingSide::QueenSide) => "O-O-O".chars().for_each(&mut push),
-        San::Put { role, to } => {
-            if role != Role::Pawn {
-                push(role.upper_char());
-            }
-            push('@');
-            push(to.file().char());
-            push(to.rank().char());
+        San::Castle(CastlingSide::KingSide) => {
+            buf[..3].copy_from_slice(b"O-O");
+            n = 3;
         }
-        San::Null => "--".chars().for_each(&mut push),
+        San::Castle(CastlingSide::QueenSide) => {
+            buf[..5].copy_from_slice(b"O-O-O");
+            n = 5;
+        }
+        San::Put { role: r, to } => {
+            if r != Role::Pawn {
+                buf[n] = role(r);
+                n += 1;
+            }
+            buf[n] = b'@';
+            n += 1;
+            square(to, buf, &mut n);
+        }
+        San::Null => {
+            buf[..2].copy_from_slice(b"--");
+            n = 2;
+        }
     }
-    if let Some(suffix) = san.suffix {
-        push(suffix.char());
+    match san.suffix {
+        Some(Suffix::Check) => {
+            buf[n] = b'+';
+            n += 1;
+        }
+        Some(Suffix::Checkmate) => {
+            buf[n] = b'#';
+            n += 1;
+        }
+        None => {}
     }
-    len
+    n
 }
 
 /// `n` in decimal, in `buf`.
@@ -553,7 +578,6 @@ fn format_u8(n: u8, buf: &mut [u8; 3]) -> &str {
 #[cfg(test)]
 mod tests {
     use shakmaty::fen::Fen;
-    use shakmaty::san::Suffix;
     use shakmaty::{CastlingMode, Chess, Position, Square};
 
     use super::*;

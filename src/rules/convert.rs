@@ -306,7 +306,25 @@ fn normalised_san(after: &Chess, written: &San, mv: Move) -> San {
             }
         }
     }
-    San::disambiguate(mv, &rivals)
+    match mv {
+        // What `San::disambiguate` gives without rivals, built directly:
+        // this runs for every move.
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } if rivals.is_empty() => San::Normal {
+            role,
+            file: (role == Role::Pawn && capture.is_some()).then(|| from.file()),
+            rank: None,
+            capture: capture.is_some(),
+            to,
+            promotion,
+        },
+        _ => San::disambiguate(mv, &rivals),
+    }
 }
 
 /// Hangs depth-0 comments and NAGs, and whole variations, on the ply they
