@@ -274,6 +274,13 @@ pub fn can_mate_by_search(pos: &Chess, side: Color) -> Mateability {
 /// # Ok::<_, Box<dyn std::error::Error>>(())
 /// ```
 pub fn is_dead(pos: &Chess) -> DeadVerdict {
+    is_dead_knowing(pos, None)
+}
+
+/// [`is_dead`] when one side's answer is already known (`annotate-outcome`
+/// has asked whether the winner can mate): that answer is used instead of
+/// asking again.
+pub fn is_dead_knowing(pos: &Chess, known: Option<(Color, &Mateability)>) -> DeadVerdict {
     if is_dead_by_material(pos.board()) {
         return DeadVerdict::Dead(DeadReason::Material);
     }
@@ -285,11 +292,16 @@ pub fn is_dead(pos: &Chess) -> DeadVerdict {
     let sides = [!pos.turn(), pos.turn()];
     let mut quick = [None, None];
     for (answer, side) in quick.iter_mut().zip(sides) {
-        *answer = can_mate_quickly(pos, side);
+        *answer = match known {
+            Some((s, known)) if s == side => Some(known.clone()),
+            _ => can_mate_quickly(pos, side),
+        };
         if matches!(answer, Some(Mateability::Yes { .. })) {
             return DeadVerdict::Alive;
         }
     }
+    // The sides still open get the full search: one mating line shows the
+    // position alive; dead needs both proven.
     let mut undetermined = None;
     for (answer, side) in quick.into_iter().zip(sides) {
         match answer.unwrap_or_else(|| can_mate_by_search(pos, side)) {

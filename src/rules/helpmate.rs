@@ -460,37 +460,27 @@ fn mates_static(b: &Board, w: Color) -> bool {
 /// Cheap hash of a board and side to move, for repetition detection along a line.
 #[inline]
 fn pos_hash(b: &Board, turn: Color) -> u64 {
-    let mut h = b.occupied().0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    h ^= b
-        .white()
-        .0
-        .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
-        .rotate_left(17);
-    h ^= b
-        .pawns()
-        .0
-        .wrapping_mul(0x1656_67B1_9E37_79F9)
-        .rotate_left(31);
-    h ^= b
-        .knights()
-        .0
-        .wrapping_mul(0x27D4_EB2F_1656_67C5)
-        .rotate_left(7);
-    h ^= b
-        .bishops()
-        .0
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .rotate_left(43);
-    h ^= b
-        .rooks()
-        .0
-        .wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
-        .rotate_left(53);
-    h ^= b
-        .queens()
-        .0
-        .wrapping_mul(0x1656_67B1_9E37_79F9)
-        .rotate_left(11);
+    const MIX: [(u64, u32); 7] = [
+        (0x9E37_79B9_7F4A_7C15, 0),
+        (0xC2B2_AE3D_27D4_EB4F, 17),
+        (0x1656_67B1_9E37_79F9, 31),
+        (0x27D4_EB2F_1656_67C5, 7),
+        (0x9E37_79B9_7F4A_7C15, 43),
+        (0xC2B2_AE3D_27D4_EB4F, 53),
+        (0x1656_67B1_9E37_79F9, 11),
+    ];
+    let sets = [
+        b.occupied(),
+        b.white(),
+        b.pawns(),
+        b.knights(),
+        b.bishops(),
+        b.rooks(),
+        b.queens(),
+    ];
+    let h = sets.iter().zip(MIX).fold(0, |h, (set, (k, r))| {
+        h ^ set.0.wrapping_mul(k).rotate_left(r)
+    });
     h ^ (turn as u64)
 }
 

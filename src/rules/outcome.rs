@@ -17,8 +17,7 @@
 use shakmaty::{Chess, Color, Position, Role};
 
 use super::dead::{
-    DeadReason, DeadVerdict, Mateability, can_mate, can_mate_by_search, can_mate_quickly,
-    first_dead_ply_by, is_dead, is_dead_by_material,
+    DeadReason, DeadVerdict, Mateability, can_mate, first_dead_ply_by, is_dead, is_dead_knowing,
 };
 use super::ends::{EndKind, Repetitions, automatic_end, initial_end};
 use super::finding::{Code, Finding};
@@ -242,12 +241,12 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
             (Some(end), _) if end.kind == EndKind::DeadPosition => {
                 (end.ply, Some(DeadVerdict::Dead(DeadReason::Material)))
             }
-            (Some(end), Some(pos)) if !final_alive => (end.ply, Some(dead_verdict(pos, None))),
+            (Some(end), Some(pos)) if !final_alive => (end.ply, Some(is_dead(pos))),
             (Some(_), _) => (0, None),
             (None, _) if final_alive => (0, None),
             (None, _) => {
                 let known = winner.zip(winner_can_mate.as_ref());
-                (plies, Some(dead_verdict(final_pos, known)))
+                (plies, Some(is_dead_knowing(final_pos, known)))
             }
         };
         if let Some(DeadVerdict::Dead(reason)) = verdict {
@@ -329,49 +328,6 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
         loss_rule,
         rules_result,
         error,
-    }
-}
-
-/// Whether the position is dead: the material patterns, then for each side
-/// a known answer or [`can_mate_quickly`] (pgnkit's helpmate prover, which
-/// shows nearly every real position alive in a few µs, and chasolver's fast
-/// unwinnability check), then the full search for the sides still open.
-fn dead_verdict(pos: &Chess, known: Option<(Color, &Mateability)>) -> DeadVerdict {
-    if is_dead_by_material(pos.board()) {
-        return DeadVerdict::Dead(DeadReason::Material);
-    }
-    if pos.is_checkmate() {
-        return DeadVerdict::Alive;
-    }
-    let sides = [!pos.turn(), pos.turn()];
-    let mut quick: [Option<Mateability>; 2] = [None, None];
-    for (answer, side) in quick.iter_mut().zip(sides) {
-        *answer = match known {
-            Some((s, known)) if s == side => Some(known.clone()),
-            _ => can_mate_quickly(pos, side),
-        };
-        if matches!(answer, Some(Mateability::Yes { .. })) {
-            return DeadVerdict::Alive;
-        }
-    }
-    // Search the sides not settled yet: one mating line shows the position
-    // alive; dead needs both proven.
-    let mut open = None;
-    for (answer, side) in quick.into_iter().zip(sides) {
-        let answer = match answer {
-            Some(Mateability::No) => continue,
-            Some(known) => known,
-            None => can_mate_by_search(pos, side),
-        };
-        match answer {
-            Mateability::Yes { .. } => return DeadVerdict::Alive,
-            Mateability::No => {}
-            Mateability::Undetermined(reason) => open = Some(reason),
-        }
-    }
-    match open {
-        Some(reason) => DeadVerdict::Undetermined(reason),
-        None => DeadVerdict::Dead(DeadReason::Unwinnable),
     }
 }
 
