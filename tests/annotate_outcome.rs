@@ -192,7 +192,9 @@ fn winner_who_cannot_mate_by_date_and_termination() {
             assert_eq!(pick(row, &cols), ["no", "0-1", "true", ""], "{profile}");
         }
     }
-    // A real 2018 game: the winner cannot mate, the resignation stands.
+    // A real 2018 game: the winner cannot mate (a bare king at the end:
+    // python-chess's `has_insufficient_material(WHITE)` is true), the
+    // resignation stands.
     let (_, real) = rows(&["fixtures/annotate/winner_cannot_mate_2018.pgn"], None);
     assert_eq!(
         pick(&real[0], &cols),
@@ -200,6 +202,8 @@ fn winner_who_cannot_mate_by_date_and_termination() {
     );
 }
 
+/// python-chess 1.11 also accepts 60 plies and rejects `31. Qxe1`
+/// (`fixtures/annotate/oracle.py`).
 #[test]
 fn illegal_move_is_annotated_up_to_it() {
     let (status, rows) = rows(&["fixtures/pgn/illegal_move_ply_61.pgn"], None);
@@ -238,6 +242,8 @@ fn validate_and_annotate_agree_on_moves_after_the_end() {
 
 #[test]
 fn pgn_output_keeps_the_game_and_adds_the_outcome() {
+    // The Event tag is the fixture's own, older wording; the rules it
+    // illustrates are FIDE 9.2 and 9.6.1.
     let file = "fixtures/annotate/knights_out_and_back.pgn";
     let out = run(&["annotate-outcome", "-q", "-f", "pgn", file], None);
     assert_eq!(code(&out), 0);
