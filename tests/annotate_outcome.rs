@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::util::{code, run, stderr, stdout};
+use crate::util::{CHUNK, code, fixture, multi_chunk_pgn, run, stderr, stdout};
 
 const COLUMNS: [&str; 13] = [
     "file",
@@ -51,6 +51,12 @@ fn pick<'a>(row: &'a HashMap<String, String>, cols: &[&str]) -> Vec<&'a str> {
     cols.iter().map(|c| row[*c].as_str()).collect()
 }
 
+/// The plies asserted below are python-chess's, not pgnkit's own: see
+/// `fixtures/annotate/oracle.py` (run by hand) and the table in
+/// `fixtures/annotate/README.md`. With python-chess 1.11,
+/// `can_claim_threefold_repetition()` (FIDE 9.2.1 or 9.2.2) first holds at
+/// ply 7, `is_repetition(3)` (9.2.2 alone: the `app` and `online` ply) at 8,
+/// and `is_fivefold_repetition()` (9.6.1) at 16.
 #[test]
 fn knights_out_and_back_in_every_profile() {
     let file = "fixtures/annotate/knights_out_and_back.pgn";
@@ -97,6 +103,18 @@ fn knights_out_and_back_in_every_profile() {
     );
 }
 
+/// Every ply below is python-chess 1.11's answer on the same game
+/// (`fixtures/annotate/oracle.py`, table in `fixtures/annotate/README.md`):
+/// - fivefold_real: `can_claim_threefold_repetition()` first at ply 27 (FIDE
+///   9.2.1: after 14.Kg1, Black's 14...Bh2+ brings a position back for the
+///   third time), `is_fivefold_repetition()` at 36 (9.6.1);
+/// - seventy_five_moves_real: threefold claim at 207,
+///   `can_claim_fifty_moves()` at 201 (9.3.1: the halfmove clock is 99 and
+///   the next move can make it 100), `is_seventyfive_moves()` at 252 (9.6.2);
+/// - pawn_wall_dead_real: python-chess has no dead-position test beyond
+///   `is_insufficient_material()`, which is false throughout; ply 74 (after
+///   37...gxh5) is dead by FIDE 5.2.2 because no pawn can ever move or be
+///   captured and no check can ever be given: the proof is in the README.
 #[test]
 fn real_games_with_automatic_ends() {
     let cols = [
@@ -174,7 +192,9 @@ fn winner_who_cannot_mate_by_date_and_termination() {
             assert_eq!(pick(row, &cols), ["no", "0-1", "true", ""], "{profile}");
         }
     }
-    // A real 2018 game: the winner cannot mate, the resignation stands.
+    // A real 2018 game: the winner cannot mate (a bare king at the end:
+    // python-chess's `has_insufficient_material(WHITE)` is true), the
+    // resignation stands.
     let (_, real) = rows(&["fixtures/annotate/winner_cannot_mate_2018.pgn"], None);
     assert_eq!(
         pick(&real[0], &cols),
@@ -182,6 +202,8 @@ fn winner_who_cannot_mate_by_date_and_termination() {
     );
 }
 
+/// python-chess 1.11 also accepts 60 plies and rejects `31. Qxe1`
+/// (`fixtures/annotate/oracle.py`).
 #[test]
 fn illegal_move_is_annotated_up_to_it() {
     let (status, rows) = rows(&["fixtures/pgn/illegal_move_ply_61.pgn"], None);
@@ -199,7 +221,10 @@ fn illegal_move_is_annotated_up_to_it() {
 #[test]
 fn validate_and_annotate_agree_on_moves_after_the_end() {
     // validate's move-after-end and annotate's termination come from the
-    // same end tracking (material-only dead positions under `app`).
+    // same end tracking (material-only dead positions under `app`). python-chess
+    // 1.11 agrees (fixtures/annotate/oracle.py): `is_fivefold_repetition()`
+    // first at ply 97 of the 98, and `is_insufficient_material()` (K+B v K)
+    // first at ply 114 of twic game 2's 115.
     let (_, five) = rows(
         &["--rules", "app", "fixtures/pgn/fivefold_then_move.pgn"],
         None,
@@ -217,6 +242,8 @@ fn validate_and_annotate_agree_on_moves_after_the_end() {
 
 #[test]
 fn pgn_output_keeps_the_game_and_adds_the_outcome() {
+    // The Event tag is the fixture's own, older wording; the rules it
+    // illustrates are FIDE 9.2 and 9.6.1.
     let file = "fixtures/annotate/knights_out_and_back.pgn";
     let out = run(&["annotate-outcome", "-q", "-f", "pgn", file], None);
     assert_eq!(code(&out), 0);
@@ -263,7 +290,14 @@ fn latin1_names_come_out_as_utf8() {
         ],
         None,
     );
-    assert!(String::from_utf8(out.stdout).is_ok());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // The Event tag holds "Gy\xf6rgy" in Latin-1: it comes out as UTF-8 "ö".
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("[Event \"4th Marx Gy\u{f6}rgy Mem\"]\n[Site \"Paks HUN\"]\n"),
+        "{text}"
+    );
+    assert!(!text.contains('\u{fffd}'), "{text}");
 }
 
 #[test]
@@ -294,20 +328,62 @@ fn jsonl_has_the_csv_fields_and_the_helpmate() {
 
 #[test]
 fn output_is_identical_for_any_thread_count() {
-    let files = [
-        "fixtures/annotate/fivefold_real.pgn",
-        "fixtures/pgn/twic1599_excerpt.pgn",
-        "fixtures/annotate/time_forfeit_walled_in.pgn",
-    ];
-    let one = run(
-        &[&["annotate-outcome", "-q", "-j1"][..], &files[..]].concat(),
-        None,
+    // Several chunks of real games, then the games with automatic ends and
+    // the helpmate cases in the last one.
+    let mut input = multi_chunk_pgn(3 * CHUNK);
+    for name in [
+        "annotate/fivefold_real.pgn",
+        "annotate/pawn_wall_dead_real.pgn",
+        "annotate/time_forfeit_walled_in.pgn",
+    ] {
+        input.extend(std::fs::read(fixture(name)).expect("fixture exists"));
+        input.extend_from_slice(b"\n\n");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.pgn");
+    std::fs::write(&path, &input).unwrap();
+    let path = path.to_str().unwrap();
+    for format in ["csv", "jsonl", "pgn"] {
+        let one = run(&["annotate-outcome", "-q", "-j1", "-f", format, path], None);
+        let eight = run(&["annotate-outcome", "-q", "-j8", "-f", format, path], None);
+        assert_eq!(code(&one), 1, "{format}: {}", stderr(&one));
+        assert_eq!(code(&eight), 1, "{format}: {}", stderr(&eight));
+        // One record per game: the input holds over a hundred copies of some
+        // thirty games, so thousands of records, not an empty run.
+        let text = String::from_utf8(one.stdout.clone()).expect("UTF-8 output");
+        let records = match format {
+            "csv" => text.lines().count() - 1,
+            "jsonl" => text.lines().count(),
+            _ => text.matches("\n[PgnkitRules ").count(),
+        };
+        assert!(records > 3000, "{format}: {records} records");
+        assert!(text.contains("dead-position"), "{format}");
+        assert!(
+            one.stdout == eight.stdout,
+            "{format} output differs between -j1 and -j8"
+        );
+    }
+}
+
+#[test]
+fn standard_input_of_several_chunks() {
+    // Megabytes in and out through pipes. With -j1 pgnkit holds 4 chunks in
+    // flight and writes records while it still reads: a test that wrote all
+    // of stdin before draining stdout would deadlock here (`util::run` feeds
+    // stdin from a thread).
+    let input = multi_chunk_pgn(8 * CHUNK);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.pgn");
+    std::fs::write(&path, &input).unwrap();
+    let args = ["annotate-outcome", "-q", "-j1", "-f", "pgn"];
+    let piped = run(&args, Some(&input));
+    let named = run(&[&args[..], &[path.to_str().unwrap()]].concat(), None);
+    assert_eq!(code(&piped), 1, "{}", stderr(&piped));
+    assert!(piped.stdout.len() > 2 * CHUNK, "{}", piped.stdout.len());
+    assert!(
+        piped.stdout == named.stdout,
+        "stdin and a named file give different output"
     );
-    let eight = run(
-        &[&["annotate-outcome", "-q", "-j8"][..], &files[..]].concat(),
-        None,
-    );
-    assert_eq!(one.stdout, eight.stdout);
 }
 
 #[test]

@@ -20,11 +20,15 @@ fn perft_ok(args: &[&str]) -> String {
     util::stdout(&out)
 }
 
+/// Path of `fixtures/perft/<name>`; panics, naming it, when it is missing.
 fn fixture(name: &str) -> String {
-    util::fixture(&format!("perft/{name}"))
-        .to_str()
-        .expect("fixture path is UTF-8")
-        .to_owned()
+    let path = util::fixture(&format!("perft/{name}"));
+    assert!(
+        path.is_file(),
+        "perft fixture {} is missing",
+        path.display()
+    );
+    path.to_str().expect("fixture path is UTF-8").to_owned()
 }
 
 #[test]
@@ -383,27 +387,32 @@ fn malformed_suite_is_an_error() {
     assert!(util::stderr(&out).contains("failed to read no/such/file.epd"));
 }
 
-/// The reference suites of the project's shared data, when present.
-fn shared_suites() -> Option<Vec<PathBuf>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/perft");
-    let names = [
-        "random.perft",
-        "tricky.perft",
-        "chess960.perft",
-        "standard.epd",
-        "fischer.epd",
-    ];
-    let paths: Vec<PathBuf> = names.iter().map(|n| dir.join(n)).collect();
-    paths.iter().all(|p| p.is_file()).then_some(paths)
-}
+/// The suites of `fixtures/perft/` that hold only correct counts: excerpts
+/// and samples of public perft suites (sources in `fixtures/perft/README.md`).
+/// The samples sit in a folder of their own so that `benches/compare.sh`,
+/// which runs `fixtures/perft/*.perft`, keeps recording the same suites.
+const FIXTURE_SUITES: [&str; 9] = [
+    "random.perft",
+    "tricky.perft",
+    "chess960.perft",
+    "standard.epd",
+    "fischer.epd",
+    "samples/random.perft",
+    "samples/tricky_rest.perft",
+    "samples/chess960.perft",
+    "samples/standard_rest.epd",
+];
 
-fn run_shared_suites(extra: &[&str]) {
-    let Some(paths) = shared_suites() else {
-        // Not on users' machines: nothing to check.
-        eprintln_skip();
-        return;
-    };
+/// Runs every suite in `paths` with the `extra` flags and asserts that each
+/// ran checks and that all of them passed. A missing file fails the test,
+/// naming it.
+fn run_suites(paths: &[PathBuf], extra: &[&str]) {
     for path in paths {
+        assert!(
+            path.is_file(),
+            "perft suite {} is missing: the test cannot run without it",
+            path.display()
+        );
         let path = path.to_str().expect("UTF-8 path").to_owned();
         let mut args = vec!["perft", "-q", "--suite", &path];
         args.extend_from_slice(extra);
@@ -416,27 +425,40 @@ fn run_shared_suites(extra: &[&str]) {
             "{path}: {failures:#?}\n{}",
             util::stderr(&out)
         );
-        assert!(failures.is_empty());
+        assert!(failures.is_empty(), "{path}: {failures:#?}");
         assert!(stdout.lines().count() > 0, "{path}: no checks ran");
     }
 }
 
-#[allow(clippy::print_stderr)]
-fn eprintln_skip() {
-    eprintln!("skipped: ../shared/data/perft not found");
-}
-
-/// Every suite of the shared reference data, up to a node limit that keeps
+/// Every correct suite of `fixtures/perft/`, up to a node limit that keeps
 /// the debug run short.
 #[test]
-fn shared_suites_with_node_limit() {
-    run_shared_suites(&["--max-nodes", "20000"]);
+fn fixture_suites_with_node_limit() {
+    let paths: Vec<PathBuf> = FIXTURE_SUITES
+        .iter()
+        .map(|name| util::fixture(&format!("perft/{name}")))
+        .collect();
+    run_suites(&paths, &["--max-nodes", "20000"]);
 }
 
-/// Every suite of the shared reference data, in full. Slow: run it with
-/// `cargo test --release -- --ignored shared_suites_full`.
+/// The whole reference suites the fixtures were copied from (6,838 random,
+/// 960 Chess960, 126 standard positions), in full. They live in the
+/// project's shared data (`../shared/data/perft/`), which developers have and
+/// users do not: the test fails, naming the path, when it is absent. Slow:
+/// run it with `cargo test --release -- --ignored shared_suites_full`.
 #[test]
-#[ignore = "takes minutes even in release"]
+#[ignore = "needs ../shared/data/perft and takes minutes even in release"]
 fn shared_suites_full() {
-    run_shared_suites(&[]);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/perft");
+    let paths: Vec<PathBuf> = [
+        "random.perft",
+        "tricky.perft",
+        "chess960.perft",
+        "standard.epd",
+        "fischer.epd",
+    ]
+    .iter()
+    .map(|name| dir.join(name))
+    .collect();
+    run_suites(&paths, &[]);
 }

@@ -1,10 +1,12 @@
-//! Helpers shared by the integration tests: run the binary, locate fixtures.
+//! Helpers shared by the integration tests: run the binary, locate fixtures,
+//! build inputs too large to commit.
 
 #![allow(dead_code)]
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+use std::thread;
 
 /// Path of a file under `fixtures/`.
 pub fn fixture(rel: &str) -> PathBuf {
@@ -22,6 +24,10 @@ pub fn pgnkit() -> Command {
 }
 
 /// Runs pgnkit with `args`, feeding `stdin` (empty when `None`).
+///
+/// Standard input is written from its own thread while this one collects
+/// stdout and stderr: writing it all first would deadlock once pgnkit
+/// blocks on a full stdout pipe before it has read all of its input.
 pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut cmd = pgnkit();
     cmd.args(args)
@@ -29,13 +35,20 @@ pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("pgnkit binary runs");
-    {
-        let mut child_stdin = child.stdin.take().expect("stdin is piped");
-        if let Some(bytes) = stdin {
-            child_stdin.write_all(bytes).expect("write to pgnkit stdin");
+    let mut child_stdin = child.stdin.take().expect("stdin is piped");
+    let bytes = stdin.unwrap_or_default().to_vec();
+    let feeder = thread::spawn(move || {
+        // pgnkit may exit before reading everything (a usage error, a
+        // failed read): a broken pipe here is its answer, not a test failure.
+        match child_stdin.write_all(&bytes) {
+            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => {}
+            other => other.expect("write to pgnkit stdin"),
         }
-    }
-    child.wait_with_output().expect("pgnkit finishes")
+        // Dropping `child_stdin` closes the pipe: pgnkit sees end of input.
+    });
+    let out = child.wait_with_output().expect("pgnkit finishes");
+    feeder.join().expect("stdin feeder thread");
+    out
 }
 
 /// Standard output of a run, as UTF-8.
@@ -51,4 +64,36 @@ pub fn stderr(out: &Output) -> String {
 /// Exit code of a run (panics if killed by a signal).
 pub fn code(out: &Output) -> i32 {
     out.status.code().expect("pgnkit exited normally")
+}
+
+/// Bytes at which pgnkit's reader cuts its input into chunks
+/// (`input::chunk::TARGET`); chunks are parsed in parallel.
+pub const CHUNK: usize = 1 << 20;
+
+/// At least `min_len` bytes of PGN made of the real games and damage of
+/// `fixtures/pgn/`, repeated: an input that spans several chunks, so that
+/// `-j1` and `-j8` runs really split the work differently.
+pub fn multi_chunk_pgn(min_len: usize) -> Vec<u8> {
+    let mut all = Vec::new();
+    for name in [
+        "twic1599_excerpt.pgn",
+        "illegal_move_ply_61.pgn",
+        "layout_damage.pgn",
+        "nul_glued_tag.pgn",
+        "dropped_tokens.pgn",
+        "chess960.pgn",
+        "latin1.pgn",
+        "fivefold_then_move.pgn",
+    ] {
+        let path = fixture(&format!("pgn/{name}"));
+        let bytes =
+            std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        all.extend(bytes);
+        all.extend_from_slice(b"\n\n");
+    }
+    let mut big = Vec::new();
+    while big.len() < min_len {
+        big.extend_from_slice(&all);
+    }
+    big
 }

@@ -3,7 +3,7 @@
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
-use crate::util::{code, fixture, run, stderr, stdout};
+use crate::util::{CHUNK, code, fixture, multi_chunk_pgn, run, stderr, stdout};
 
 /// `(game, line, ply, san, code)` of every finding, from the CSV report.
 fn findings(path: &str) -> Vec<(String, String, String, String, String)> {
@@ -310,25 +310,7 @@ fn unreadable_file_exits_2_after_reporting_the_others() {
 
 /// A few megabytes of real games and damage, so runs span many chunks.
 fn big_input() -> Vec<u8> {
-    let mut all = Vec::new();
-    for name in [
-        "twic1599_excerpt.pgn",
-        "illegal_move_ply_61.pgn",
-        "layout_damage.pgn",
-        "nul_glued_tag.pgn",
-        "dropped_tokens.pgn",
-        "chess960.pgn",
-        "latin1.pgn",
-        "fivefold_then_move.pgn",
-    ] {
-        all.extend(std::fs::read(fixture(&format!("pgn/{name}"))).unwrap());
-        all.extend_from_slice(b"\n\n");
-    }
-    let mut big = Vec::new();
-    while big.len() < 3 << 20 {
-        big.extend_from_slice(&all);
-    }
-    big
+    multi_chunk_pgn(3 * CHUNK)
 }
 
 #[test]
