@@ -7,7 +7,7 @@ computed per ply with python-chess (an independent implementation).
 Writes `game,plies,termination,termination_ply,threefold_claim_ply,
 fifty_claim_ply` for the first N games (default all) under the `fide`
 profile, and the time taken on standard error. Dead positions use
-python-chess's `is_insufficient_material`, which is not RULES.md's test
+python-chess's `is_insufficient_material`, which is not the dead-position test of FIDE 5.2.2
 (it is per side and knows no pawn walls), so compare the claim columns, and
 the termination only where neither tool reports a dead position.
 """
