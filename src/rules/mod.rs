@@ -1,5 +1,6 @@
 //! The rules core: pure functions over shakmaty positions. No files, no
 //! printing, no threads, no command-line types.
+pub mod attacks;
 pub mod check;
 pub mod convert;
 pub mod dead;

@@ -18,9 +18,11 @@ use shakmaty::fen::{Fen, ParseFenError};
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist128;
 use shakmaty::{
-    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move, Position,
+    Bitboard, CastlingMode, CastlingSide, Chess, EnPassantMode, FromSetup, Move, Position,
     PositionError, Rank, Square, attacks,
 };
+
+use super::attacks::{is_safe, pawn_attack_sets, pawn_push_sets, pawn_pushes, pin_line, pinned};
 
 /// Counts the legal move paths of exactly `depth` plies from `pos`.
 ///
@@ -148,24 +150,7 @@ fn count_legal(pos: &Chess) -> u64 {
     let occupied = board.occupied();
     let target = !us;
 
-    // Our pieces that alone stand between our king and an enemy slider.
-    let snipers = (attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens()
-        | attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens())
-        & them;
-    let mut pinned = Bitboard::EMPTY;
-    for sniper in snipers {
-        let between = attacks::between(king, sniper) & occupied;
-        if !between.more_than_one() {
-            pinned |= between & us;
-        }
-    }
-    let pin_line = |sq: Square| {
-        if pinned.contains(sq) {
-            attacks::ray(king, sq)
-        } else {
-            Bitboard::FULL
-        }
-    };
+    let pinned = pinned(board, king, turn, occupied);
 
     let mut count = 0;
     // A pinned knight can never move.
@@ -173,47 +158,32 @@ fn count_legal(pos: &Chess) -> u64 {
         count += (attacks::knight_attacks(sq) & target).count();
     }
     for sq in board.bishops() & us {
-        count += (attacks::bishop_attacks(sq, occupied) & target & pin_line(sq)).count();
+        count +=
+            (attacks::bishop_attacks(sq, occupied) & target & pin_line(king, pinned, sq)).count();
     }
     for sq in board.rooks() & us {
-        count += (attacks::rook_attacks(sq, occupied) & target & pin_line(sq)).count();
+        count +=
+            (attacks::rook_attacks(sq, occupied) & target & pin_line(king, pinned, sq)).count();
     }
     for sq in board.queens() & us {
-        count += (attacks::queen_attacks(sq, occupied) & target & pin_line(sq)).count();
+        count +=
+            (attacks::queen_attacks(sq, occupied) & target & pin_line(king, pinned, sq)).count();
     }
 
     // Pawns, set-wise for the unpinned ones (most of them).
-    let forward = if turn == Color::White { 8 } else { -8 };
-    let third_rank = Bitboard::from_rank(turn.relative_rank(Rank::Third));
     let last_rank = Bitboard::from_rank((!turn).backrank());
-    let not_a = !Bitboard::from_file(shakmaty::File::A);
-    let not_h = !Bitboard::from_file(shakmaty::File::H);
     let pawns = board.pawns() & us;
     let free = pawns & !pinned;
-    let single = free.shift(forward) & !occupied;
-    let double = (single & third_rank).shift(forward) & !occupied;
-    let (west, east) = if turn == Color::White {
-        (7, 9)
-    } else {
-        (-9, -7)
-    };
-    let takes_west = (free & not_a).shift(west) & them;
-    let takes_east = (free & not_h).shift(east) & them;
-    for to in [single, takes_west, takes_east] {
+    let [single, double] = pawn_push_sets(free, turn, occupied);
+    let [takes_west, takes_east] = pawn_attack_sets(free, turn);
+    for to in [single, takes_west & them, takes_east & them] {
         // Each promotion is four moves.
         count += (to & !last_rank).count() + 4 * (to & last_rank).count();
     }
     count += double.count();
-    let start_rank = Bitboard::from_rank(turn.relative_rank(Rank::Second));
     for sq in pawns & pinned {
-        let from = Bitboard::from(sq);
-        let single = from.shift(forward) & !occupied;
-        let double = if start_rank.contains(sq) {
-            single.shift(forward) & !occupied
-        } else {
-            Bitboard::EMPTY
-        };
-        let to = (single | double | attacks::pawn_attacks(turn, sq) & them) & pin_line(sq);
+        let to = (pawn_pushes(turn, sq, occupied) | attacks::pawn_attacks(turn, sq) & them)
+            & pin_line(king, pinned, sq);
         count += (to & !last_rank).count() + 4 * (to & last_rank).count();
     }
     // En passant: legal unless taking exposes the king (also along the rank
@@ -222,7 +192,7 @@ fn count_legal(pos: &Chess) -> u64 {
         let taken = Square::from_coords(ep.file(), turn.relative_rank(Rank::Fifth));
         for from in attacks::pawn_attacks(!turn, ep) & pawns {
             let after = occupied.without(from).without(taken).with(ep);
-            if (board.attacks_to(king, !turn, after) & them.without(taken)).is_empty() {
+            if is_safe(board, king, turn, after, taken) {
                 count += 1;
             }
         }
