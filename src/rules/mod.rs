@@ -13,3 +13,4 @@ pub mod perft;
 pub mod replay;
 pub mod san;
 pub mod setup;
+pub mod solver;
