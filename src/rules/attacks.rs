@@ -339,6 +339,7 @@ pub fn is_checkmate(pos: &Chess) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::result_large_err)] // shakmaty's PositionError, in test set-up only
 mod tests {
     use shakmaty::fen::Fen;
     use shakmaty::{CastlingMode, MoveList, PositionError};

@@ -1129,11 +1129,20 @@ mod tests {
                 checked += 1;
             }
         }
-        // 813 of the 1,676 winnable pairs are proven at this budget; the
-        // rest go to the exact solver. A drop means the prover lost strength.
+        // Of the positions shakmaty accepts, the vector labels 1,676
+        // (position, side) pairs winnable; at budget 500 the prover proves
+        // 800 of them (47.7%, measured when the prover moved onto the
+        // legality kernel, same before and after); the rest go to the exact
+        // solver.
+        // The prover is deterministic, so the count moves only when the
+        // prover or the vector does. The bound is that fraction rounded
+        // down to a whole percent (787 of 1,676): a gain passes, a loss of
+        // more than about 13 proofs means the prover lost strength.
+        const PROVEN_PERCENT: usize = 47;
         assert!(checked > 3000, "{checked} pairs");
+        assert_eq!(winnable, 1_676, "the vector changed");
         assert!(
-            proven >= 750,
+            proven * 100 >= winnable * PROVEN_PERCENT,
             "{proven} of {winnable} winnable pairs proven"
         );
     }
