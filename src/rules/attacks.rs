@@ -331,11 +331,26 @@ pub fn is_checkmate_static(b: &Board, side: Color) -> bool {
     true
 }
 
-/// Whether the side to move in `pos` is checkmated, as `pos.is_checkmate()`:
-/// [`is_checkmate_static`], and no legal capture en passant.
+/// Whether the side to move in `pos` is checkmated, as `pos.is_checkmate()`.
+///
+/// Most checks in real games leave the king a free square, so that is
+/// looked for first, one square at a time; then [`is_checkmate_static`],
+/// and no legal capture en passant.
 #[inline]
 pub fn is_checkmate(pos: &Chess) -> bool {
-    is_checkmate_static(pos.board(), pos.turn()) && pos.ep_square(EnPassantMode::Legal).is_none()
+    let b = pos.board();
+    let turn = pos.turn();
+    if let Some(king) = b.king_of(turn) {
+        let without_king = b.occupied().without(king);
+        let flights = attacks::king_attacks(king) & !b.by_color(turn);
+        if flights
+            .into_iter()
+            .any(|sq| b.attacks_to(sq, !turn, without_king).is_empty())
+        {
+            return false;
+        }
+    }
+    is_checkmate_static(b, turn) && pos.ep_square(EnPassantMode::Legal).is_none()
 }
 
 #[cfg(test)]
