@@ -6,40 +6,29 @@
 //! with both players cooperating?" and the verdicts built on it. It answers
 //! from the cheapest source that settles the question:
 //!
-//! 1. the three material patterns that are always dead (RULES.md §2), and a
-//!    bare king, which can never mate;
+//! 1. the three material patterns that are always dead
+//!    ([`is_dead_by_material`]), and a bare king, which can never mate;
 //! 2. pgnkit's own helpmate prover ([`super::helpmate`]), a greedy search
 //!    on shakmaty boards that finds a mating line for nearly every real
 //!    position in a few µs, within [`HELPMATE_BUDGET`] nodes (it can only say
 //!    yes);
-//! 3. chasolver's `is_unwinnable_fast`, sound but incomplete (it can only
-//!    say no);
-//! 4. chasolver's full helpmate search (`winnability`), which either returns a
-//!    mating line, proves none exists, or gives up at its node limit; about
-//!    2% of the final positions of decisive games get here.
+//! 3. the exact solver's fast unwinnability check, sound but incomplete (it
+//!    can only say no);
+//! 4. the exact solver's full helpmate search, which either returns a mating
+//!    line, proves none exists, or gives up at its node limit; about 2% of
+//!    the final positions of decisive games get here.
 //!
-//! chasolver works on the `chess` crate's `Board`, so positions are converted
-//! through a full six-field FEN. `chess` knows only standard castling, so a
-//! position holding castling rights that are not "king on the e-file, rook in
-//! the corner" is never analysed and is reported as undetermined, never dead.
-//! Every mating line the solver returns is replayed with shakmaty before it is
-//! believed. A panic inside chasolver is caught and reported as undetermined
-//! (this needs `panic = "unwind"`, the crate's setting; the panic hook still
-//! prints its message, which this module cannot silence without touching
-//! process-wide state).
-//!
-//! Deciding which ending comes first (checkmate and stalemate end the game
-//! before the question of a dead position arises) is left to the caller.
+//! Talking to the exact solver (converting positions, catching its panics,
+//! replaying its lines) is left to [`super::solver`], which also says which
+//! positions it cannot hold (Chess960 castling rights): those are reported
+//! as undetermined, never dead. Deciding which ending comes first
+//! (checkmate and stalemate end the game before the question of a dead
+//! position arises) is left to the caller.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::str::FromStr;
-
-use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{
-    Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, File, Position, Rank,
-    Square,
-};
+use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, Position};
+
+use super::solver;
 
 /// Whether a side can checkmate by some series of legal moves.
 ///
@@ -110,7 +99,7 @@ impl UndeterminedReason {
 /// Why a position is dead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DeadReason {
-    /// One of the three material patterns of RULES.md §2 (see
+    /// One of the three material patterns that are always dead (see
     /// [`is_dead_by_material`]). The `app` and `online` profiles recognise
     /// only this kind.
     Material,
@@ -151,8 +140,8 @@ pub enum DeadVerdict {
     Undetermined(UndeterminedReason),
 }
 
-/// Is the position dead by material alone? Exactly the three patterns of
-/// RULES.md §2, whoever is to move:
+/// Is the position dead by material alone (FIDE 5.2.2)? Exactly these three
+/// patterns, whoever is to move:
 ///
 /// - king against king;
 /// - king and one bishop, or king and one knight, against king;
@@ -195,8 +184,8 @@ pub fn is_dead_by_material(board: &Board) -> bool {
 /// This is the test of FIDE 5.1.2 and 6.9: a player who resigns or loses on
 /// time is drawn instead when the opponent cannot mate this way. Cheap tests
 /// run first (checkmate on the board, the dead material patterns, a bare
-/// king), then pgnkit's helpmate prover, chasolver's fast check, and its
-/// full search. See the module
+/// king), then pgnkit's helpmate prover, the exact solver's fast check, and
+/// its full search. See the module
 /// docs for when the answer is [`Mateability::Undetermined`].
 ///
 /// # Examples
@@ -217,23 +206,23 @@ pub fn can_mate(pos: &Chess, side: Color) -> Mateability {
 }
 
 /// Nodes pgnkit's own helpmate prover ([`super::helpmate`]) may visit
-/// before the question goes to chasolver. It proves about 98% of the final
+/// before the question goes to the exact solver. It proves about 98% of the final
 /// positions of decisive games at 100 nodes; a failed call costs the whole
-/// budget, a chasolver search several times more, and annotating pgnmentor
+/// budget, a full solver search several times more, and annotating pgnmentor
 /// took the fewest instructions between 200 and 400 (60: +11%, 1000: +5%).
 pub const HELPMATE_BUDGET: u32 = 250;
 
 /// The answers to "can `side` mate?" that cost a few µs: checkmate on the
 /// board, dead material or a bare king (no), a helpmate found by pgnkit's
-/// own prover within [`HELPMATE_BUDGET`] nodes (yes), chasolver's fast
-/// unwinnability check (no). `None` when only the full search can tell
+/// own prover within [`HELPMATE_BUDGET`] nodes (yes), the exact solver's
+/// fast unwinnability check (no). `None` when only the full search can tell
 /// ([`can_mate_by_search`]).
 pub fn can_mate_quickly(pos: &Chess, side: Color) -> Option<Mateability> {
     if let Some(answer) = can_mate_cheaply(pos, side) {
         return Some(answer);
     }
     if let Some(line) = super::helpmate::find_helpmate(pos, side, HELPMATE_BUDGET) {
-        let mode = if has_standard_castling(pos) {
+        let mode = if solver::has_standard_castling(pos) {
             CastlingMode::Standard
         } else {
             CastlingMode::Chess960
@@ -241,15 +230,13 @@ pub fn can_mate_quickly(pos: &Chess, side: Color) -> Option<Mateability> {
         let helpmate = line.iter().map(|m| UciMove::from_move(*m, mode)).collect();
         return Some(Mateability::Yes { helpmate });
     }
-    is_unwinnable_fast(pos, side).then_some(Mateability::No)
+    solver::is_unwinnable_fast(pos, side).then_some(Mateability::No)
 }
 
-/// chasolver's full search, for a question [`can_mate_quickly`] left open.
+/// The exact solver's full search ([`solver::winnability`]), for a
+/// question [`can_mate_quickly`] left open.
 pub fn can_mate_by_search(pos: &Chess, side: Color) -> Mateability {
-    match to_solver_board(pos) {
-        Ok(board) => solve(pos, &board, side),
-        Err(reason) => Mateability::Undetermined(reason),
-    }
+    solver::winnability(pos, side)
 }
 
 /// Is the position dead (FIDE 5.2.2)?
@@ -412,104 +399,11 @@ fn can_mate_cheaply(pos: &Chess, side: Color) -> Option<Mateability> {
     None
 }
 
-/// Whether chasolver's fast check proves that `side` cannot mate (sound,
-/// incomplete: `false` means "not proven"). `false` too for a position the
-/// solver cannot hold (Chess960 castling) or a solver panic.
-pub fn is_unwinnable_fast(pos: &Chess, side: Color) -> bool {
-    let Ok(board) = to_solver_board(pos) else {
-        return false;
-    };
-    let color = match side {
-        Color::White => chess::Color::White,
-        Color::Black => chess::Color::Black,
-    };
-    std::panic::catch_unwind(|| chasolver::is_unwinnable_fast(&board, color)).unwrap_or(false)
-}
-
-/// Converts to the `chess` crate's board through a full six-field FEN.
-///
-/// # Errors
-///
-/// [`UndeterminedReason::Chess960Castling`] when a castling right is not
-/// standard; [`UndeterminedReason::Conversion`] when `chess` rejects the FEN.
-fn to_solver_board(pos: &Chess) -> Result<chess::Board, UndeterminedReason> {
-    if !has_standard_castling(pos) {
-        return Err(UndeterminedReason::Chess960Castling);
-    }
-    // `Legal` writes an en passant square only when the capture is legal:
-    // `chess` keeps the square only when a capturing pawn stands next to the
-    // pushed pawn, and would disagree about positions where it cannot be
-    // played anyway.
-    let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
-    chess::Board::from_str(&fen).map_err(|_| UndeterminedReason::Conversion)
-}
-
-/// Are all castling rights standard: king on its e-square, rook in a corner?
-/// Only these survive the trip through `chess`, whose FEN reader silently
-/// drops Shredder letters and whose board rejects other rook squares.
-fn has_standard_castling(pos: &Chess) -> bool {
-    let castles = pos.castles();
-    Color::ALL.into_iter().all(|color| {
-        let rank = color.fold_wb(Rank::First, Rank::Eighth);
-        let king_home = pos.board().king_of(color) == Some(Square::from_coords(File::E, rank));
-        [
-            (CastlingSide::KingSide, File::H),
-            (CastlingSide::QueenSide, File::A),
-        ]
-        .into_iter()
-        .all(|(side, file)| match castles.rook(color, side) {
-            None => true,
-            Some(rook) => king_home && rook == Square::from_coords(file, rank),
-        })
-    })
-}
-
-/// chasolver's full search for `side`. `pos` and `board` are the same
-/// position; a mating line is replayed on `pos` before it is believed.
-fn solve(pos: &Chess, board: &chess::Board, side: Color) -> Mateability {
-    let color = match side {
-        Color::White => chess::Color::White,
-        Color::Black => chess::Color::Black,
-    };
-    let board = *board;
-    // chasolver has no documented panics, but it unwraps and `expect`s
-    // internally; one bad position must not take down a whole run.
-    let answer = catch_unwind(AssertUnwindSafe(|| chasolver::winnability(&board, color)));
-    match answer {
-        Ok(Some(chasolver::Winnability::Unwinnable)) => Mateability::No,
-        Ok(Some(chasolver::Winnability::Winnable { helpmate })) => {
-            match checked_helpmate(pos, side, &helpmate) {
-                Some(helpmate) => Mateability::Yes { helpmate },
-                None => Mateability::Undetermined(UndeterminedReason::SolverFailure),
-            }
-        }
-        Ok(None) => Mateability::Undetermined(UndeterminedReason::SearchLimit),
-        Err(_) => Mateability::Undetermined(UndeterminedReason::SolverFailure),
-    }
-}
-
-/// Converts a mating line to UCI and replays it with shakmaty; `None` unless
-/// every move is legal and the last one mates the opponent of `side`.
-///
-/// Not only paranoia: chasolver 3.0.0's check-chain phase (reached only when
-/// its node-limited searches fail) answers `Winnable` with an empty line, so
-/// an unverified `Yes` could carry a line that mates nobody.
-fn checked_helpmate(pos: &Chess, side: Color, line: &[chess::ChessMove]) -> Option<Vec<UciMove>> {
-    let mut pos = pos.clone();
-    let mut helpmate = Vec::with_capacity(line.len());
-    for m in line {
-        let uci = UciMove::from_ascii(m.to_string().as_bytes()).ok()?;
-        let legal = uci.to_move(&pos).ok()?;
-        pos.play_unchecked(legal);
-        helpmate.push(uci);
-    }
-    (pos.is_checkmate() && pos.turn() != side).then_some(helpmate)
-}
-
 #[cfg(test)]
 mod tests {
     use shakmaty::{
-        CastlingMode, Chess, Color, Position, PositionError, fen::Fen, san::San, uci::UciMove,
+        CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Position, PositionError, fen::Fen,
+        san::San, uci::UciMove,
     };
 
     use super::*;
@@ -632,7 +526,7 @@ mod tests {
 
     #[test]
     fn checkmate_on_the_board() {
-        // RULES.md §2: K+B v K+N, and this is checkmate.
+        // K+B v K+N is not dead by material, and this is checkmate.
         let pos = pos("kn6/1B6/1K6/8/8/8/8/8 b - - 0 1");
         assert!(pos.is_checkmate());
         assert_eq!(
@@ -671,7 +565,7 @@ mod tests {
 
     #[test]
     fn one_side_walled_in() {
-        // chasolver's README (lichess.org/ijyj0mHa): Black can never mate,
+        // The exact solver's README (lichess.org/ijyj0mHa): Black can never mate,
         // White can; a loss on time by White is a draw, by Black a loss.
         let pos = pos("5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - - 0 1");
         assert_eq!(can_mate(&pos, Color::Black), Mateability::No);
@@ -693,7 +587,7 @@ mod tests {
     #[test]
     fn chess960_castling_is_left_to_pgnkits_prover() {
         // King on b1 with castling rights: `chess` cannot hold it, so
-        // chasolver is never asked; pgnkit's own prover works on shakmaty's
+        // the exact solver is never asked; pgnkit's own prover works on shakmaty's
         // board and finds the mates.
         let pos = pos_in(
             "1rk4r/8/8/8/8/8/8/1RK4R w KQkq - 0 1",
@@ -724,50 +618,11 @@ mod tests {
             "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
             CastlingMode::Chess960,
         );
-        assert!(to_solver_board(&pos).is_ok());
+        assert!(solver::to_solver_board(&pos).is_ok());
         assert_eq!(is_dead(&pos), DeadVerdict::Alive);
         // Dead by material needs no solver, castling or not.
         let pos = pos_in("4k3/8/8/8/8/8/8/4K3 w - - 0 1", CastlingMode::Chess960);
         assert_eq!(is_dead(&pos), DeadVerdict::Dead(DeadReason::Material));
-    }
-
-    /// The converted board has the same legal moves as the shakmaty position.
-    fn assert_same_moves(pos: &Chess) {
-        let board = to_solver_board(pos).expect("converts");
-        let mut ours: Vec<String> = pos
-            .legal_moves()
-            .iter()
-            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
-            .collect();
-        let mut theirs: Vec<String> = chess::MoveGen::new_legal(&board)
-            .map(|m| m.to_string())
-            .collect();
-        ours.sort();
-        theirs.sort();
-        let fen = Fen::from_position(pos, EnPassantMode::Always);
-        assert_eq!(ours, theirs, "{fen}");
-    }
-
-    #[test]
-    fn en_passant_survives_the_conversion() {
-        // A legal en passant capture is kept.
-        let pos = pos("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 2");
-        assert!(pos.legal_moves().iter().any(|m| m.is_en_passant()));
-        assert_eq!(
-            to_solver_board(&pos).unwrap().en_passant(),
-            Some(chess::Square::E4)
-        );
-        assert_same_moves(&pos);
-        // No capturing pawn: the square is dropped, not rejected.
-        let pos = self::pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
-        assert_eq!(to_solver_board(&pos).unwrap().en_passant(), None);
-        assert_same_moves(&pos);
-        // The capturing pawn is pinned: no legal capture, the square is
-        // dropped although `chess` would have kept it.
-        let pos = self::pos("8/8/8/8/k2pP2R/8/8/4K3 b - e3 0 1");
-        assert!(!pos.legal_moves().iter().any(|m| m.is_en_passant()));
-        assert_eq!(to_solver_board(&pos).unwrap().en_passant(), None);
-        assert_same_moves(&pos);
     }
 
     /// A fake game: `Dead` from `dead_from` on, `Undetermined` at the plies
@@ -893,7 +748,7 @@ mod tests {
             {
                 wrong.push(format!("{line}: is_dead {verdict:?}"));
             }
-            assert_same_moves(&pos);
+            solver::tests::assert_same_moves(&pos);
         }
         assert!(
             wrong.is_empty(),

@@ -1,5 +1,6 @@
 //! The rules core: pure functions over shakmaty positions. No files, no
 //! printing, no threads, no command-line types.
+pub mod attacks;
 pub mod check;
 pub mod convert;
 pub mod dead;
@@ -12,3 +13,4 @@ pub mod perft;
 pub mod replay;
 pub mod san;
 pub mod setup;
+pub mod solver;
