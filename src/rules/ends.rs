@@ -2,6 +2,12 @@
 //! (checkmate, stalemate, dead position, fivefold repetition, 75 moves) and
 //! the claims (threefold repetition, fifty moves), tracked ply by ply.
 //!
+//! [`EndTracker`] is the one tracker `validate` and `annotate-outcome` drive
+//! along their replay: it finds the first automatic end, settles mate and
+//! stalemate on the final position, and words a move made after the end.
+//! What each subcommand reports about the end (claims, the dead-position
+//! search, the result) is left to them.
+//!
 //! Position identity follows 9.2.3: side to move, placement, castling rights,
 //! and the en passant square only when an en passant capture is legal.
 //! Repetitions can only happen between positions after the last pawn move or
@@ -10,8 +16,13 @@
 
 use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
+use super::finding::{Code, Finding};
+use super::game::GameResult;
+
 /// An end of the game on the board, in order of precedence when two fall on
-/// the same ply (RULES.md §2).
+/// the same ply: a move that mates stands even when it also completes a
+/// repetition or a move count (FIDE 9.6.2), and stalemate, which leaves no
+/// move to play, comes before the ends that would allow one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum EndKind {
     Checkmate,
@@ -19,9 +30,9 @@ pub enum EndKind {
     DeadPosition,
     FivefoldRepetition,
     SeventyFiveMoves,
-    /// Only under the `online` profile, which draws at once.
+    /// Only under pgnkit's `online` profile, which draws at once.
     ThreefoldRepetition,
-    /// Only under the `online` profile, which draws at once.
+    /// Only under pgnkit's `online` profile, which draws at once.
     FiftyMoves,
 }
 
@@ -50,6 +61,52 @@ impl EndKind {
             EndKind::ThreefoldRepetition => "threefold repetition",
             EndKind::FiftyMoves => "the 50-move rule",
         }
+    }
+}
+
+/// An end of the game on the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct End {
+    pub kind: EndKind,
+    /// Plies played when it happened (0 = the starting position).
+    pub ply: u32,
+}
+
+impl End {
+    /// The side that made the ply of this end, `first` being the side to
+    /// move in the starting position (for ply 0, the side that moved last).
+    #[inline]
+    pub fn mover(self, first: Color) -> Color {
+        if self.ply % 2 == 1 { first } else { !first }
+    }
+
+    /// The result the Laws give this end: a win for the side that mated
+    /// (FIDE 5.1.1), a draw for every other end.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::rules::ends::{End, EndKind};
+    /// use pgnkit::rules::game::GameResult;
+    /// use shakmaty::Color;
+    /// let mate = End { kind: EndKind::Checkmate, ply: 4 };
+    /// assert_eq!(mate.result(Color::White), GameResult::BlackWins);
+    /// ```
+    pub fn result(self, first: Color) -> GameResult {
+        match self.kind {
+            EndKind::Checkmate => GameResult::win_for(self.mover(first)),
+            _ => GameResult::Draw,
+        }
+    }
+
+    /// Why a move made after this end is reported: "move after the game
+    /// ended by checkmate at ply 7", the one wording of `move-after-end`.
+    pub fn move_after_message(self) -> String {
+        format!(
+            "move after the game ended by {} at ply {}",
+            self.kind.describe(),
+            self.ply
+        )
     }
 }
 
@@ -173,7 +230,7 @@ impl Repetitions {
     }
 }
 
-/// The automatic end (FIDE 9.6, 5.2.2 by material; under the `online`
+/// The automatic end (FIDE 9.6, 5.2.2 by material; under pgnkit's `online`
 /// profile also threefold repetition and fifty moves) that the position
 /// reached by a move brings, if any: the one decision `validate` and
 /// `annotate-outcome` share. `occurrences` is how often the position has
@@ -204,7 +261,8 @@ pub fn automatic_end(
 }
 
 /// An end that holds before any move: dead material in the start position,
-/// or a FEN whose halfmove clock already says 75 moves (50 under `online`).
+/// or a FEN whose halfmove clock already says 75 moves (50 under pgnkit's
+/// `online` profile).
 pub fn initial_end(start: &Chess, online: bool) -> Option<EndKind> {
     if crate::rules::dead::is_dead_by_material(start.board()) {
         Some(EndKind::DeadPosition)
@@ -214,6 +272,134 @@ pub fn initial_end(start: &Chess, online: bool) -> Option<EndKind> {
         Some(EndKind::FiftyMoves)
     } else {
         None
+    }
+}
+
+/// What one ply did to the end of the game ([`EndTracker::push`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The game goes on; the position has now stood `occurrences` times
+    /// (exact from the tracker's threshold on).
+    Open { occurrences: u8 },
+    /// This ply ended the game.
+    Ends(End),
+    /// The game had already ended: the ply is a move after the end.
+    After(End),
+}
+
+/// The one end tracker: repetitions and the first automatic end along a
+/// replay, then mate or stalemate on the final position.
+///
+/// Both `validate` (all automatic ends, counts exact from five) and
+/// `annotate-outcome` (exact from two or three, for the claims) drive it;
+/// one tracker can serve every game a thread replays ([`EndTracker::reset`]).
+#[derive(Debug, Clone)]
+pub struct EndTracker {
+    reps: Repetitions,
+    online: bool,
+    end: Option<End>,
+}
+
+impl EndTracker {
+    /// Starts tracking at `start`. Repetition counts of at least
+    /// `threshold` are exact; `online` adds pgnkit's `online` ends
+    /// (threefold repetition and fifty moves draw at once).
+    pub fn new(start: &Chess, threshold: u8, online: bool) -> EndTracker {
+        EndTracker {
+            reps: Repetitions::new(start, threshold),
+            online,
+            end: initial_end(start, online).map(|kind| End { kind, ply: 0 }),
+        }
+    }
+
+    /// Starts over at `start`, keeping the allocations.
+    pub fn reset(&mut self, start: &Chess, threshold: u8, online: bool) {
+        self.reps.reset(start, threshold);
+        self.online = online;
+        self.end = initial_end(start, online).map(|kind| End { kind, ply: 0 });
+    }
+
+    /// The first automatic end so far (mate and stalemate are only settled
+    /// by [`EndTracker::close`]).
+    #[inline]
+    pub fn end(&self) -> Option<End> {
+        self.end
+    }
+
+    /// The repetitions of the positions pushed so far.
+    #[inline]
+    pub fn repetitions(&self) -> &Repetitions {
+        &self.reps
+    }
+
+    /// Records `pos`, the position after `ply` plies; `material_changed`
+    /// says whether the move captured or promoted.
+    #[inline]
+    pub fn push(&mut self, ply: u32, pos: &Chess, material_changed: bool) -> Step {
+        let occurrences = self.reps.push(pos);
+        if let Some(end) = self.end {
+            return Step::After(end);
+        }
+        match automatic_end(pos, occurrences, material_changed, self.online) {
+            Some(kind) => {
+                let end = End { kind, ply };
+                self.end = Some(end);
+                Step::Ends(end)
+            }
+            None => Step::Open { occurrences },
+        }
+    }
+
+    /// The end of the game once it was replayed to `final_pos`, after
+    /// `plies` plies: mate or stalemate there takes precedence over an end
+    /// on the same ply (a mate on the 150th ply stands), never over an
+    /// earlier one.
+    pub fn close(&self, final_pos: &Chess, plies: u32) -> FinalEnd {
+        let on_board = final_pos.legal_moves().is_empty().then(|| End {
+            kind: if final_pos.is_check() {
+                EndKind::Checkmate
+            } else {
+                EndKind::Stalemate
+            },
+            ply: plies,
+        });
+        let end = match (self.end, on_board) {
+            (Some(end), Some(board)) if end.ply < board.ply => Some(end),
+            (end, None) => end,
+            (_, board) => board,
+        };
+        FinalEnd { end, on_board }
+    }
+}
+
+/// The end of a replayed game ([`EndTracker::close`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FinalEnd {
+    /// The first end: earliest ply, then precedence.
+    pub end: Option<End>,
+    /// Checkmate or stalemate on the final position.
+    pub on_board: Option<End>,
+}
+
+impl FinalEnd {
+    /// Whether the final position is checkmate.
+    #[inline]
+    pub fn is_mate(&self) -> bool {
+        self.on_board.is_some_and(|e| e.kind == EndKind::Checkmate)
+    }
+
+    /// A move after checkmate or stalemate cannot be played at all: makes
+    /// `error`, the illegal move that stopped the replay there, a
+    /// `move-after-end`. Returns whether it did.
+    pub fn mark_move_after_end(&self, error: &mut Finding) -> bool {
+        match self.on_board {
+            Some(end) if error.code == Code::IllegalMove => {
+                error.code = Code::MoveAfterEnd;
+                error.message = end.move_after_message();
+                true
+            }
+            _ => false,
+        }
     }
 }
 
