@@ -455,6 +455,109 @@ mod tests {
         assert_eq!(first, Some(7));
     }
 
+    fn from_fen(fen: &str) -> Chess {
+        shakmaty::fen::Fen::from_ascii(fen.as_bytes())
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap()
+    }
+
+    /// Plays `sans` from `start` through a tracker, returning each step and
+    /// the closed end.
+    fn track(start: Chess, sans: &[&str], online: bool) -> (Vec<Step>, FinalEnd) {
+        // Counts need only be exact from the first that ends the game.
+        let threshold = if online { 3 } else { 5 };
+        let mut tracker = EndTracker::new(&start, threshold, online);
+        let mut pos = start;
+        let mut steps = Vec::new();
+        for (i, san) in sans.iter().enumerate() {
+            let m = San::from_ascii(san.as_bytes())
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            let material_changed = m.is_capture() || m.is_promotion();
+            pos.play_unchecked(m);
+            steps.push(tracker.push(i as u32 + 1, &pos, material_changed));
+        }
+        let plies = sans.len() as u32;
+        (steps, tracker.close(&pos, plies))
+    }
+
+    #[test]
+    fn mate_on_the_150th_ply_stands_over_the_75_moves() {
+        let start = from_fen("k7/8/1K6/8/8/8/8/7R w - - 149 100");
+        let (steps, closed) = track(start.clone(), &["Rh2"], false);
+        let seventy_five = End {
+            kind: EndKind::SeventyFiveMoves,
+            ply: 1,
+        };
+        assert_eq!(steps, [Step::Ends(seventy_five)]);
+        assert_eq!(closed.end, Some(seventy_five));
+        assert!(!closed.is_mate());
+        let (steps, closed) = track(start, &["Rh8#"], false);
+        let mate = End {
+            kind: EndKind::Checkmate,
+            ply: 1,
+        };
+        assert_eq!(steps, [Step::Ends(seventy_five)]);
+        assert_eq!(closed.end, Some(mate));
+        assert_eq!(closed.on_board, Some(mate));
+        assert!(closed.is_mate());
+        assert_eq!(mate.result(Color::White), GameResult::WhiteWins);
+    }
+
+    #[test]
+    fn moves_after_an_end_are_steps_after_it() {
+        // K+N v K after 1.Kxd2: dead at ply 1, the rest comes after.
+        let start = from_fen("4k3/8/8/8/8/8/3p4/3K2N1 w - - 0 1");
+        let (steps, closed) = track(start, &["Kxd2", "Kd7", "Nf3"], false);
+        let dead = End {
+            kind: EndKind::DeadPosition,
+            ply: 1,
+        };
+        assert_eq!(
+            steps,
+            [Step::Ends(dead), Step::After(dead), Step::After(dead)]
+        );
+        assert_eq!(closed.end, Some(dead));
+        assert_eq!(closed.on_board, None);
+        assert_eq!(
+            dead.move_after_message(),
+            "move after the game ended by a dead position at ply 1"
+        );
+    }
+
+    #[test]
+    fn an_illegal_move_after_stalemate_is_a_move_after_the_end() {
+        let start = from_fen("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1");
+        let (_, closed) = track(start, &["Qf7"], false);
+        let mut error = Finding::at_ply(Code::IllegalMove, 3, 2, "Kh7", "illegal");
+        assert!(closed.mark_move_after_end(&mut error));
+        assert_eq!(error.code, Code::MoveAfterEnd);
+        assert_eq!(
+            error.message,
+            "move after the game ended by stalemate at ply 1"
+        );
+        // Any other problem stays what it is.
+        let mut error = Finding::at_ply(Code::Syntax, 3, 2, "Kh9", "not a move");
+        assert!(!closed.mark_move_after_end(&mut error));
+        assert_eq!(error.code, Code::Syntax);
+    }
+
+    #[test]
+    fn online_draws_at_the_third_occurrence() {
+        let knights = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"];
+        let threefold = End {
+            kind: EndKind::ThreefoldRepetition,
+            ply: 8,
+        };
+        let (steps, closed) = track(Chess::default(), &knights, true);
+        assert_eq!(steps[7], Step::Ends(threefold));
+        assert_eq!(closed.end, Some(threefold));
+        let (_, closed) = track(Chess::default(), &knights, false);
+        assert_eq!(closed.end, None);
+    }
+
     #[test]
     fn en_passant_right_makes_positions_differ() {
         // After 1.e4 (no black pawn can take en passant) the ep square does

@@ -636,6 +636,14 @@ mod tests {
         assert!(o.is_replayed());
         assert_eq!(end(&o), Some(("checkmate", 7)));
         assert!(o.is_result_ok());
+        // Worded as validate words it.
+        let error = o.error.expect("the move after mate is reported");
+        assert_eq!(error.code, Code::MoveAfterEnd);
+        assert_eq!(error.ply, Some(8));
+        assert_eq!(
+            error.message,
+            "move after the game ended by checkmate at ply 7"
+        );
     }
 
     #[test]
