@@ -416,17 +416,17 @@ mod tests {
         pos.play_unchecked(m);
     }
 
+    /// The first `plies` plies of knights out and back, again and again.
+    fn knights(plies: usize) -> impl Iterator<Item = &'static str> {
+        ["Nf3", "Nf6", "Ng1", "Ng8"].into_iter().cycle().take(plies)
+    }
+
     #[test]
     fn knights_out_and_back_repeat_the_start_position() {
         let mut pos = Chess::default();
         let mut reps = Repetitions::new(&pos, 2);
         let mut seen = Vec::new();
-        for (i, san) in ["Nf3", "Nf6", "Ng1", "Ng8"]
-            .iter()
-            .cycle()
-            .take(16)
-            .enumerate()
-        {
+        for (i, san) in knights(16).enumerate() {
             play(&mut pos, san);
             seen.push((i + 1, reps.push(&pos)));
         }
@@ -440,12 +440,7 @@ mod tests {
         let mut pos = Chess::default();
         let mut reps = Repetitions::new(&pos, 2);
         let mut first = None;
-        for (i, san) in ["Nf3", "Nf6", "Ng1", "Ng8"]
-            .iter()
-            .cycle()
-            .take(8)
-            .enumerate()
-        {
+        for (i, san) in knights(8).enumerate() {
             play(&mut pos, san);
             reps.push(&pos);
             if first.is_none() && reps.can_claim_with_next_move(&pos) {
@@ -546,7 +541,7 @@ mod tests {
 
     #[test]
     fn online_draws_at_the_third_occurrence() {
-        let knights = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"];
+        let knights: Vec<&str> = knights(8).collect();
         let threefold = End {
             kind: EndKind::ThreefoldRepetition,
             ply: 8,
