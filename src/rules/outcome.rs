@@ -193,10 +193,7 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
     let replayed = error.as_ref().is_none_or(|e| e.code == Code::MoveAfterEnd);
 
     let winner = recorded.and_then(GameResult::winner);
-    let winner_can_mate = match winner {
-        Some(side) if replayed && !closed.is_mate() => Some(winners_question(&done.pos, side)),
-        _ => None,
-    };
+    let winner_can_mate = winners_question(&done.pos, winner, replayed && !closed.is_mate());
     let dead = match profile {
         Profile::Fide if !closed.is_mate() => {
             let known = winner.zip(winner_can_mate.as_ref());
@@ -237,20 +234,21 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
     }
 }
 
-/// The winner's question, for a decisive result without mate: can `side`
-/// mate from the final position? pgnkit's helpmate prover and chasolver's
-/// fast check settle nearly every position in a few µs; the full search
-/// takes the rest. Only the `fide` profile can turn a loss into a draw on
-/// the answer, but every profile reports it.
-fn winners_question(final_pos: &Chess, side: Color) -> Mateability {
-    can_mate(final_pos, side)
+/// The winner's question, for a decisive result without mate: can the
+/// `winner` mate from the final position? Asked only when the game was
+/// replayed to its end without mate (`ask`). pgnkit's helpmate prover and
+/// chasolver's fast check settle nearly every position in a few µs; the
+/// full search takes the rest. Only the `fide` profile can turn a loss into
+/// a draw on the answer, but every profile reports it.
+fn winners_question(final_pos: &Chess, winner: Option<Color>, ask: bool) -> Option<Mateability> {
+    winner.filter(|_| ask).map(|side| can_mate(final_pos, side))
 }
 
 /// The first dead position under `fide` (FIDE 5.2.2), for a game that did
 /// not end in mate: one question on the position of the first end found
 /// in the replay (or the final position, after `plies`), then a binary
-/// search. `known` is the
-/// winner's answer to its question, when it was asked.
+/// search. `known` is the winner's answer to its question, when it was
+/// asked.
 fn first_dead_ply(
     game: &RawGame<'_>,
     start: &Chess,
