@@ -230,40 +230,70 @@ impl Repetitions {
     }
 }
 
-/// The automatic end (FIDE 9.6, 5.2.2 by material; under pgnkit's `online`
-/// profile also threefold repetition and fifty moves) that the position
-/// reached by a move brings, if any: the one decision `validate` and
-/// `annotate-outcome` share. `occurrences` is how often the position has
-/// now stood (from [`Repetitions::push`]); `material_changed` whether the
-/// move captured or promoted (only then can the material become dead).
-/// Checkmate and stalemate are judged by the callers, once, on the final
-/// position.
-#[inline]
-pub fn automatic_end(
-    pos: &Chess,
+/// The counts at which the game ends by itself: five occurrences and 150
+/// plies under the FIDE Laws (9.6.1, 9.6.2); three and 100 under pgnkit's
+/// `online` profile, which draws at once on a threefold repetition or
+/// fifty moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Limits {
     occurrences: u8,
-    material_changed: bool,
-    online: bool,
-) -> Option<EndKind> {
-    if material_changed && crate::rules::dead::is_dead_by_material(pos.board()) {
-        Some(EndKind::DeadPosition)
-    } else if occurrences >= 5 {
-        Some(EndKind::FivefoldRepetition)
-    } else if pos.halfmoves() >= 150 {
-        Some(EndKind::SeventyFiveMoves)
-    } else if online && occurrences >= 3 {
-        Some(EndKind::ThreefoldRepetition)
-    } else if online && pos.halfmoves() >= 100 {
-        Some(EndKind::FiftyMoves)
-    } else {
-        None
+    halfmoves: u32,
+}
+
+impl Limits {
+    fn new(online: bool) -> Limits {
+        if online {
+            Limits {
+                occurrences: 3,
+                halfmoves: 100,
+            }
+        } else {
+            Limits {
+                occurrences: 5,
+                halfmoves: 150,
+            }
+        }
+    }
+
+    /// The automatic end (FIDE 9.6, 5.2.2 by material, and the `online`
+    /// draws) that the position reached by a move brings, if any.
+    /// `occurrences` is how often the position has now stood (from
+    /// [`Repetitions::push`]); `material_changed` whether the move captured
+    /// or promoted (only then can the material become dead). Checkmate and
+    /// stalemate are judged once, on the final position
+    /// ([`EndTracker::close`]).
+    #[inline]
+    fn automatic_end(
+        self,
+        pos: &Chess,
+        occurrences: u8,
+        material_changed: bool,
+    ) -> Option<EndKind> {
+        if material_changed && crate::rules::dead::is_dead_by_material(pos.board()) {
+            return Some(EndKind::DeadPosition);
+        }
+        let halfmoves = pos.halfmoves();
+        // One test per count on an ordinary ply, whatever the profile.
+        if occurrences < self.occurrences && halfmoves < self.halfmoves {
+            return None;
+        }
+        // Past a limit: the end of highest precedence that is due.
+        Some(if occurrences >= 5 {
+            EndKind::FivefoldRepetition
+        } else if halfmoves >= 150 {
+            EndKind::SeventyFiveMoves
+        } else if occurrences >= 3 {
+            EndKind::ThreefoldRepetition
+        } else {
+            EndKind::FiftyMoves
+        })
     }
 }
 
 /// An end that holds before any move: dead material in the start position,
 /// or a FEN whose halfmove clock already says 75 moves (50 under pgnkit's
 /// `online` profile).
-pub fn initial_end(start: &Chess, online: bool) -> Option<EndKind> {
+fn initial_end(start: &Chess, online: bool) -> Option<EndKind> {
     if crate::rules::dead::is_dead_by_material(start.board()) {
         Some(EndKind::DeadPosition)
     } else if start.halfmoves() >= 150 {
@@ -296,7 +326,7 @@ pub enum Step {
 #[derive(Debug, Clone)]
 pub struct EndTracker {
     reps: Repetitions,
-    online: bool,
+    limits: Limits,
     end: Option<End>,
 }
 
@@ -307,7 +337,7 @@ impl EndTracker {
     pub fn new(start: &Chess, threshold: u8, online: bool) -> EndTracker {
         EndTracker {
             reps: Repetitions::new(start, threshold),
-            online,
+            limits: Limits::new(online),
             end: initial_end(start, online).map(|kind| End { kind, ply: 0 }),
         }
     }
@@ -315,7 +345,7 @@ impl EndTracker {
     /// Starts over at `start`, keeping the allocations.
     pub fn reset(&mut self, start: &Chess, threshold: u8, online: bool) {
         self.reps.reset(start, threshold);
-        self.online = online;
+        self.limits = Limits::new(online);
         self.end = initial_end(start, online).map(|kind| End { kind, ply: 0 });
     }
 
@@ -340,7 +370,10 @@ impl EndTracker {
         if let Some(end) = self.end {
             return Step::After(end);
         }
-        match automatic_end(pos, occurrences, material_changed, self.online) {
+        match self
+            .limits
+            .automatic_end(pos, occurrences, material_changed)
+        {
             Some(kind) => {
                 let end = End { kind, ply };
                 self.end = Some(end);
@@ -551,6 +584,36 @@ mod tests {
         assert_eq!(closed.end, Some(threefold));
         let (_, closed) = track(Chess::default(), &knights, false);
         assert_eq!(closed.end, None);
+    }
+
+    #[test]
+    fn limits_give_the_end_of_highest_precedence() {
+        let fide = Limits::new(false);
+        let online = Limits::new(true);
+        let clock =
+            |halfmoves: u32| from_fen(&format!("k7/8/1K6/8/8/8/8/7R b - - {halfmoves} 100"));
+        let quiet = clock(120);
+        assert_eq!(fide.automatic_end(&quiet, 4, false), None);
+        assert_eq!(
+            online.automatic_end(&quiet, 4, false),
+            Some(EndKind::ThreefoldRepetition)
+        );
+        assert_eq!(
+            online.automatic_end(&quiet, 2, false),
+            Some(EndKind::FiftyMoves)
+        );
+        assert_eq!(
+            fide.automatic_end(&quiet, 5, false),
+            Some(EndKind::FivefoldRepetition)
+        );
+        let late = clock(150);
+        for limits in [fide, online] {
+            assert_eq!(
+                limits.automatic_end(&late, 4, false),
+                Some(EndKind::SeventyFiveMoves)
+            );
+            assert_eq!(limits.automatic_end(&clock(10), 2, false), None);
+        }
     }
 
     #[test]
