@@ -1,15 +1,18 @@
 //! The checks of `validate`: every finding about one game, from its tags,
 //! its moves, its end and its result.
 //!
-//! Dead positions are judged here by material alone (the three patterns of
-//! RULES.md §2); the full analysis belongs to `annotate-outcome`.
+//! Dead positions are judged here by material alone (the three patterns
+//! that are always dead under FIDE 5.2.2); the full analysis belongs to
+//! `annotate-outcome`. The end of the game is tracked by
+//! [`super::ends::EndTracker`], the game facts (roster, recorded result)
+//! come from [`super::game`].
 
 use shakmaty::san::Suffix;
 use shakmaty::{Chess, Color, Position};
 
-use super::ends::{EndKind, Repetitions, automatic_end, initial_end};
+use super::ends::{End, EndTracker, Step};
 use super::finding::{Code, Finding};
-use super::game::{GameResult, RawGame};
+use super::game::{GameResult, RawGame, recorded_result};
 use super::replay::{parse_san, replay};
 use super::setup::start_position;
 
@@ -25,9 +28,8 @@ pub struct GameCheck {
     pub first_move: (u32, Color),
 }
 
-/// The Seven Tag Roster, in order (PGN standard 8.1.1).
-pub const SEVEN_TAG_ROSTER: [&str; 7] =
-    ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+/// Moved to [`super::game`]; re-exported until the callers in `output` move.
+pub use super::game::SEVEN_TAG_ROSTER;
 
 /// Runs every check on `game`.
 pub fn check_game(game: &RawGame<'_>) -> GameCheck {
@@ -46,13 +48,13 @@ pub fn check_game(game: &RawGame<'_>) -> GameCheck {
     check_variation_syntax(game, &mut findings);
     let first_move = (start.pos.fullmoves().get(), start.pos.turn());
 
-    REPETITIONS.with_borrow_mut(|reps| check_moves(game, &start, first_move, findings, reps))
+    ENDS.with_borrow_mut(|ends| check_moves(game, &start, first_move, findings, ends))
 }
 
 thread_local! {
-    /// One repetition tracker per thread, reused game after game.
-    static REPETITIONS: std::cell::RefCell<Repetitions> =
-        std::cell::RefCell::new(Repetitions::new(&Chess::default(), 5));
+    /// One end tracker per thread, reused game after game.
+    static ENDS: std::cell::RefCell<EndTracker> =
+        std::cell::RefCell::new(EndTracker::new(&Chess::default(), 5, false));
 }
 
 fn check_moves(
@@ -60,11 +62,12 @@ fn check_moves(
     start: &super::setup::Start,
     first_move: (u32, Color),
     mut findings: Vec<Finding>,
-    reps: &mut Repetitions,
+    ends: &mut EndTracker,
 ) -> GameCheck {
-    reps.reset(&start.pos, 5);
-    // The first automatic end of the game, and the moves made after it.
-    let mut end: Option<(u32, EndKind)> = initial_end(&start.pos, false).map(|kind| (0, kind));
+    // Repetition counts need only be exact from five: validate reports the
+    // automatic ends, not the claims.
+    ends.reset(&start.pos, 5, false);
+    // Only the first move after the end is reported.
     let mut after_end_reported = false;
     // The suffix of a check waits for the next move: a position followed by
     // a legal move is not mate, so mate is looked for once, at the end.
@@ -73,7 +76,8 @@ fn check_moves(
         if let Some(p) = pending.take() {
             p.resolve(false, &mut findings);
         }
-        if let Some((ply, kind)) = end
+        let material_changed = ev.mv.is_capture() || ev.mv.is_promotion();
+        if let Step::After(end) = ends.push(ev.ply, ev.after, material_changed)
             && !after_end_reported
         {
             after_end_reported = true;
@@ -82,7 +86,7 @@ fn check_moves(
                 ev.token.line,
                 ev.ply,
                 String::from_utf8_lossy(ev.token.text),
-                after_end_message(kind, ply),
+                end.move_after_message(),
             ));
         }
         pending = Some(PendingSuffix {
@@ -92,46 +96,22 @@ fn check_moves(
             written: ev.san.suffix,
             check: ev.check,
         });
-        let occurrences = reps.push(ev.after);
-        if end.is_none() {
-            let material_changed = ev.mv.is_capture() || ev.mv.is_promotion();
-            end = automatic_end(ev.after, occurrences, material_changed, false)
-                .map(|kind| (ev.ply, kind));
-        }
     });
 
-    // Mate or stalemate on the board after the last legal move. Either
-    // takes precedence over an end on the same ply (a mate on the 150th ply
-    // stands), never over an earlier one.
-    let no_moves = done.pos.legal_moves().is_empty();
-    let mate = no_moves && done.pos.is_check();
+    let closed = ends.close(&done.pos, done.plies);
     if let Some(p) = pending.take() {
-        p.resolve(mate, &mut findings);
-    }
-    if no_moves && end.is_none_or(|(ply, _)| ply == done.plies) {
-        let kind = if mate {
-            EndKind::Checkmate
-        } else {
-            EndKind::Stalemate
-        };
-        end = Some((done.plies, kind));
+        p.resolve(closed.is_mate(), &mut findings);
     }
     if let Some(mut error) = done.error {
-        match end {
-            // A move after checkmate or stalemate cannot be played at all.
-            Some((ply, kind)) if no_moves && error.code == Code::IllegalMove => {
-                if !after_end_reported {
-                    error.code = Code::MoveAfterEnd;
-                    error.message = after_end_message(kind, ply);
-                    findings.push(error);
-                }
-            }
-            _ => findings.push(error),
+        // The illegal move after mate or stalemate is reported as a move
+        // after the end, unless one was already.
+        if !closed.mark_move_after_end(&mut error) || !after_end_reported {
+            findings.push(error);
         }
     }
 
     check_result_marker(game, &mut findings);
-    check_result_against_board(game, end, first_move.1, &mut findings);
+    check_result_against_board(game, closed.end, first_move.1, &mut findings);
     finish(findings, done.plies, first_move)
 }
 
@@ -142,13 +122,6 @@ fn finish(mut findings: Vec<Finding>, plies: u32, first_move: (u32, Color)) -> G
         plies,
         first_move,
     }
-}
-
-fn after_end_message(kind: EndKind, ply: u32) -> String {
-    format!(
-        "move after the game ended by {} at ply {ply}",
-        kind.describe()
-    )
 }
 
 /// A move whose check suffix is judged once it is known whether it mated.
@@ -275,13 +248,6 @@ fn check_variation_syntax(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
     }
 }
 
-/// The recorded result: the Result tag when valid, else the marker.
-fn recorded_result(game: &RawGame<'_>) -> Option<GameResult> {
-    game.tag("Result")
-        .and_then(|t| GameResult::from_ascii(&t.value))
-        .or(game.marker.map(|m| m.result))
-}
-
 fn check_result_marker(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
     let no_movetext = game.tokens.is_empty() && game.marker.is_none();
     if no_movetext {
@@ -331,21 +297,14 @@ fn check_result_marker(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
 
 fn check_result_against_board(
     game: &RawGame<'_>,
-    end: Option<(u32, EndKind)>,
+    end: Option<End>,
     first: Color,
     findings: &mut Vec<Finding>,
 ) {
-    let (Some(result), Some((ply, kind))) = (recorded_result(game), end) else {
+    let (Some(result), Some(end)) = (recorded_result(game), end) else {
         return;
     };
-    let due = match kind {
-        // The side that made the mating ply won.
-        EndKind::Checkmate => match if ply % 2 == 1 { first } else { !first } {
-            Color::White => GameResult::WhiteWins,
-            Color::Black => GameResult::BlackWins,
-        },
-        _ => GameResult::Draw,
-    };
+    let due = end.result(first);
     if result != due {
         let line = game
             .tag("Result")
@@ -356,8 +315,9 @@ fn check_result_against_board(
             Code::WrongResult,
             line,
             format!(
-                "the game ended by {} at ply {ply}, which gives {due}, but the result is {result}",
-                kind.describe()
+                "the game ended by {} at ply {}, which gives {due}, but the result is {result}",
+                end.kind.describe(),
+                end.ply
             ),
         ));
     }

@@ -2,6 +2,12 @@
 //! (checkmate, stalemate, dead position, fivefold repetition, 75 moves) and
 //! the claims (threefold repetition, fifty moves), tracked ply by ply.
 //!
+//! [`EndTracker`] is the one tracker `validate` and `annotate-outcome` drive
+//! along their replay: it finds the first automatic end, settles mate and
+//! stalemate on the final position, and words a move made after the end.
+//! What each subcommand reports about the end (claims, the dead-position
+//! search, the result) is left to them.
+//!
 //! Position identity follows 9.2.3: side to move, placement, castling rights,
 //! and the en passant square only when an en passant capture is legal.
 //! Repetitions can only happen between positions after the last pawn move or
@@ -10,8 +16,13 @@
 
 use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
+use super::finding::{Code, Finding};
+use super::game::GameResult;
+
 /// An end of the game on the board, in order of precedence when two fall on
-/// the same ply (RULES.md §2).
+/// the same ply: a move that mates stands even when it also completes a
+/// repetition or a move count (FIDE 9.6.2), and stalemate, which leaves no
+/// move to play, comes before the ends that would allow one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum EndKind {
     Checkmate,
@@ -19,9 +30,9 @@ pub enum EndKind {
     DeadPosition,
     FivefoldRepetition,
     SeventyFiveMoves,
-    /// Only under the `online` profile, which draws at once.
+    /// Only under pgnkit's `online` profile, which draws at once.
     ThreefoldRepetition,
-    /// Only under the `online` profile, which draws at once.
+    /// Only under pgnkit's `online` profile, which draws at once.
     FiftyMoves,
 }
 
@@ -50,6 +61,52 @@ impl EndKind {
             EndKind::ThreefoldRepetition => "threefold repetition",
             EndKind::FiftyMoves => "the 50-move rule",
         }
+    }
+}
+
+/// An end of the game on the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct End {
+    pub kind: EndKind,
+    /// Plies played when it happened (0 = the starting position).
+    pub ply: u32,
+}
+
+impl End {
+    /// The side that made the ply of this end, `first` being the side to
+    /// move in the starting position (for ply 0, the side that moved last).
+    #[inline]
+    pub fn mover(self, first: Color) -> Color {
+        if self.ply % 2 == 1 { first } else { !first }
+    }
+
+    /// The result the Laws give this end: a win for the side that mated
+    /// (FIDE 5.1.1), a draw for every other end.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::rules::ends::{End, EndKind};
+    /// use pgnkit::rules::game::GameResult;
+    /// use shakmaty::Color;
+    /// let mate = End { kind: EndKind::Checkmate, ply: 4 };
+    /// assert_eq!(mate.result(Color::White), GameResult::BlackWins);
+    /// ```
+    pub fn result(self, first: Color) -> GameResult {
+        match self.kind {
+            EndKind::Checkmate => GameResult::win_for(self.mover(first)),
+            _ => GameResult::Draw,
+        }
+    }
+
+    /// Why a move made after this end is reported: "move after the game
+    /// ended by checkmate at ply 7", the one wording of `move-after-end`.
+    pub fn move_after_message(self) -> String {
+        format!(
+            "move after the game ended by {} at ply {}",
+            self.kind.describe(),
+            self.ply
+        )
     }
 }
 
@@ -173,39 +230,70 @@ impl Repetitions {
     }
 }
 
-/// The automatic end (FIDE 9.6, 5.2.2 by material; under the `online`
-/// profile also threefold repetition and fifty moves) that the position
-/// reached by a move brings, if any: the one decision `validate` and
-/// `annotate-outcome` share. `occurrences` is how often the position has
-/// now stood (from [`Repetitions::push`]); `material_changed` whether the
-/// move captured or promoted (only then can the material become dead).
-/// Checkmate and stalemate are judged by the callers, once, on the final
-/// position.
-#[inline]
-pub fn automatic_end(
-    pos: &Chess,
+/// The counts at which the game ends by itself: five occurrences and 150
+/// plies under the FIDE Laws (9.6.1, 9.6.2); three and 100 under pgnkit's
+/// `online` profile, which draws at once on a threefold repetition or
+/// fifty moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Limits {
     occurrences: u8,
-    material_changed: bool,
-    online: bool,
-) -> Option<EndKind> {
-    if material_changed && crate::rules::dead::is_dead_by_material(pos.board()) {
-        Some(EndKind::DeadPosition)
-    } else if occurrences >= 5 {
-        Some(EndKind::FivefoldRepetition)
-    } else if pos.halfmoves() >= 150 {
-        Some(EndKind::SeventyFiveMoves)
-    } else if online && occurrences >= 3 {
-        Some(EndKind::ThreefoldRepetition)
-    } else if online && pos.halfmoves() >= 100 {
-        Some(EndKind::FiftyMoves)
-    } else {
-        None
+    halfmoves: u32,
+}
+
+impl Limits {
+    fn new(online: bool) -> Limits {
+        if online {
+            Limits {
+                occurrences: 3,
+                halfmoves: 100,
+            }
+        } else {
+            Limits {
+                occurrences: 5,
+                halfmoves: 150,
+            }
+        }
+    }
+
+    /// The automatic end (FIDE 9.6, 5.2.2 by material, and the `online`
+    /// draws) that the position reached by a move brings, if any.
+    /// `occurrences` is how often the position has now stood (from
+    /// [`Repetitions::push`]); `material_changed` whether the move captured
+    /// or promoted (only then can the material become dead). Checkmate and
+    /// stalemate are judged once, on the final position
+    /// ([`EndTracker::close`]).
+    #[inline]
+    fn automatic_end(
+        self,
+        pos: &Chess,
+        occurrences: u8,
+        material_changed: bool,
+    ) -> Option<EndKind> {
+        if material_changed && crate::rules::dead::is_dead_by_material(pos.board()) {
+            return Some(EndKind::DeadPosition);
+        }
+        let halfmoves = pos.halfmoves();
+        // One test per count on an ordinary ply, whatever the profile.
+        if occurrences < self.occurrences && halfmoves < self.halfmoves {
+            return None;
+        }
+        // Past a limit: the end of highest precedence that is due.
+        Some(if occurrences >= 5 {
+            EndKind::FivefoldRepetition
+        } else if halfmoves >= 150 {
+            EndKind::SeventyFiveMoves
+        } else if occurrences >= 3 {
+            EndKind::ThreefoldRepetition
+        } else {
+            EndKind::FiftyMoves
+        })
     }
 }
 
 /// An end that holds before any move: dead material in the start position,
-/// or a FEN whose halfmove clock already says 75 moves (50 under `online`).
-pub fn initial_end(start: &Chess, online: bool) -> Option<EndKind> {
+/// or a FEN whose halfmove clock already says 75 moves (50 under pgnkit's
+/// `online` profile).
+fn initial_end(start: &Chess, online: bool) -> Option<EndKind> {
     if crate::rules::dead::is_dead_by_material(start.board()) {
         Some(EndKind::DeadPosition)
     } else if start.halfmoves() >= 150 {
@@ -214,6 +302,137 @@ pub fn initial_end(start: &Chess, online: bool) -> Option<EndKind> {
         Some(EndKind::FiftyMoves)
     } else {
         None
+    }
+}
+
+/// What one ply did to the end of the game ([`EndTracker::push`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The game goes on; the position has now stood `occurrences` times
+    /// (exact from the tracker's threshold on).
+    Open { occurrences: u8 },
+    /// This ply ended the game.
+    Ends(End),
+    /// The game had already ended: the ply is a move after the end.
+    After(End),
+}
+
+/// The one end tracker: repetitions and the first automatic end along a
+/// replay, then mate or stalemate on the final position.
+///
+/// Both `validate` (all automatic ends, counts exact from five) and
+/// `annotate-outcome` (exact from two or three, for the claims) drive it;
+/// one tracker can serve every game a thread replays ([`EndTracker::reset`]).
+#[derive(Debug, Clone)]
+pub struct EndTracker {
+    reps: Repetitions,
+    limits: Limits,
+    end: Option<End>,
+}
+
+impl EndTracker {
+    /// Starts tracking at `start`. Repetition counts of at least
+    /// `threshold` are exact; `online` adds pgnkit's `online` ends
+    /// (threefold repetition and fifty moves draw at once).
+    pub fn new(start: &Chess, threshold: u8, online: bool) -> EndTracker {
+        EndTracker {
+            reps: Repetitions::new(start, threshold),
+            limits: Limits::new(online),
+            end: initial_end(start, online).map(|kind| End { kind, ply: 0 }),
+        }
+    }
+
+    /// Starts over at `start`, keeping the allocations.
+    pub fn reset(&mut self, start: &Chess, threshold: u8, online: bool) {
+        self.reps.reset(start, threshold);
+        self.limits = Limits::new(online);
+        self.end = initial_end(start, online).map(|kind| End { kind, ply: 0 });
+    }
+
+    /// The first automatic end so far (mate and stalemate are only settled
+    /// by [`EndTracker::close`]).
+    #[inline]
+    pub fn end(&self) -> Option<End> {
+        self.end
+    }
+
+    /// The repetitions of the positions pushed so far.
+    #[inline]
+    pub fn repetitions(&self) -> &Repetitions {
+        &self.reps
+    }
+
+    /// Records `pos`, the position after `ply` plies; `material_changed`
+    /// says whether the move captured or promoted.
+    #[inline]
+    pub fn push(&mut self, ply: u32, pos: &Chess, material_changed: bool) -> Step {
+        let occurrences = self.reps.push(pos);
+        if let Some(end) = self.end {
+            return Step::After(end);
+        }
+        match self
+            .limits
+            .automatic_end(pos, occurrences, material_changed)
+        {
+            Some(kind) => {
+                let end = End { kind, ply };
+                self.end = Some(end);
+                Step::Ends(end)
+            }
+            None => Step::Open { occurrences },
+        }
+    }
+
+    /// The end of the game once it was replayed to `final_pos`, after
+    /// `plies` plies: mate or stalemate there takes precedence over an end
+    /// on the same ply (a mate on the 150th ply stands), never over an
+    /// earlier one.
+    pub fn close(&self, final_pos: &Chess, plies: u32) -> FinalEnd {
+        let on_board = final_pos.legal_moves().is_empty().then(|| End {
+            kind: if final_pos.is_check() {
+                EndKind::Checkmate
+            } else {
+                EndKind::Stalemate
+            },
+            ply: plies,
+        });
+        let end = match (self.end, on_board) {
+            (Some(end), Some(board)) if end.ply < board.ply => Some(end),
+            (end, None) => end,
+            (_, board) => board,
+        };
+        FinalEnd { end, on_board }
+    }
+}
+
+/// The end of a replayed game ([`EndTracker::close`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FinalEnd {
+    /// The first end: earliest ply, then precedence.
+    pub end: Option<End>,
+    /// Checkmate or stalemate on the final position.
+    pub on_board: Option<End>,
+}
+
+impl FinalEnd {
+    /// Whether the final position is checkmate.
+    #[inline]
+    pub fn is_mate(&self) -> bool {
+        self.on_board.is_some_and(|e| e.kind == EndKind::Checkmate)
+    }
+
+    /// A move after checkmate or stalemate cannot be played at all: makes
+    /// `error`, the illegal move that stopped the replay there, a
+    /// `move-after-end`. Returns whether it did.
+    pub fn mark_move_after_end(&self, error: &mut Finding) -> bool {
+        match self.on_board {
+            Some(end) if error.code == Code::IllegalMove => {
+                error.code = Code::MoveAfterEnd;
+                error.message = end.move_after_message();
+                true
+            }
+            _ => false,
+        }
     }
 }
 
@@ -230,17 +449,17 @@ mod tests {
         pos.play_unchecked(m);
     }
 
+    /// The first `plies` plies of knights out and back, again and again.
+    fn knights(plies: usize) -> impl Iterator<Item = &'static str> {
+        ["Nf3", "Nf6", "Ng1", "Ng8"].into_iter().cycle().take(plies)
+    }
+
     #[test]
     fn knights_out_and_back_repeat_the_start_position() {
         let mut pos = Chess::default();
         let mut reps = Repetitions::new(&pos, 2);
         let mut seen = Vec::new();
-        for (i, san) in ["Nf3", "Nf6", "Ng1", "Ng8"]
-            .iter()
-            .cycle()
-            .take(16)
-            .enumerate()
-        {
+        for (i, san) in knights(16).enumerate() {
             play(&mut pos, san);
             seen.push((i + 1, reps.push(&pos)));
         }
@@ -254,12 +473,7 @@ mod tests {
         let mut pos = Chess::default();
         let mut reps = Repetitions::new(&pos, 2);
         let mut first = None;
-        for (i, san) in ["Nf3", "Nf6", "Ng1", "Ng8"]
-            .iter()
-            .cycle()
-            .take(8)
-            .enumerate()
-        {
+        for (i, san) in knights(8).enumerate() {
             play(&mut pos, san);
             reps.push(&pos);
             if first.is_none() && reps.can_claim_with_next_move(&pos) {
@@ -267,6 +481,139 @@ mod tests {
             }
         }
         assert_eq!(first, Some(7));
+    }
+
+    fn from_fen(fen: &str) -> Chess {
+        shakmaty::fen::Fen::from_ascii(fen.as_bytes())
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap()
+    }
+
+    /// Plays `sans` from `start` through a tracker, returning each step and
+    /// the closed end.
+    fn track(start: Chess, sans: &[&str], online: bool) -> (Vec<Step>, FinalEnd) {
+        // Counts need only be exact from the first that ends the game.
+        let threshold = if online { 3 } else { 5 };
+        let mut tracker = EndTracker::new(&start, threshold, online);
+        let mut pos = start;
+        let mut steps = Vec::new();
+        for (i, san) in sans.iter().enumerate() {
+            let m = San::from_ascii(san.as_bytes())
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            let material_changed = m.is_capture() || m.is_promotion();
+            pos.play_unchecked(m);
+            steps.push(tracker.push(i as u32 + 1, &pos, material_changed));
+        }
+        let plies = sans.len() as u32;
+        (steps, tracker.close(&pos, plies))
+    }
+
+    #[test]
+    fn mate_on_the_150th_ply_stands_over_the_75_moves() {
+        let start = from_fen("k7/8/1K6/8/8/8/8/7R w - - 149 100");
+        let (steps, closed) = track(start.clone(), &["Rh2"], false);
+        let seventy_five = End {
+            kind: EndKind::SeventyFiveMoves,
+            ply: 1,
+        };
+        assert_eq!(steps, [Step::Ends(seventy_five)]);
+        assert_eq!(closed.end, Some(seventy_five));
+        assert!(!closed.is_mate());
+        let (steps, closed) = track(start, &["Rh8#"], false);
+        let mate = End {
+            kind: EndKind::Checkmate,
+            ply: 1,
+        };
+        assert_eq!(steps, [Step::Ends(seventy_five)]);
+        assert_eq!(closed.end, Some(mate));
+        assert_eq!(closed.on_board, Some(mate));
+        assert!(closed.is_mate());
+        assert_eq!(mate.result(Color::White), GameResult::WhiteWins);
+    }
+
+    #[test]
+    fn moves_after_an_end_are_steps_after_it() {
+        // K+N v K after 1.Kxd2: dead at ply 1, the rest comes after.
+        let start = from_fen("4k3/8/8/8/8/8/3p4/3K2N1 w - - 0 1");
+        let (steps, closed) = track(start, &["Kxd2", "Kd7", "Nf3"], false);
+        let dead = End {
+            kind: EndKind::DeadPosition,
+            ply: 1,
+        };
+        assert_eq!(
+            steps,
+            [Step::Ends(dead), Step::After(dead), Step::After(dead)]
+        );
+        assert_eq!(closed.end, Some(dead));
+        assert_eq!(closed.on_board, None);
+        assert_eq!(
+            dead.move_after_message(),
+            "move after the game ended by a dead position at ply 1"
+        );
+    }
+
+    #[test]
+    fn an_illegal_move_after_stalemate_is_a_move_after_the_end() {
+        let start = from_fen("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1");
+        let (_, closed) = track(start, &["Qf7"], false);
+        let mut error = Finding::at_ply(Code::IllegalMove, 3, 2, "Kh7", "illegal");
+        assert!(closed.mark_move_after_end(&mut error));
+        assert_eq!(error.code, Code::MoveAfterEnd);
+        assert_eq!(
+            error.message,
+            "move after the game ended by stalemate at ply 1"
+        );
+        // Any other problem stays what it is.
+        let mut error = Finding::at_ply(Code::Syntax, 3, 2, "Kh9", "not a move");
+        assert!(!closed.mark_move_after_end(&mut error));
+        assert_eq!(error.code, Code::Syntax);
+    }
+
+    #[test]
+    fn online_draws_at_the_third_occurrence() {
+        let knights: Vec<&str> = knights(8).collect();
+        let threefold = End {
+            kind: EndKind::ThreefoldRepetition,
+            ply: 8,
+        };
+        let (steps, closed) = track(Chess::default(), &knights, true);
+        assert_eq!(steps[7], Step::Ends(threefold));
+        assert_eq!(closed.end, Some(threefold));
+        let (_, closed) = track(Chess::default(), &knights, false);
+        assert_eq!(closed.end, None);
+    }
+
+    #[test]
+    fn limits_give_the_end_of_highest_precedence() {
+        let fide = Limits::new(false);
+        let online = Limits::new(true);
+        let clock =
+            |halfmoves: u32| from_fen(&format!("k7/8/1K6/8/8/8/8/7R b - - {halfmoves} 100"));
+        let quiet = clock(120);
+        assert_eq!(fide.automatic_end(&quiet, 4, false), None);
+        assert_eq!(
+            online.automatic_end(&quiet, 4, false),
+            Some(EndKind::ThreefoldRepetition)
+        );
+        assert_eq!(
+            online.automatic_end(&quiet, 2, false),
+            Some(EndKind::FiftyMoves)
+        );
+        assert_eq!(
+            fide.automatic_end(&quiet, 5, false),
+            Some(EndKind::FivefoldRepetition)
+        );
+        let late = clock(150);
+        for limits in [fide, online] {
+            assert_eq!(
+                limits.automatic_end(&late, 4, false),
+                Some(EndKind::SeventyFiveMoves)
+            );
+            assert_eq!(limits.automatic_end(&clock(10), 2, false), None);
+        }
     }
 
     #[test]

@@ -1,12 +1,17 @@
-//! The game as read from PGN, before any chess is played: tags and the
-//! movetext tokens, each with the line it stands on.
+//! The game as read from PGN, before any chess is played, and the facts of
+//! a game that need no board: tags and the movetext tokens, each with the
+//! line it stands on; the Seven Tag Roster and its values for the unknown;
+//! the recorded result and who it says won.
 //!
 //! A [`RawGame`] borrows the bytes it was scanned from, so scanning a chunk of
 //! a file allocates little; everything that is decoded (tag values) is
-//! decoded on demand.
+//! decoded on demand. What the board says about the result (mate, the
+//! automatic draws) is left to [`super::ends`] and [`super::outcome`].
 
 use std::borrow::Cow;
 use std::fmt;
+
+use shakmaty::Color;
 
 use super::finding::Finding;
 
@@ -44,6 +49,61 @@ impl GameResult {
     /// `true` for `1-0` and `0-1`.
     pub fn is_decisive(self) -> bool {
         matches!(self, GameResult::WhiteWins | GameResult::BlackWins)
+    }
+
+    /// The win for `side`: `1-0` for White, `0-1` for Black.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::rules::game::GameResult;
+    /// use shakmaty::Color;
+    /// assert_eq!(GameResult::win_for(Color::Black), GameResult::BlackWins);
+    /// ```
+    #[inline]
+    pub fn win_for(side: Color) -> GameResult {
+        match side {
+            Color::White => GameResult::WhiteWins,
+            Color::Black => GameResult::BlackWins,
+        }
+    }
+
+    /// The side this result says won: `None` for a draw or `*`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::rules::game::GameResult;
+    /// use shakmaty::Color;
+    /// assert_eq!(GameResult::WhiteWins.winner(), Some(Color::White));
+    /// assert_eq!(GameResult::Draw.winner(), None);
+    /// ```
+    #[inline]
+    pub fn winner(self) -> Option<Color> {
+        match self {
+            GameResult::WhiteWins => Some(Color::White),
+            GameResult::BlackWins => Some(Color::Black),
+            GameResult::Draw | GameResult::Unfinished => None,
+        }
+    }
+
+    /// The result a game records, from the value of its first `Result` tag
+    /// and its termination marker: the tag when it is one of the four
+    /// results, else the marker. The one rule every subcommand follows
+    /// ([`recorded_result`] applies it to a [`RawGame`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::rules::game::GameResult;
+    /// let draw = Some(GameResult::Draw);
+    /// assert_eq!(GameResult::recorded(Some(b"1-0"), draw), Some(GameResult::WhiteWins));
+    /// assert_eq!(GameResult::recorded(Some(b"1-0 "), draw), draw);
+    /// assert_eq!(GameResult::recorded(None, None), None);
+    /// ```
+    #[inline]
+    pub fn recorded(tag: Option<&[u8]>, marker: Option<GameResult>) -> Option<GameResult> {
+        tag.and_then(GameResult::from_ascii).or(marker)
     }
 }
 
@@ -136,6 +196,60 @@ impl<'a> RawGame<'a> {
             .iter()
             .filter(|t| t.depth == 0 && t.kind == TokenKind::Move)
     }
+}
+
+/// The recorded result of `game`: its `Result` tag when valid, else its
+/// termination marker ([`GameResult::recorded`]).
+pub fn recorded_result(game: &RawGame<'_>) -> Option<GameResult> {
+    GameResult::recorded(
+        game.tag("Result").map(|t| &*t.value),
+        game.marker.map(|m| m.result),
+    )
+}
+
+/// The Seven Tag Roster, in order (PGN standard 8.1.1).
+pub const SEVEN_TAG_ROSTER: [&str; 7] =
+    ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+
+/// The value a tag of the Seven Tag Roster takes when it is unknown (PGN
+/// standard 8.1.1): `????.??.??` for the Date, `*` for the Result, `?` for
+/// the others.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::game::unknown_tag_value;
+/// assert_eq!(unknown_tag_value("Date"), "????.??.??");
+/// assert_eq!(unknown_tag_value("White"), "?");
+/// ```
+pub fn unknown_tag_value(name: &str) -> &'static str {
+    match name {
+        "Date" => "????.??.??",
+        "Result" => GameResult::Unfinished.as_str(),
+        _ => "?",
+    }
+}
+
+/// The Seven Tag Roster of a game known only by its result (a game made
+/// from a line of FEN or UCI): every other tag unknown.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::game::{GameResult, roster_with_result};
+/// let tags = roster_with_result(GameResult::Draw);
+/// assert_eq!(tags[2], ("Date", "????.??.??"));
+/// assert_eq!(tags[6], ("Result", "1/2-1/2"));
+/// ```
+pub fn roster_with_result(result: GameResult) -> [(&'static str, &'static str); 7] {
+    SEVEN_TAG_ROSTER.map(|name| {
+        let value = if name == "Result" {
+            result.as_str()
+        } else {
+            unknown_tag_value(name)
+        };
+        (name, value)
+    })
 }
 
 /// Decodes bytes from a PGN file as text: UTF-8 when they are valid UTF-8,

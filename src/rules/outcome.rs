@@ -2,10 +2,12 @@
 //! moment a draw could be claimed, whether the winner of a decisive game
 //! without mate could mate at all, and the result the rules give.
 //!
-//! This module owns the per-game outcome under a rule [`Profile`]
-//! (RULES.md §3). It uses [`super::ends`] for position identity and the
-//! repetition count, and [`super::dead`] for dead positions and mate
-//! possibility; formatting the answer is left to `output`.
+//! This module owns the per-game outcome under a rule [`Profile`]: the FIDE
+//! Laws, or one of pgnkit's own readings of them (`app`, `online`; the
+//! README describes them). It drives [`super::ends::EndTracker`] for the
+//! automatic ends and the repetition count, and uses [`super::dead`] for
+//! dead positions and mate possibility and [`super::game`] for the recorded
+//! result; formatting the answer is left to `output`.
 //!
 //! Cost model: the replay, the repetition table and the claim tests are
 //! cheap and run on every ply. The solver runs at most twice on the final
@@ -19,13 +21,15 @@ use shakmaty::{Chess, Color, Position, Role};
 use super::dead::{
     DeadReason, DeadVerdict, Mateability, can_mate, first_dead_ply_by, is_dead, is_dead_knowing,
 };
-use super::ends::{EndKind, Repetitions, automatic_end, initial_end};
+use super::ends::{End, EndKind, EndTracker, Step};
 use super::finding::{Code, Finding};
 use super::game::{GameResult, RawGame};
 use super::replay::replay;
 use super::setup::start_position;
 
-/// Which reading of the rules to apply (RULES.md §3).
+/// Which reading of the rules to apply: the FIDE Laws, or one of two
+/// profiles of pgnkit's own that reproduce what common software does (the
+/// README describes them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
     /// The FIDE Laws in force since 1 January 2023.
@@ -37,14 +41,6 @@ pub enum Profile {
     /// material draws only by the three patterns, a loss on time or by
     /// resignation is a draw only when the winner has a bare king.
     Online,
-}
-
-/// An end of the game on the board.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct End {
-    pub kind: EndKind,
-    /// Plies played when it happened (0 = the starting position).
-    pub ply: u32,
 }
 
 /// Why a decisive recorded result became a draw, or why it stood although
@@ -111,14 +107,27 @@ impl Outcome {
     pub fn is_result_ok(&self) -> bool {
         self.rules_result.is_some() && self.rules_result == self.recorded
     }
+
+    /// The outcome of a game that could not be set up (`error` says why).
+    fn unreplayed(recorded: Option<GameResult>, error: Finding) -> Outcome {
+        Outcome {
+            plies: 0,
+            first_move: (1, Color::White),
+            end: None,
+            dead_reason: None,
+            threefold_claim_ply: None,
+            fifty_claim_ply: None,
+            recorded,
+            winner_can_mate: None,
+            loss_rule: None,
+            rules_result: None,
+            error: Some(error),
+        }
+    }
 }
 
-/// The recorded result: the Result tag when valid, else the marker.
-pub fn recorded_result(game: &RawGame<'_>) -> Option<GameResult> {
-    game.tag("Result")
-        .and_then(|t| GameResult::from_ascii(&t.value))
-        .or(game.marker.map(|m| m.result))
-}
+/// Moved to [`super::game`]; re-exported until the callers in `output` move.
+pub use super::game::recorded_result;
 
 /// Whether the `Termination` tag says the game was lost on time
 /// (`Time forfeit`, `won on time`, …): any value containing the word
@@ -166,158 +175,52 @@ pub fn is_before_2023(game: &RawGame<'_>) -> bool {
 pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
     let recorded = recorded_result(game);
     let start = match start_position(game) {
-        Ok(start) => start,
-        Err(err) => {
-            return Outcome {
-                plies: 0,
-                first_move: (1, Color::White),
-                end: None,
-                dead_reason: None,
-                threefold_claim_ply: None,
-                fifty_claim_ply: None,
-                recorded,
-                winner_can_mate: None,
-                loss_rule: None,
-                rules_result: None,
-                error: Some(err.finding(game)),
-            };
-        }
+        Ok(start) => start.pos,
+        Err(err) => return Outcome::unreplayed(recorded, err.finding(game)),
     };
-    let start_pos = start.pos;
-    let first_move = (start_pos.fullmoves().get(), start_pos.turn());
+    let first_move = (start.fullmoves().get(), start.turn());
 
     // Pass 1: the replay, with everything that is cheap per ply.
-    let mut tracker = Tracker::new(&start_pos, profile);
-    let done = replay(game, start_pos.clone(), |ev| {
+    let mut tracker = Tracker::new(&start, profile);
+    let done = replay(game, start.clone(), |ev| {
         tracker.ply(ev.ply, ev.after, ev.mv.is_capture() || ev.mv.is_promotion());
     });
-    let Tracker {
-        end: in_replay_end,
-        end_pos,
-        threefold_claim,
-        fifty_claim,
-        ..
-    } = tracker;
-
-    let plies = done.plies;
-    let final_pos = &done.pos;
-    let no_moves = final_pos.legal_moves().is_empty();
-    let mate = no_moves && final_pos.is_check();
+    let closed = tracker.ends.close(&done.pos, done.plies);
     let mut error = done.error;
-    if let Some(e) = &mut error
-        && no_moves
-        && e.code == Code::IllegalMove
-    {
-        // A move after checkmate or stalemate cannot be played at all.
-        e.code = Code::MoveAfterEnd;
-        e.message = format!(
-            "move after the game ended by {}",
-            if mate { "checkmate" } else { "stalemate" }
-        );
+    if let Some(e) = &mut error {
+        closed.mark_move_after_end(e);
     }
     let replayed = error.as_ref().is_none_or(|e| e.code == Code::MoveAfterEnd);
 
-    // Mate possibility of the winner, for a decisive result without mate.
-    let winner = match recorded {
-        Some(GameResult::WhiteWins) => Some(Color::White),
-        Some(GameResult::BlackWins) => Some(Color::Black),
-        _ => None,
-    };
-    // The winner's question: pgnkit's helpmate prover and chasolver's fast
-    // check settle nearly every position in a few µs; the full search takes
-    // the rest. Only the `fide` profile can turn a loss into a draw on the
-    // answer, but every profile reports it.
-    let winner_can_mate = match winner {
-        Some(side) if replayed && !mate => Some(can_mate(final_pos, side)),
-        _ => None,
-    };
-
-    // Dead positions under `fide`: one question on the position of the
-    // first end found so far (or the final one), then a binary search.
-    let mut dead: Option<(u32, DeadReason)> = None;
-    if profile == Profile::Fide && !mate {
-        let final_alive = matches!(winner_can_mate, Some(Mateability::Yes { .. }));
-        let (query_ply, verdict) = match (in_replay_end, &end_pos) {
-            (Some(end), _) if end.kind == EndKind::DeadPosition => {
-                (end.ply, Some(DeadVerdict::Dead(DeadReason::Material)))
-            }
-            (Some(end), Some(pos)) if !final_alive => (end.ply, Some(is_dead(pos))),
-            (Some(_), _) => (0, None),
-            (None, _) if final_alive => (0, None),
-            (None, _) => {
-                let known = winner.zip(winner_can_mate.as_ref());
-                (plies, Some(is_dead_knowing(final_pos, known)))
-            }
-        };
-        if let Some(DeadVerdict::Dead(reason)) = verdict {
-            dead = if query_ply == 0 {
-                Some((0, reason))
-            } else {
-                first_dead(game, &start_pos, query_ply, reason)
-            };
+    let winner = recorded.and_then(GameResult::winner);
+    let winner_can_mate = winners_question(&done.pos, winner, replayed && !closed.is_mate());
+    let dead = match profile {
+        Profile::Fide if !closed.is_mate() => {
+            let known = winner.zip(winner_can_mate.as_ref());
+            first_dead_ply(game, &start, &tracker, (&done.pos, done.plies), known)
         }
-    }
-
-    // The first end: earliest ply, then precedence.
-    let mut end = in_replay_end;
-    let mut dead_reason = match in_replay_end {
-        Some(e) if e.kind == EndKind::DeadPosition => Some(DeadReason::Material),
         _ => None,
     };
-    let mut consider = |candidate: End, reason: Option<DeadReason>| {
-        if end.is_none_or(|e| (candidate.ply, candidate.kind) < (e.ply, e.kind)) {
-            end = Some(candidate);
-            dead_reason = reason;
-        }
-    };
-    if let Some((ply, reason)) = dead {
-        consider(
-            End {
-                kind: EndKind::DeadPosition,
-                ply,
-            },
-            Some(reason),
-        );
-    }
-    if no_moves {
-        let kind = if mate {
-            EndKind::Checkmate
-        } else {
-            EndKind::Stalemate
-        };
-        consider(End { kind, ply: plies }, None);
-    }
-    if end.is_some_and(|e| e.kind != EndKind::DeadPosition) {
-        dead_reason = None;
-    }
+    let (end, dead_reason) = first_end(closed.end, dead);
 
     // Claims exist only before the game ended.
     let before_end = |claim: Option<u32>| claim.filter(|&k| end.is_none_or(|e| k < e.ply));
-    let threefold_claim_ply = before_end(threefold_claim);
-    let fifty_claim_ply = before_end(fifty_claim);
+    let threefold_claim_ply = before_end(tracker.threefold_claim);
+    let fifty_claim_ply = before_end(tracker.fifty_claim);
 
     let mut loss_rule = None;
-    let rules_result = match end {
-        Some(End {
-            kind: EndKind::Checkmate,
-            ..
-        }) => Some(wins(!final_pos.turn())),
-        Some(_) => Some(GameResult::Draw),
-        None if !replayed => None,
-        None => Some(match (recorded, winner) {
-            (Some(result), Some(side)) => {
-                loss_rule = loss_rule_for(game, profile, final_pos, side, &winner_can_mate);
-                match loss_rule {
-                    Some(LossRule::ResignationBefore2023) | None => result,
-                    Some(_) => GameResult::Draw,
-                }
-            }
-            (Some(result), None) => result,
-            (None, _) => GameResult::Unfinished,
-        }),
+    let rules_result = match (end, recorded, winner) {
+        (Some(end), ..) => Some(end.result(first_move.1)),
+        (None, ..) if !replayed => None,
+        (None, Some(result), Some(side)) => {
+            loss_rule = loss_rule_for(game, profile, &done.pos, side, &winner_can_mate);
+            Some(result_after_loss_rule(result, loss_rule))
+        }
+        (None, Some(result), None) => Some(result),
+        (None, None, _) => Some(GameResult::Unfinished),
     };
     Outcome {
-        plies,
+        plies: done.plies,
         first_move,
         end,
         dead_reason,
@@ -331,10 +234,76 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
     }
 }
 
-fn wins(side: Color) -> GameResult {
-    match side {
-        Color::White => GameResult::WhiteWins,
-        Color::Black => GameResult::BlackWins,
+/// The winner's question, for a decisive result without mate: can the
+/// `winner` mate from the final position? Asked only when the game was
+/// replayed to its end without mate (`ask`). pgnkit's helpmate prover and
+/// chasolver's fast check settle nearly every position in a few µs; the
+/// full search takes the rest. Only the `fide` profile can turn a loss into
+/// a draw on the answer, but every profile reports it.
+fn winners_question(final_pos: &Chess, winner: Option<Color>, ask: bool) -> Option<Mateability> {
+    winner.filter(|_| ask).map(|side| can_mate(final_pos, side))
+}
+
+/// The first dead position under `fide` (FIDE 5.2.2), for a game that did
+/// not end in mate: one question on the position of the first end found
+/// in the replay (or the final position, after `plies`), then a binary
+/// search. `known` is the winner's answer to its question, when it was
+/// asked.
+fn first_dead_ply(
+    game: &RawGame<'_>,
+    start: &Chess,
+    tracker: &Tracker,
+    (final_pos, plies): (&Chess, u32),
+    known: Option<(Color, &Mateability)>,
+) -> Option<(u32, DeadReason)> {
+    let final_alive = matches!(known, Some((_, Mateability::Yes { .. })));
+    let (query_ply, verdict) = match (tracker.ends.end(), &tracker.end_pos) {
+        (Some(end), _) if end.kind == EndKind::DeadPosition => {
+            (end.ply, DeadVerdict::Dead(DeadReason::Material))
+        }
+        (Some(end), Some(pos)) if !final_alive => (end.ply, is_dead(pos)),
+        (Some(_), _) => return None,
+        (None, _) if final_alive => return None,
+        (None, _) => (plies, is_dead_knowing(final_pos, known)),
+    };
+    let DeadVerdict::Dead(reason) = verdict else {
+        return None;
+    };
+    if query_ply == 0 {
+        Some((0, reason))
+    } else {
+        first_dead(game, start, query_ply, reason)
+    }
+}
+
+/// The first end of the game: the earliest of `closed` (the automatic end
+/// of the replay, or mate or stalemate) and the first dead position, by
+/// ply, then precedence; with why the position was dead when it was.
+fn first_end(
+    closed: Option<End>,
+    dead: Option<(u32, DeadReason)>,
+) -> (Option<End>, Option<DeadReason>) {
+    // The replay finds dead positions by material alone.
+    let mut end = closed;
+    let mut reason = end
+        .filter(|e| e.kind == EndKind::DeadPosition)
+        .map(|_| DeadReason::Material);
+    if let Some((ply, dead_reason)) = dead {
+        let kind = EndKind::DeadPosition;
+        if end.is_none_or(|e| (ply, kind) < (e.ply, e.kind)) {
+            end = Some(End { kind, ply });
+            reason = Some(dead_reason);
+        }
+    }
+    (end, reason)
+}
+
+/// The recorded decisive `result` once `rule` (5.1.2/6.9 or the profile's
+/// version of them) was applied.
+fn result_after_loss_rule(result: GameResult, rule: Option<LossRule>) -> GameResult {
+    match rule {
+        Some(LossRule::ResignationBefore2023) | None => result,
+        Some(_) => GameResult::Draw,
     }
 }
 
@@ -403,13 +372,12 @@ fn first_dead(
     .map(|(i, r)| (i as u32, r))
 }
 
-/// The per-ply state of pass 1: repetitions, the first in-replay end, the
-/// first claims.
+/// The per-ply state of pass 1: the end tracker, the position of its end,
+/// the first claims.
 struct Tracker {
     profile: Profile,
-    reps: Repetitions,
-    end: Option<End>,
-    /// The position at `end`, for the dead-position question.
+    ends: EndTracker,
+    /// The position at the tracker's end, for the dead-position question.
     end_pos: Option<Chess>,
     threefold_claim: Option<u32>,
     fifty_claim: Option<u32>,
@@ -422,36 +390,24 @@ impl Tracker {
         let threshold = if profile == Profile::Fide { 2 } else { 3 };
         let mut t = Tracker {
             profile,
-            reps: Repetitions::new(start, threshold),
-            end: None,
+            ends: EndTracker::new(start, threshold, profile == Profile::Online),
             end_pos: None,
             threefold_claim: None,
             fifty_claim: None,
         };
-        let kind = initial_end(start, profile == Profile::Online);
-        match kind {
-            Some(kind) => t.ended(kind, 0, start),
+        match t.ends.end() {
+            Some(_) => t.end_pos = Some(start.clone()),
             None => t.claims(0, start, 1),
         }
         t
     }
 
-    fn ended(&mut self, kind: EndKind, ply: u32, pos: &Chess) {
-        self.end = Some(End { kind, ply });
-        self.end_pos = Some(pos.clone());
-    }
-
     #[inline]
     fn ply(&mut self, ply: u32, pos: &Chess, material_changed: bool) {
-        let occurrences = self.reps.push(pos);
-        if self.end.is_some() {
-            return;
-        }
-        let online = self.profile == Profile::Online;
-        let kind = automatic_end(pos, occurrences, material_changed, online);
-        match kind {
-            Some(kind) => self.ended(kind, ply, pos),
-            None => self.claims(ply, pos, occurrences),
+        match self.ends.push(ply, pos, material_changed) {
+            Step::Open { occurrences } => self.claims(ply, pos, occurrences),
+            Step::Ends(_) => self.end_pos = Some(pos.clone()),
+            Step::After(_) => {}
         }
     }
 
@@ -464,7 +420,7 @@ impl Tracker {
             Profile::App => false,
         };
         if self.threefold_claim.is_none()
-            && (occurrences >= 3 || (fide && self.reps.can_claim_with_next_move(pos)))
+            && (occurrences >= 3 || (fide && self.ends.repetitions().can_claim_with_next_move(pos)))
         {
             self.threefold_claim = Some(ply);
         }
@@ -678,6 +634,14 @@ mod tests {
         assert!(o.is_replayed());
         assert_eq!(end(&o), Some(("checkmate", 7)));
         assert!(o.is_result_ok());
+        // Worded as validate words it.
+        let error = o.error.expect("the move after mate is reported");
+        assert_eq!(error.code, Code::MoveAfterEnd);
+        assert_eq!(error.ply, Some(8));
+        assert_eq!(
+            error.message,
+            "move after the game ended by checkmate at ply 7"
+        );
     }
 
     #[test]
