@@ -23,16 +23,22 @@ jobs=${JOBS:-2}
 lines=${LINES:-/tmp/compare-lines}
 : >"$out"
 
-# rec NAME CMD...: one line "NAME exit size sha256" for CMD's stdout.
+# rec NAME CMD...: one line "NAME exit size sha256" for CMD's stdout. Size
+# and hash come from one reader of the pipe, so neither can race the other.
 rec() {
     local name=$1 code sum
     shift
     set +e
-    sum=$("$@" 2>/dev/null | tee >(wc -c >/tmp/compare-size.$$) | sha256sum | cut -c1-16)
+    sum=$("$@" 2>/dev/null | python3 -c '
+import hashlib, sys
+h, n = hashlib.sha256(), 0
+for block in iter(lambda: sys.stdin.buffer.read(1 << 20), b""):
+    h.update(block)
+    n += len(block)
+print(f"bytes={n} sha={h.hexdigest()[:16]}")')
     code=${PIPESTATUS[0]}
     set -e
-    sleep 0.05
-    echo "$name exit=$code bytes=$(cat /tmp/compare-size.$$) sha=$sum" >>"$out"
+    echo "$name exit=$code $sum" >>"$out"
 }
 
 # pgn_all LABEL FILE...: every PGN-reading subcommand and format.
