@@ -272,14 +272,19 @@ impl Movetext<'_> {
     /// bytes, `chars` characters), on one line.
     #[inline]
     fn move_word(&mut self, number: Option<(u32, bool)>, san: &[u8], chars: usize) {
-        let mut digits = [0u8; 10];
-        let (digits, dots): (&[u8], &[u8]) = match number {
-            Some((n, black)) => (decimal(n, &mut digits), if black { b"... " } else { b". " }),
-            None => (&[], &[]),
+        let mut prefix = [0u8; 16];
+        let prefix = match number {
+            Some((n, black)) => {
+                let dots: &[u8] = if black { b"... " } else { b". " };
+                let at = prefix.len() - dots.len();
+                prefix[at..].copy_from_slice(dots);
+                let at = decimal(n, &mut prefix[..at]);
+                &prefix[at..]
+            }
+            None => &prefix[..0],
         };
-        self.start_word(digits.len() + dots.len() + chars);
-        self.buf.extend_from_slice(digits);
-        self.buf.extend_from_slice(dots);
+        self.start_word(prefix.len() + chars);
+        self.buf.extend_from_slice(prefix);
         self.buf.extend_from_slice(san);
     }
 
@@ -363,7 +368,7 @@ fn write_movetext<'t>(
         pending: None,
         skipping: 0,
     };
-    writer.insert_comments(0);
+    insert_comments(writer.text, edits, 0);
     for token in tokens {
         writer.token(token);
     }
@@ -388,7 +393,8 @@ struct MovetextWriter<'w, 'o, 'e> {
 }
 
 impl MovetextWriter<'_, '_, '_> {
-    #[inline]
+    // Inlined into the token loop: this is the hot path of `convert --to pgn`.
+    #[inline(always)]
     fn token(&mut self, token: Tok<'_>) {
         if self.skipping > 0 {
             match token {
@@ -411,9 +417,9 @@ impl MovetextWriter<'_, '_, '_> {
             }
             Tok::NagNumber(number) => {
                 if self.keep.nags {
-                    let mut digits = [0u8; 10];
-                    let digits = decimal(u32::from(number), &mut digits);
-                    self.text.nag(digits, digits.len());
+                    let mut digits = [0u8; 3];
+                    let at = decimal(u32::from(number), &mut digits);
+                    self.text.nag(&digits[at..], digits.len() - at);
                 }
             }
             Tok::Comment(comment) => {
@@ -430,7 +436,7 @@ impl MovetextWriter<'_, '_, '_> {
 
     /// A move, with its number when it needs one, as written or as the
     /// caller regenerated it.
-    #[inline]
+    #[inline(always)]
     fn play(&mut self, token: &Tok<'_>) {
         // The move made from the position after `ply` plies.
         let index = self.line.ply + u32::from(self.first_move.1 == Color::Black);
@@ -464,6 +470,7 @@ impl MovetextWriter<'_, '_, '_> {
         }
     }
 
+    #[inline]
     fn open_variation(&mut self) {
         self.stack.push(self.line);
         // A variation replaces the move just played.
@@ -472,6 +479,7 @@ impl MovetextWriter<'_, '_, '_> {
         self.need_number = true;
     }
 
+    #[inline]
     fn close_variation(&mut self) {
         if let Some(outer) = self.stack.pop() {
             self.line = outer;
@@ -480,29 +488,32 @@ impl MovetextWriter<'_, '_, '_> {
         self.need_number = true;
     }
 
-    /// Writes the comments the caller inserts at `ply`; whether there were any.
-    fn insert_comments(&mut self, ply: u32) -> bool {
-        let mut any = false;
-        for (_, c) in self.edits.comments.iter().filter(|(p, _)| *p == ply) {
-            self.text.comment(c);
-            any = true;
-        }
-        any
-    }
-
     /// Writes the inserted comments of the main-line ply waiting for its
     /// NAGs, if one is; whether there were any.
-    #[inline]
+    #[inline(always)]
     fn flush_pending(&mut self) -> bool {
         match self.pending.take() {
-            Some(ply) => self.insert_comments(ply),
+            Some(ply) => insert_comments(self.text, self.edits, ply),
             None => false,
         }
     }
 }
 
-/// `n` in decimal, in `buf`.
-fn decimal(n: u32, buf: &mut [u8; 10]) -> &[u8] {
+/// Writes the comments `edits` inserts at `ply`; whether there were any.
+/// (A free function, so that the writer's state stays in registers.)
+fn insert_comments(text: &mut Movetext<'_>, edits: &Edits, ply: u32) -> bool {
+    let mut any = false;
+    for (_, c) in edits.comments.iter().filter(|(p, _)| *p == ply) {
+        text.comment(c);
+        any = true;
+    }
+    any
+}
+
+/// Writes `n` in decimal at the end of `buf`, which must have room for
+/// its digits; returns where the digits start.
+#[inline]
+fn decimal(n: u32, buf: &mut [u8]) -> usize {
     let mut at = buf.len();
     let mut n = n;
     loop {
@@ -513,7 +524,7 @@ fn decimal(n: u32, buf: &mut [u8; 10]) -> &[u8] {
             break;
         }
     }
-    &buf[at..]
+    at
 }
 
 #[cfg(test)]
@@ -524,7 +535,8 @@ mod tests {
     fn decimal_digits() {
         let mut buf = [0u8; 10];
         for n in [0, 7, 10, 255, 1_234, u32::MAX] {
-            assert_eq!(decimal(n, &mut buf), n.to_string().as_bytes());
+            let at = decimal(n, &mut buf);
+            assert_eq!(&buf[at..], n.to_string().as_bytes());
         }
     }
 }
