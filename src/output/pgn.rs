@@ -155,12 +155,12 @@ pub fn write_export<'t, N: AsRef<str>, V: AsRef<str>>(
 ) {
     write_tags(out, tags, result, edits);
     out.push(b'\n');
-    let mut text = Movetext {
+    let text = Movetext {
         buf: out,
         col: 0,
         open: 0,
     };
-    write_movetext(&mut text, tokens, first_move, keep, edits);
+    let mut text = write_movetext(text, tokens, first_move, keep, edits);
     text.word(result.as_str());
     out.extend_from_slice(b"\n\n");
 }
@@ -349,14 +349,14 @@ struct Line {
 
 /// Lays out the movetext `tokens` (without the termination marker) from
 /// `first_move`: numbers the moves, keeps what `keep` says, and writes the
-/// SAN and the comments of `edits`.
-fn write_movetext<'t>(
-    text: &mut Movetext<'_>,
+/// SAN and the comments of `edits`; returns `text` for what follows.
+fn write_movetext<'t, 'o>(
+    text: Movetext<'o>,
     tokens: impl IntoIterator<Item = Tok<'t>>,
     first_move: (u32, Color),
     keep: Keep,
     edits: &Edits,
-) {
+) -> Movetext<'o> {
     let mut writer = MovetextWriter {
         text,
         first_move,
@@ -368,16 +368,17 @@ fn write_movetext<'t>(
         pending: None,
         skipping: 0,
     };
-    insert_comments(writer.text, edits, 0);
+    insert_comments(&mut writer.text, edits, 0);
     for token in tokens {
         writer.token(token);
     }
     writer.flush_pending();
+    writer.text
 }
 
 /// The state of [`write_movetext`] between tokens.
-struct MovetextWriter<'w, 'o, 'e> {
-    text: &'w mut Movetext<'o>,
+struct MovetextWriter<'o, 'e> {
+    text: Movetext<'o>,
     first_move: (u32, Color),
     keep: Keep,
     edits: &'e Edits,
@@ -392,7 +393,7 @@ struct MovetextWriter<'w, 'o, 'e> {
     skipping: u16,
 }
 
-impl MovetextWriter<'_, '_, '_> {
+impl MovetextWriter<'_, '_> {
     // Inlined into the token loop: this is the hot path of `convert --to pgn`.
     #[inline(always)]
     fn token(&mut self, token: Tok<'_>) {
@@ -493,7 +494,7 @@ impl MovetextWriter<'_, '_, '_> {
     #[inline(always)]
     fn flush_pending(&mut self) -> bool {
         match self.pending.take() {
-            Some(ply) => insert_comments(self.text, self.edits, ply),
+            Some(ply) => insert_comments(&mut self.text, self.edits, ply),
             None => false,
         }
     }
