@@ -12,8 +12,10 @@ use shakmaty::CastlingMode;
 
 use super::json;
 use crate::rules::check::SEVEN_TAG_ROSTER;
-use crate::rules::convert::{Annotations, ConvertedGame, RawToken, append_fen, epd, fen, lan, uci};
+use crate::rules::convert::{Annotations, ConvertedGame, RawToken};
 use crate::rules::game::TokenKind;
+use crate::rules::notation::{append_fen, epd, fen, lan, uci};
+use crate::rules::san::append_san;
 
 /// Whether a game is written in the `fen <FEN> moves …` form of UCI: it
 /// starts from a FEN tag, or it is Chess960 (whose castling moves an engine
@@ -59,7 +61,7 @@ pub fn write_san(game: &ConvertedGame, out: &mut Vec<u8>) {
         if i > 0 {
             out.push(b' ');
         }
-        ply.san.append_ascii_to(out);
+        append_san(&ply.san, out);
     }
     out.push(b'\n');
 }
@@ -219,7 +221,7 @@ fn write_jsonl_inner(game: &ConvertedGame, out: &mut Vec<u8>) -> io::Result<()> 
                 out.push(b',');
             }
             out.extend_from_slice(b"{\"san\":\"");
-            ply.san.append_ascii_to(out);
+            append_san(&ply.san, out);
             out.extend_from_slice(b"\",\"uci\":\"");
             uci(ply.mv, mode).append_ascii_to(out);
             out.extend_from_slice(b"\",\"fen_after\":\"");

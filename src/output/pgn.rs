@@ -16,12 +16,12 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use shakmaty::Color;
-use shakmaty::san::{San, SanPlus, Suffix};
-use shakmaty::{CastlingSide, Role};
+use shakmaty::san::SanPlus;
 
 use crate::rules::check::SEVEN_TAG_ROSTER;
 use crate::rules::game::{GameResult, RawGame, Token, TokenKind, decode_text};
 use crate::rules::outcome::recorded_result;
+use crate::rules::san::{SanBuf, san_ascii};
 
 /// What to keep of the input movetext.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,12 +155,12 @@ pub fn write_export<'t, N: AsRef<str>, V: AsRef<str>>(
 ) {
     write_tags(out, tags, result, edits);
     out.push(b'\n');
-    let mut text = Movetext {
+    let text = Movetext {
         buf: out,
         col: 0,
         open: 0,
     };
-    write_movetext(&mut text, tokens, first_move, keep, edits);
+    let mut text = write_movetext(text, tokens, first_move, keep, edits);
     text.word(result.as_str());
     out.extend_from_slice(b"\n\n");
 }
@@ -270,23 +270,15 @@ impl Movetext<'_> {
 
     /// A move: its number (`12.` or `12...`) if any, and the move (UTF-8
     /// bytes, `chars` characters), on one line.
+    #[inline]
     fn move_word(&mut self, number: Option<(u32, bool)>, san: &[u8], chars: usize) {
         let mut prefix = [0u8; 16];
         let prefix = match number {
             Some((n, black)) => {
-                let mut at = prefix.len();
                 let dots: &[u8] = if black { b"... " } else { b". " };
-                at -= dots.len();
-                prefix[at..at + dots.len()].copy_from_slice(dots);
-                let mut n = n;
-                loop {
-                    at -= 1;
-                    prefix[at] = b'0' + (n % 10) as u8;
-                    n /= 10;
-                    if n == 0 {
-                        break;
-                    }
-                }
+                let at = prefix.len() - dots.len();
+                prefix[at..].copy_from_slice(dots);
+                let at = decimal(n, &mut prefix[..at]);
                 &prefix[at..]
             }
             None => &prefix[..0],
@@ -296,10 +288,11 @@ impl Movetext<'_> {
         self.buf.extend_from_slice(san);
     }
 
-    fn nag(&mut self, number: &str) {
-        self.start_word(1 + number.chars().count());
+    /// A NAG: `$` and its number (`chars` characters).
+    fn nag(&mut self, number: &[u8], chars: usize) {
+        self.start_word(1 + chars);
         self.buf.push(b'$');
-        self.buf.extend_from_slice(number.as_bytes());
+        self.buf.extend_from_slice(number);
     }
 
     fn open_variation(&mut self) {
@@ -354,280 +347,197 @@ struct Line {
     ply: u32,
 }
 
-fn write_movetext<'t>(
-    text: &mut Movetext<'_>,
+/// Lays out the movetext `tokens` (without the termination marker) from
+/// `first_move`: numbers the moves, keeps what `keep` says, and writes the
+/// SAN and the comments of `edits`; returns `text` for what follows.
+fn write_movetext<'t, 'o>(
+    text: Movetext<'o>,
     tokens: impl IntoIterator<Item = Tok<'t>>,
     first_move: (u32, Color),
     keep: Keep,
     edits: &Edits,
-) {
-    let black_first = u32::from(first_move.1 == Color::Black);
-    let number = |ply: u32| {
-        // The move made from the position after `ply` plies.
-        let index = ply + black_first;
-        (first_move.0 + index / 2, index % 2 == 1)
+) -> Movetext<'o> {
+    let mut writer = MovetextWriter {
+        text,
+        first_move,
+        keep,
+        edits,
+        stack: Vec::new(),
+        line: Line { ply: 0 },
+        need_number: true,
+        pending: None,
+        skipping: 0,
     };
-    let inserted = |ply: u32| {
-        edits
-            .comments
-            .iter()
-            .filter(move |(p, _)| *p == ply)
-            .map(|(_, c)| c.as_str())
-    };
-    let mut stack: Vec<Line> = Vec::new();
-    let mut line = Line { ply: 0 };
-    // Whether the next Black move needs its number (`12...`).
-    let mut need_number = true;
-    // A main-line ply whose inserted comments wait for its NAGs.
-    let mut pending: Option<u32> = None;
-    let mut depth_skipped = 0u16;
-    for c in inserted(0) {
-        text.comment(c);
-    }
-    let flush = |text: &mut Movetext<'_>, pending: &mut Option<u32>| -> bool {
-        match pending.take() {
-            Some(ply) => {
-                let mut any = false;
-                for c in inserted(ply) {
-                    text.comment(c);
-                    any = true;
-                }
-                any
-            }
-            None => false,
-        }
-    };
-    let mut san_buf = [0u8; 12];
+    insert_comments(&mut writer.text, edits, 0);
     for token in tokens {
-        if depth_skipped > 0 {
+        writer.token(token);
+    }
+    writer.flush_pending();
+    writer.text
+}
+
+/// The state of [`write_movetext`] between tokens.
+struct MovetextWriter<'o, 'e> {
+    text: Movetext<'o>,
+    first_move: (u32, Color),
+    keep: Keep,
+    edits: &'e Edits,
+    /// The lines the current variation branches from, innermost last.
+    stack: Vec<Line>,
+    line: Line,
+    /// Whether the next Black move needs its number (`12...`).
+    need_number: bool,
+    /// A main-line ply whose inserted comments wait for its NAGs.
+    pending: Option<u32>,
+    /// Depth inside a variation being left out (`keep.variations` off).
+    skipping: u16,
+}
+
+impl MovetextWriter<'_, '_> {
+    // Inlined into the token loop: this is the hot path of `convert --to pgn`.
+    #[inline(always)]
+    fn token(&mut self, token: Tok<'_>) {
+        if self.skipping > 0 {
             match token {
-                Tok::Open => depth_skipped += 1,
-                Tok::Close => depth_skipped -= 1,
+                Tok::Open => self.skipping += 1,
+                Tok::Close => self.skipping -= 1,
                 _ => {}
             }
-            continue;
+            return;
         }
         let is_nag = matches!(token, Tok::Nag(_) | Tok::NagNumber(_));
-        if !is_nag && flush(text, &mut pending) {
-            need_number = true;
+        if !is_nag && self.flush_pending() {
+            self.need_number = true;
         }
         match token {
-            Tok::Move(_) | Tok::San(_) => {
-                let (n, black) = number(line.ply);
-                // A move number stays on the line of its move.
-                let prefix = (!black || need_number).then_some((n, black));
-                need_number = false;
-                line.ply += 1;
-                let main = stack.is_empty();
-                let regenerated = main
-                    .then(|| edits.sans.get(line.ply as usize - 1))
-                    .flatten();
-                match (regenerated, &token) {
-                    (Some(san), _) => text.move_word(prefix, san.as_bytes(), san.chars().count()),
-                    (None, Tok::Move(san)) => {
-                        text.move_word(prefix, san.as_bytes(), san.chars().count());
-                    }
-                    (None, Tok::San(san)) => {
-                        let len = san_ascii(san, &mut san_buf);
-                        text.move_word(prefix, &san_buf[..len], len);
-                    }
-                    (None, _) => {}
-                }
-                if main {
-                    pending = Some(line.ply);
-                }
-            }
+            Tok::Move(_) | Tok::San(_) => self.play(&token),
             Tok::Nag(number) => {
-                if keep.nags {
-                    text.nag(&number);
+                if self.keep.nags {
+                    self.text.nag(number.as_bytes(), number.chars().count());
                 }
             }
             Tok::NagNumber(number) => {
-                if keep.nags {
+                if self.keep.nags {
                     let mut digits = [0u8; 3];
-                    let s = format_u8(number, &mut digits);
-                    text.nag(s);
+                    let at = decimal(u32::from(number), &mut digits);
+                    self.text.nag(&digits[at..], digits.len() - at);
                 }
             }
             Tok::Comment(comment) => {
-                if keep.comments {
-                    text.comment(&comment);
-                    need_number = true;
+                if self.keep.comments {
+                    self.text.comment(&comment);
+                    self.need_number = true;
                 }
             }
-            Tok::Open => {
-                if !keep.variations {
-                    depth_skipped = 1;
-                    continue;
-                }
-                stack.push(line);
-                // A variation replaces the move just played.
-                line.ply = line.ply.saturating_sub(1);
-                text.open_variation();
-                need_number = true;
-            }
-            Tok::Close => {
-                if let Some(outer) = stack.pop() {
-                    line = outer;
-                }
-                text.close_variation();
-                need_number = true;
-            }
+            Tok::Open if !self.keep.variations => self.skipping = 1,
+            Tok::Open => self.open_variation(),
+            Tok::Close => self.close_variation(),
         }
     }
-    flush(text, &mut pending);
+
+    /// A move, with its number when it needs one, as written or as the
+    /// caller regenerated it.
+    #[inline(always)]
+    fn play(&mut self, token: &Tok<'_>) {
+        // The move made from the position after `ply` plies.
+        let index = self.line.ply + u32::from(self.first_move.1 == Color::Black);
+        let (n, black) = (self.first_move.0 + index / 2, index % 2 == 1);
+        // A move number stays on the line of its move.
+        let prefix = (!black || self.need_number).then_some((n, black));
+        self.need_number = false;
+        self.line.ply += 1;
+        let main = self.stack.is_empty();
+        let edits = self.edits;
+        let regenerated = main
+            .then(|| edits.sans.get(self.line.ply as usize - 1))
+            .flatten();
+        match (regenerated, token) {
+            (Some(san), _) => self
+                .text
+                .move_word(prefix, san.as_bytes(), san.chars().count()),
+            (None, Tok::Move(san)) => {
+                self.text
+                    .move_word(prefix, san.as_bytes(), san.chars().count());
+            }
+            (None, Tok::San(san)) => {
+                let mut buf = SanBuf::default();
+                let san = san_ascii(san, &mut buf);
+                self.text.move_word(prefix, san, san.len());
+            }
+            (None, _) => {}
+        }
+        if main {
+            self.pending = Some(self.line.ply);
+        }
+    }
+
+    #[inline]
+    fn open_variation(&mut self) {
+        self.stack.push(self.line);
+        // A variation replaces the move just played.
+        self.line.ply = self.line.ply.saturating_sub(1);
+        self.text.open_variation();
+        self.need_number = true;
+    }
+
+    #[inline]
+    fn close_variation(&mut self) {
+        if let Some(outer) = self.stack.pop() {
+            self.line = outer;
+        }
+        self.text.close_variation();
+        self.need_number = true;
+    }
+
+    /// Writes the inserted comments of the main-line ply waiting for its
+    /// NAGs, if one is; whether there were any.
+    #[inline(always)]
+    fn flush_pending(&mut self) -> bool {
+        match self.pending.take() {
+            Some(ply) => insert_comments(&mut self.text, self.edits, ply),
+            None => false,
+        }
+    }
 }
 
-/// `san` in `buf` (as its `Display` writes it, without the formatting
-/// machinery); returns the length. SAN is ASCII, at most 9 bytes
-/// (`Na1xb2=Q#`).
-fn san_ascii(san: &SanPlus, buf: &mut [u8; 12]) -> usize {
-    fn role(r: Role) -> u8 {
-        b"PNBRQK"[r as usize - 1]
+/// Writes the comments `edits` inserts at `ply`; whether there were any.
+/// (A free function, so that the writer's state stays in registers.)
+fn insert_comments(text: &mut Movetext<'_>, edits: &Edits, ply: u32) -> bool {
+    let mut any = false;
+    for (_, c) in edits.comments.iter().filter(|(p, _)| *p == ply) {
+        text.comment(c);
+        any = true;
     }
-    fn square(sq: shakmaty::Square, buf: &mut [u8; 12], n: &mut usize) {
-        buf[*n] = b'a' + sq.file() as u8;
-        buf[*n + 1] = b'1' + sq.rank() as u8;
-        *n += 2;
-    }
-    let mut n = 0;
-    match san.san {
-        San::Normal {
-            role: r,
-            file,
-            rank,
-            capture,
-            to,
-            promotion,
-        } => {
-            if r != Role::Pawn {
-                buf[n] = role(r);
-                n += 1;
-            }
-            if let Some(file) = file {
-                buf[n] = b'a' + file as u8;
-                n += 1;
-            }
-            if let Some(rank) = rank {
-                buf[n] = b'1' + rank as u8;
-                n += 1;
-            }
-            if capture {
-                buf[n] = b'x';
-                n += 1;
-            }
-            square(to, buf, &mut n);
-            if let Some(p) = promotion {
-                buf[n] = b'=';
-                buf[n + 1] = role(p);
-                n += 2;
-            }
-        }
-        San::Castle(CastlingSide::KingSide) => {
-            buf[..3].copy_from_slice(b"O-O");
-            n = 3;
-        }
-        San::Castle(CastlingSide::QueenSide) => {
-            buf[..5].copy_from_slice(b"O-O-O");
-            n = 5;
-        }
-        San::Put { role: r, to } => {
-            if r != Role::Pawn {
-                buf[n] = role(r);
-                n += 1;
-            }
-            buf[n] = b'@';
-            n += 1;
-            square(to, buf, &mut n);
-        }
-        San::Null => {
-            buf[..2].copy_from_slice(b"--");
-            n = 2;
-        }
-    }
-    match san.suffix {
-        Some(Suffix::Check) => {
-            buf[n] = b'+';
-            n += 1;
-        }
-        Some(Suffix::Checkmate) => {
-            buf[n] = b'#';
-            n += 1;
-        }
-        None => {}
-    }
-    n
+    any
 }
 
-/// `n` in decimal, in `buf`.
-fn format_u8(n: u8, buf: &mut [u8; 3]) -> &str {
+/// Writes `n` in decimal at the end of `buf`, which must have room for
+/// its digits; returns where the digits start.
+#[inline]
+fn decimal(n: u32, buf: &mut [u8]) -> usize {
     let mut at = buf.len();
     let mut n = n;
     loop {
         at -= 1;
-        buf[at] = b'0' + n % 10;
+        buf[at] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    // Digits are ASCII.
-    std::str::from_utf8(&buf[at..]).unwrap_or("")
+    at
 }
 
 #[cfg(test)]
 mod tests {
-    use shakmaty::fen::Fen;
-    use shakmaty::{CastlingMode, Chess, Position, Square};
-
     use super::*;
 
     #[test]
-    fn san_ascii_writes_what_display_writes() {
-        let mut sans = vec![
-            San::Null,
-            San::Put {
-                role: Role::Knight,
-                to: Square::F3,
-            },
-            San::Put {
-                role: Role::Pawn,
-                to: Square::E4,
-            },
-        ];
-        for fen in [
-            "r3k2r/pPpp1ppp/1b3nbN/nP2p3/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "1k6/8/8/2N1N3/1N3N2/8/1N3N2/K7 w - - 0 1",
-            "r3k2r/8/8/3pP3/8/8/1p6/R3K2R w KQkq d6 0 1",
-        ] {
-            let pos: Chess = fen
-                .parse::<Fen>()
-                .unwrap()
-                .into_position(CastlingMode::Standard)
-                .unwrap();
-            for m in pos.legal_moves() {
-                sans.push(San::from_move(&pos, m));
-            }
-        }
-        // The longest: both disambiguators, a capture and a promotion.
-        sans.push(San::Normal {
-            role: Role::Knight,
-            file: Some(shakmaty::File::A),
-            rank: Some(shakmaty::Rank::First),
-            capture: true,
-            to: Square::B2,
-            promotion: Some(Role::Queen),
-        });
-        for san in sans {
-            for suffix in [None, Some(Suffix::Check), Some(Suffix::Checkmate)] {
-                let san = SanPlus { san, suffix };
-                let mut buf = [0u8; 12];
-                let len = san_ascii(&san, &mut buf);
-                assert_eq!(
-                    std::str::from_utf8(&buf[..len]),
-                    Ok(san.to_string().as_str())
-                );
-            }
+    fn decimal_digits() {
+        let mut buf = [0u8; 10];
+        for n in [0, 7, 10, 255, 1_234, u32::MAX] {
+            let at = decimal(n, &mut buf);
+            assert_eq!(&buf[at..], n.to_string().as_bytes());
         }
     }
 }

@@ -2,8 +2,10 @@
 //!
 //! This module owns the sequential counting ([`perft`], [`divide`]), the
 //! shared transposition table of subtree counts ([`Table`]), reading a
-//! position from a FEN ([`parse_position`]) and from UCI moves played on it
-//! ([`play_uci`]), and the syntax of perft suites ([`parse_suite`]). It does
+//! position from a FEN ([`parse_position`]: the one FEN reader of
+//! [`super::setup`] with perft's leniency) and from UCI moves played on it
+//! ([`play_uci`], with [`super::notation`]'s player), and the syntax of
+//! perft suites ([`parse_suite`]). It does
 //! no I/O and starts no threads: `cmd::perft` splits the tree over threads
 //! and calls [`perft`] on the subtrees, which may share one [`Table`].
 //!
@@ -14,15 +16,17 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use shakmaty::fen::{Fen, ParseFenError};
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist128;
 use shakmaty::{
-    Bitboard, CastlingMode, CastlingSide, Chess, EnPassantMode, FromSetup, Move, Position,
-    PositionError, Rank, Square, attacks,
+    Bitboard, CastlingMode, CastlingSide, Chess, EnPassantMode, Move, Position, Rank, Square,
+    attacks,
 };
 
 use super::attacks::{is_safe, pawn_attack_sets, pawn_push_sets, pawn_pushes, pin_line, pinned};
+use super::notation::{UciMoveErrorKind, fen, play_uci_moves};
+pub use super::setup::FenError;
+use super::setup::{FenLeniency, normalize_fen, read_fen};
 
 /// Counts the legal move paths of exactly `depth` plies from `pos`.
 ///
@@ -467,41 +471,18 @@ pub fn divide(pos: &Chess, depth: u32, table: Option<&Table>) -> Vec<(String, u6
         .collect()
 }
 
-/// A FEN that does not give a position to count from.
-#[derive(Debug, Clone)]
-pub enum FenError {
-    /// No FEN at all.
-    Empty,
-    /// A field is syntactically wrong.
-    Syntax(ParseFenError),
-    /// The FEN is well formed but the position is illegal (missing king,
-    /// pawns on the back rank, castling rights without their rook, …).
-    Position(Box<PositionError<Chess>>),
-}
-
-impl fmt::Display for FenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FenError::Empty => f.write_str("empty fen"),
-            FenError::Syntax(err) => err.fmt(f),
-            FenError::Position(err) => err.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for FenError {}
-
-/// Reads a position from a full or partial FEN.
+/// Reads a position to count from a full or partial FEN: [`read_fen`]
+/// with [`FenLeniency::PERFT`], which says exactly what is accepted.
 ///
-/// The parser is relaxed the way shakmaty's is: fields may be separated by
-/// any run of whitespace; missing fields after the board default to
-/// `w - - 0 1` (white to move, no castling, no en passant); castling may be
-/// standard (`KQkq`), X-FEN (`KQkq` naming the outermost rook, or a file
-/// letter for an inner one) or Shredder-FEN (`HAha`). Chess960 castling is
-/// used when `chess960` is set or when the castling rights cannot be
-/// standard ones; it only changes how castling moves are written in UCI.
-/// Positions with an impossible check or impossibly much material are
-/// accepted, since moves can still be generated for them.
+/// The parser is relaxed: fields may be separated by any run of
+/// whitespace; missing fields after the board default to `w - - 0 1`
+/// (white to move, no castling, no en passant); castling may be standard
+/// (`KQkq`), X-FEN (`KQkq` naming the outermost rook, or a file letter for
+/// an inner one) or Shredder-FEN (`HAha`). Chess960 castling is used when
+/// `chess960` is set or when the castling rights cannot be standard ones;
+/// it only changes how castling moves are written in UCI. Positions with an
+/// impossible check or impossibly much material are accepted, since moves
+/// can still be generated for them.
 ///
 /// # Errors
 ///
@@ -522,27 +503,7 @@ impl std::error::Error for FenError {}
 /// assert!(parse_position("rnbqkbnr/pppppppp/8/8 w", false).is_err());
 /// ```
 pub fn parse_position(fen: &str, chess960: bool) -> Result<Chess, FenError> {
-    let fen = normalize_fen(fen);
-    if fen.is_empty() {
-        return Err(FenError::Empty);
-    }
-    let setup = Fen::from_ascii(fen.as_bytes())
-        .map_err(FenError::Syntax)?
-        .into_setup();
-    let mode = if chess960 {
-        CastlingMode::Chess960
-    } else {
-        CastlingMode::detect(&setup)
-    };
-    Chess::from_setup(setup, mode)
-        .or_else(PositionError::ignore_impossible_check)
-        .or_else(PositionError::ignore_too_much_material)
-        .map_err(|err| FenError::Position(Box::new(err)))
-}
-
-/// The FEN with every whitespace run turned into one space, trimmed.
-pub fn normalize_fen(fen: &str) -> String {
-    fen.split_whitespace().collect::<Vec<_>>().join(" ")
+    read_fen(fen, chess960, FenLeniency::PERFT).map(|(pos, _)| pos)
 }
 
 /// A move of a UCI move list that could not be played.
@@ -575,7 +536,8 @@ impl fmt::Display for MoveError {
 
 impl std::error::Error for MoveError {}
 
-/// Plays UCI moves, separated by whitespace or commas, from `pos`.
+/// Plays UCI moves, separated by whitespace or commas, from `pos`, with
+/// the one UCI move-list player ([`play_uci_moves`]).
 ///
 /// In Chess960 castling is written king to rook (`e1h1`); in standard chess
 /// king to target (`e1g1`), and shakmaty also accepts king to rook.
@@ -595,21 +557,19 @@ impl std::error::Error for MoveError {}
 /// assert!(play_uci(Chess::default(), "e2e5").is_err());
 /// ```
 pub fn play_uci(mut pos: Chess, moves: &str) -> Result<Chess, MoveError> {
-    let tokens = moves
+    let words = moves
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty());
-    for (i, text) in tokens.enumerate() {
-        let error = |pos: &Chess, is_syntax| MoveError {
-            index: i + 1,
-            uci: text.to_owned(),
-            fen: Fen::from_position(pos, EnPassantMode::Legal).to_string(),
-            is_syntax,
-        };
-        let uci = UciMove::from_ascii(text.as_bytes()).map_err(|_| error(&pos, true))?;
-        let m = uci.to_move(&pos).map_err(|_| error(&pos, false))?;
-        pos.play_unchecked(m);
+    match play_uci_moves(&mut pos, words, |pos, m| pos.play_unchecked(m)) {
+        Ok(()) => Ok(pos),
+        Err(err) => Err(MoveError {
+            index: err.ply as usize,
+            uci: err.text.to_owned(),
+            // As before: X-FEN castling even in Chess960 (stderr only).
+            fen: fen(&pos, CastlingMode::Standard),
+            is_syntax: err.kind == UciMoveErrorKind::Syntax,
+        }),
     }
-    Ok(pos)
 }
 
 /// One position of a perft suite with its expected counts.
@@ -775,6 +735,7 @@ fn parse_number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::fen::Fen;
 
     const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -";
 

@@ -1,0 +1,261 @@
+//! Notation other than SAN: writing positions as FEN and EPD and moves as
+//! UCI and LAN, and playing a list of UCI moves.
+//!
+//! FEN and EPD are written with the en passant square only when a capture
+//! is legal, and with `KQkq` castling in standard chess or Shredder-FEN
+//! (rook files, `HAha`) in Chess960; UCI castling is king to rook in
+//! Chess960 and king two squares in standard chess. Reading a FEN is
+//! [`super::setup`]'s, SAN is [`super::san`]'s, and the byte layout of whole
+//! records is `output`'s.
+
+use std::fmt;
+
+use shakmaty::fen::{Epd, Fen};
+use shakmaty::san::Suffix;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
+
+/// The move in UCI notation: king to rook for Chess960 castling (as engines
+/// in `UCI_Chess960` mode expect), king two squares for standard chess.
+pub fn uci(mv: Move, mode: CastlingMode) -> UciMove {
+    UciMove::from_move(mv, mode)
+}
+
+/// The move in long algebraic notation with piece letters: `Ng1-f3`,
+/// `e4xd5`, `e7-e8=Q`, `O-O`, with the check suffix of `san`.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::notation::lan;
+/// use shakmaty::{Chess, Position, uci::UciMove};
+/// let pos = Chess::default();
+/// let mv = UciMove::from_ascii(b"g1f3").unwrap().to_move(&pos).unwrap();
+/// assert_eq!(lan(mv, None), "Ng1-f3");
+/// ```
+pub fn lan(mv: Move, suffix: Option<Suffix>) -> String {
+    let mut s = String::with_capacity(8);
+    match mv {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            if role != Role::Pawn {
+                s.push(role.upper_char());
+            }
+            push_square(&mut s, from);
+            s.push(if capture.is_some() { 'x' } else { '-' });
+            push_square(&mut s, to);
+            if let Some(p) = promotion {
+                s.push('=');
+                s.push(p.upper_char());
+            }
+        }
+        Move::EnPassant { from, to } => {
+            push_square(&mut s, from);
+            s.push('x');
+            push_square(&mut s, to);
+        }
+        Move::Castle { king, rook } => {
+            s.push_str(if king < rook { "O-O" } else { "O-O-O" });
+        }
+        Move::Put { role, to } => {
+            s.push(role.upper_char());
+            s.push('@');
+            push_square(&mut s, to);
+        }
+    }
+    if let Some(suffix) = suffix {
+        s.push(suffix.char());
+    }
+    s
+}
+
+fn push_square(s: &mut String, sq: Square) {
+    s.push(sq.file().char());
+    s.push(sq.rank().char());
+}
+
+/// The position as FEN: the en passant square only when an en passant
+/// capture is legal, castling as `KQkq` in standard chess and as
+/// Shredder-FEN (rook files, `HAha`) in Chess960.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::notation::fen;
+/// use shakmaty::{CastlingMode, Chess};
+/// let start = fen(&Chess::default(), CastlingMode::Standard);
+/// assert_eq!(start, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+/// let c960 = fen(&Chess::default(), CastlingMode::Chess960);
+/// assert_eq!(c960, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1");
+/// ```
+pub fn fen(pos: &Chess, mode: CastlingMode) -> String {
+    with_castling(
+        Fen::from_position(pos, EnPassantMode::Legal).to_string(),
+        pos,
+        mode,
+    )
+}
+
+/// Appends [`fen`] to `out`, without an intermediate string for standard
+/// chess (the hot path of `--to jsonl`, which writes a FEN after every move).
+pub fn append_fen(pos: &Chess, mode: CastlingMode, out: &mut Vec<u8>) {
+    match mode {
+        CastlingMode::Standard => {
+            Fen::from_position(pos, EnPassantMode::Legal).append_ascii_to(out);
+        }
+        CastlingMode::Chess960 => out.extend_from_slice(fen(pos, mode).as_bytes()),
+    }
+}
+
+/// The position as the four fields of EPD, written as [`fen`] writes them.
+pub fn epd(pos: &Chess, mode: CastlingMode) -> String {
+    with_castling(
+        Epd::from_position(pos, EnPassantMode::Legal).to_string(),
+        pos,
+        mode,
+    )
+}
+
+/// Rewrites the castling field (the third) of a FEN or EPD as Shredder-FEN
+/// for Chess960. shakmaty writes X-FEN, which is `KQkq` whenever the rooks
+/// are the outermost ones; standard positions need no change.
+fn with_castling(text: String, pos: &Chess, mode: CastlingMode) -> String {
+    if mode == CastlingMode::Standard {
+        return text;
+    }
+    let rights = pos.castles().castling_rights();
+    let mut field = String::new();
+    for color in Color::ALL {
+        for rook in (rights & color.backrank()).into_iter().rev() {
+            let c = rook.file().char();
+            field.push(color.fold_wb(c.to_ascii_uppercase(), c));
+        }
+    }
+    if field.is_empty() {
+        return text;
+    }
+    let mut fields: Vec<&str> = text.split(' ').collect();
+    fields[2] = &field;
+    fields.join(" ")
+}
+
+/// A move of a UCI move list that could not be played.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UciMoveError<'w> {
+    /// 1-based place of the move in the list (its ply from the start).
+    pub ply: u32,
+    /// The move as given.
+    pub text: &'w str,
+    /// Whether the text is not UCI at all or a UCI move that is not legal.
+    pub kind: UciMoveErrorKind,
+}
+
+/// Why a UCI move could not be played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UciMoveErrorKind {
+    /// The text is not a move in UCI notation.
+    Syntax,
+    /// A UCI move, but not a legal one in the position reached.
+    Illegal,
+}
+
+impl fmt::Display for UciMoveError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            UciMoveErrorKind::Syntax => write!(f, "`{}` is not a move in UCI notation", self.text),
+            UciMoveErrorKind::Illegal => write!(f, "`{}` is not a legal move", self.text),
+        }
+    }
+}
+
+impl std::error::Error for UciMoveError<'_> {}
+
+/// Plays the UCI moves `words` from `pos`, one after the other, the one UCI
+/// move-list player (`perft --moves`, `convert --from uci`). Each word is
+/// read as UCI, checked legal in the position reached, and handed to
+/// `play`, which must play it on the position it is given (it may look at
+/// the position before and after, to write SAN say). Castling is read in
+/// both forms, king to rook (`e1h1`) and, in standard chess, king two
+/// squares (`e1g1`).
+///
+/// # Errors
+///
+/// [`UciMoveError`] for the first word that is not UCI or not legal; `pos`
+/// is then the position it was tried in.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::notation::{UciMoveErrorKind, play_uci_moves};
+/// use shakmaty::{Chess, Position};
+/// let mut pos = Chess::default();
+/// play_uci_moves(&mut pos, ["e2e4", "e7e5"], |p, m| p.play_unchecked(m)).unwrap();
+/// assert_eq!(pos.fullmoves().get(), 2);
+/// let err = play_uci_moves(&mut pos, ["g1f3", "e7e5"], |p, m| p.play_unchecked(m)).unwrap_err();
+/// assert_eq!((err.ply, err.kind), (2, UciMoveErrorKind::Illegal));
+/// ```
+pub fn play_uci_moves<'w>(
+    pos: &mut Chess,
+    words: impl IntoIterator<Item = &'w str>,
+    mut play: impl FnMut(&mut Chess, Move),
+) -> Result<(), UciMoveError<'w>> {
+    for (text, ply) in words.into_iter().zip(1u32..) {
+        let error = |kind| UciMoveError { ply, text, kind };
+        let uci =
+            UciMove::from_ascii(text.as_bytes()).map_err(|_| error(UciMoveErrorKind::Syntax))?;
+        let mv = uci
+            .to_move(pos)
+            .map_err(|_| error(UciMoveErrorKind::Illegal))?;
+        play(pos, mv);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uci_move_lists_stop_at_the_first_bad_word() {
+        let mut pos = Chess::default();
+        let mut played = Vec::new();
+        let err = play_uci_moves(&mut pos, "e2e4 e7e5 e1g1 x".split(' '), |p, m| {
+            played.push(m);
+            p.play_unchecked(m);
+        })
+        .unwrap_err();
+        assert_eq!(played.len(), 2);
+        assert_eq!(
+            (err.ply, err.text, err.kind),
+            (3, "e1g1", UciMoveErrorKind::Illegal)
+        );
+        assert_eq!(err.to_string(), "`e1g1` is not a legal move");
+        assert_eq!(
+            fen(&pos, CastlingMode::Standard),
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+        );
+        let err = play_uci_moves(&mut pos, ["Nf3"], |p, m| p.play_unchecked(m)).unwrap_err();
+        assert_eq!(err.kind, UciMoveErrorKind::Syntax);
+        assert_eq!(err.to_string(), "`Nf3` is not a move in UCI notation");
+    }
+
+    #[test]
+    fn chess960_fen_and_epd_use_shredder_castling() {
+        let pos = Chess::default();
+        assert_eq!(
+            epd(&pos, CastlingMode::Chess960),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha -"
+        );
+        let mut out = b"> ".to_vec();
+        append_fen(&pos, CastlingMode::Chess960, &mut out);
+        assert_eq!(
+            out,
+            b"> rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1"
+        );
+    }
+}
