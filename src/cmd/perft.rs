@@ -6,22 +6,25 @@
 //! that two cores stay busy even with few root moves; every subtree is
 //! counted by the sequential `rules::perft::perft`, and all of them share
 //! one transposition table. Counts are exact, so stdout is the same for any
-//! `--threads` and `--hash`. Timing and the progress bar go to stderr.
+//! `--threads` and `--hash`. Timing goes to stderr through
+//! [`crate::output::diag`], and the progress bar is the shared
+//! [`crate::stream::progress`] one.
 
 use std::fs;
-use std::io::{self, IsTerminal, Write};
+use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use shakmaty::{Chess, Position};
 
 use crate::cli::PerftArgs;
 use crate::exit::ExitStatus;
+use crate::output::diag;
 use crate::rules::perft::{self, SuiteCheck, SuiteRecord, Table};
+use crate::stream::progress::Progress;
 
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -85,7 +88,7 @@ fn run_position(
         pos = perft::play_uci(pos, moves).context("cannot play --moves")?;
     }
 
-    let progress = Progress::new(args.quiet, "root moves");
+    let progress = Meter::new(args.quiet, "root moves");
     let start = Instant::now();
     let (counts, total) = pool.install(|| count_divide(&pos, depth, table, &progress));
     let elapsed = start.elapsed();
@@ -100,12 +103,11 @@ fn run_position(
     writeln!(out, "{total}")?;
 
     if !args.quiet {
-        let _ = writeln!(
-            io::stderr(),
+        diag::note(format!(
             "perft: depth {depth}: {total} nodes in {} ({})",
             seconds(elapsed),
             rate(total, elapsed)
-        );
+        ));
     }
     Ok(ExitStatus::Ok)
 }
@@ -115,7 +117,7 @@ fn count_divide(
     pos: &Chess,
     depth: u32,
     table: Option<&Table>,
-    progress: &Progress,
+    progress: &Meter,
 ) -> (Vec<(String, u64)>, u64) {
     if depth == 0 {
         return (Vec::new(), 1);
@@ -136,7 +138,7 @@ fn count_divide(
 
 /// Counts `depth` plies below `pos`, splitting the first ply over threads
 /// when the subtrees are worth it.
-fn count_subtree(pos: &Chess, depth: u32, table: Option<&Table>, progress: &Progress) -> u64 {
+fn count_subtree(pos: &Chess, depth: u32, table: Option<&Table>, progress: &Meter) -> u64 {
     if depth < 3 {
         let count = perft::perft(pos, depth, table);
         progress.add_nodes(count);
@@ -188,11 +190,10 @@ fn run_suite(
         .count() as u64;
     let listed: u64 = records.iter().map(|r| r.checks.len() as u64).sum();
 
-    let progress = Progress::new(args.quiet, "checks");
+    let progress = Meter::new(args.quiet, "checks");
     progress.set_len(planned);
     let start = Instant::now();
     let (mut failed, mut nodes) = (0u64, 0u64);
-    let mut stderr = io::stderr();
 
     for batch in records.chunks(SUITE_BATCH) {
         let outcomes: Vec<RecordOutcome> = pool.install(|| {
@@ -203,13 +204,12 @@ fn run_suite(
         });
         for (record, outcome) in batch.iter().zip(outcomes) {
             if let Some(err) = &outcome.fen_error {
-                let _ = writeln!(
-                    stderr,
-                    "pgnkit: {}:{}: invalid fen {:?}: {err}",
+                diag::error(format!(
+                    "{}:{}: invalid fen {:?}: {err}",
                     path.display(),
                     record.line,
                     record.fen
-                );
+                ));
             }
             for (check, got) in outcome.results {
                 let ok = got == Some(check.nodes);
@@ -232,14 +232,13 @@ fn run_suite(
     progress.finish();
 
     if !args.quiet {
-        let _ = writeln!(
-            stderr,
+        diag::note(format!(
             "perft: {}: {planned} checks, {failed} failed, {} skipped, {nodes} nodes in {} ({})",
             path.display(),
             listed - planned,
             seconds(elapsed),
             rate(nodes, elapsed)
-        );
+        ));
     }
     Ok(if failed > 0 {
         ExitStatus::Problems
@@ -253,7 +252,7 @@ fn check_record(
     chess960: bool,
     selected: &(impl Fn(&SuiteCheck) -> bool + Sync),
     table: Option<&Table>,
-    progress: &Progress,
+    progress: &Meter,
 ) -> RecordOutcome {
     let checks: Vec<SuiteCheck> = record.checks.iter().copied().filter(selected).collect();
     if checks.is_empty() {
@@ -284,35 +283,23 @@ fn check_record(
     }
 }
 
-/// The stderr progress bar (hidden unless stderr is a terminal and not
-/// `--quiet`) and the running node count behind its nodes/s.
-struct Progress {
-    bar: ProgressBar,
+/// The shared progress bar, counting root moves or checks, and the
+/// running node count behind its nodes/s (kept only while it is drawn).
+struct Meter {
+    bar: Progress,
     nodes: AtomicU64,
-    start: Instant,
 }
 
-impl Progress {
-    fn new(quiet: bool, unit: &str) -> Progress {
-        let target = if quiet || !io::stderr().is_terminal() {
-            ProgressDrawTarget::hidden()
-        } else {
-            ProgressDrawTarget::stderr()
-        };
-        let bar = ProgressBar::with_draw_target(None, target);
-        let template = format!("{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {unit} {{msg}}");
-        if let Ok(style) = ProgressStyle::with_template(&template) {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        Progress {
-            bar,
+impl Meter {
+    fn new(quiet: bool, unit: &str) -> Meter {
+        Meter {
+            bar: Progress::items(unit, quiet),
             nodes: AtomicU64::new(0),
-            start: Instant::now(),
         }
     }
 
     fn set_len(&self, len: u64) {
-        self.bar.set_length(len);
+        self.bar.set_len(len);
     }
 
     fn inc(&self, n: u64) {
@@ -320,14 +307,14 @@ impl Progress {
     }
 
     fn add_nodes(&self, n: u64) {
-        let total = self.nodes.fetch_add(n, Ordering::Relaxed) + n;
-        if !self.bar.is_hidden() {
-            self.bar.set_message(rate(total, self.start.elapsed()));
+        if self.bar.is_visible() {
+            let total = self.nodes.fetch_add(n, Ordering::Relaxed) + n;
+            self.bar.set_message(rate(total, self.bar.elapsed()));
         }
     }
 
     fn finish(&self) {
-        self.bar.finish_and_clear();
+        self.bar.finish();
     }
 }
 
