@@ -201,6 +201,17 @@ const fn is_token_end_slow(b: u8) -> bool {
     )
 }
 
+/// Appends a movetext token to `game`.
+#[inline]
+fn push_token<'a>(game: &mut RawGame<'a>, kind: TokenKind, text: &'a [u8], line: u64, depth: u16) {
+    game.tokens.push(Token {
+        kind,
+        text,
+        line,
+        depth,
+    });
+}
+
 impl<'a> Scanner<'a> {
     fn at_end(&self) -> bool {
         self.pos >= self.buf.len()
@@ -520,12 +531,7 @@ impl<'a> Scanner<'a> {
         let text = &self.buf[start..start + off];
         self.line += memchr::memchr_iter(b'\n', text).count() as u64;
         self.pos = start + off + 1;
-        game.tokens.push(Token {
-            kind: TokenKind::Comment,
-            text,
-            line,
-            depth,
-        });
+        push_token(game, TokenKind::Comment, text, line, depth);
         Step::Go
     }
 
@@ -534,12 +540,7 @@ impl<'a> Scanner<'a> {
         let start = self.pos + 1;
         self.skip_line();
         let text = self.buf[start..self.pos].trim_ascii_end();
-        game.tokens.push(Token {
-            kind: TokenKind::Comment,
-            text,
-            line,
-            depth,
-        });
+        push_token(game, TokenKind::Comment, text, line, depth);
         Step::Go
     }
 
@@ -550,12 +551,7 @@ impl<'a> Scanner<'a> {
             nesting.line = line;
         }
         nesting.depth += 1;
-        game.tokens.push(Token {
-            kind: TokenKind::VariationStart,
-            text: b"(",
-            line,
-            depth: nesting.depth,
-        });
+        push_token(game, TokenKind::VariationStart, b"(", line, nesting.depth);
         Step::Go
     }
 
@@ -571,12 +567,7 @@ impl<'a> Scanner<'a> {
             game.findings
                 .push(Finding::game(Code::Syntax, line, "`)` closes no variation"));
         } else {
-            game.tokens.push(Token {
-                kind: TokenKind::VariationEnd,
-                text: b")",
-                line,
-                depth: nesting.depth,
-            });
+            push_token(game, TokenKind::VariationEnd, b")", line, nesting.depth);
             nesting.depth -= 1;
         }
         Step::Go
@@ -595,12 +586,7 @@ impl<'a> Scanner<'a> {
             .ok()
             .and_then(|s| s.parse::<u8>().ok())
         {
-            Some(_) => game.tokens.push(Token {
-                kind: TokenKind::Nag,
-                text: digits,
-                line,
-                depth,
-            }),
+            Some(_) => push_token(game, TokenKind::Nag, digits, line, depth),
             None => game.findings.push(Finding::game(
                 Code::Syntax,
                 line,
@@ -635,12 +621,7 @@ impl<'a> Scanner<'a> {
                 ),
             ));
         } else {
-            game.tokens.push(Token {
-                kind: TokenKind::Nag,
-                text: glyph,
-                line,
-                depth,
-            });
+            push_token(game, TokenKind::Nag, glyph, line, depth);
         }
         Step::Go
     }
@@ -716,12 +697,7 @@ impl<'a> Scanner<'a> {
     fn word(&mut self, game: &mut RawGame<'a>, word: &'a [u8], line: u64, depth: u16) -> bool {
         // Most words are moves, and a move starts with a letter.
         if word[0].is_ascii_alphabetic() {
-            game.tokens.push(Token {
-                kind: TokenKind::Move,
-                text: word,
-                line,
-                depth,
-            });
+            push_token(game, TokenKind::Move, word, line, depth);
             return false;
         }
         let result = if word == b"*" {
@@ -754,12 +730,7 @@ impl<'a> Scanner<'a> {
             // Dots on their own (`12 ...`): part of a move number.
             return false;
         }
-        game.tokens.push(Token {
-            kind: TokenKind::Move,
-            text: word,
-            line,
-            depth,
-        });
+        push_token(game, TokenKind::Move, word, line, depth);
         false
     }
 }
