@@ -13,7 +13,7 @@ use crate::output::annotate::{self, Format, PgnSettings, Row};
 use crate::output::diag;
 use crate::output::report::players;
 use crate::rules::outcome::{Profile, annotate};
-use crate::stream::{self, Event};
+use crate::stream::Event;
 
 /// What the output is called in errors.
 const WHAT: &str = "output";
@@ -79,10 +79,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
 
     let mut wrong = 0u64;
     let mut not_replayed = 0u64;
-    let totals = stream::for_each_game(
-        &streaming.files,
-        streaming.threads,
-        streaming.quiet,
+    let totals = streaming.for_each_game(
         |game| {
             let outcome = annotate(game, profile);
             let (white, black) = players(|tag| game.tag_text(tag));
@@ -120,11 +117,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
             Ok(())
         },
     )?;
-    streaming.finish(
-        &mut out,
-        WHAT,
-        totals,
-        wrong + not_replayed,
-        &format!("{wrong} with a result the rules do not give, {not_replayed} not replayed"),
-    )
+    let summary =
+        format!("{wrong} with a result the rules do not give, {not_replayed} not replayed");
+    streaming.finish(&mut out, WHAT, totals, wrong + not_replayed, &summary)
 }

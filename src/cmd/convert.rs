@@ -343,11 +343,6 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         "left out"
     };
     let broken = writer.broken;
-    streaming.finish(
-        &mut writer.out,
-        WHAT,
-        totals,
-        broken,
-        &format!("{broken} could not be replayed ({what})"),
-    )
+    let summary = format!("{broken} could not be replayed ({what})");
+    streaming.finish(&mut writer.out, WHAT, totals, broken, &summary)
 }

@@ -20,7 +20,8 @@ use anyhow::Context;
 use crate::cli::InputArgs;
 use crate::exit::ExitStatus;
 use crate::output::diag;
-use crate::stream::Totals;
+use crate::rules::game::RawGame;
+use crate::stream::{self, Event, Totals};
 
 /// The worker count: `--threads`, or every core.
 pub(crate) fn thread_count(threads: Option<u16>) -> usize {
@@ -66,6 +67,20 @@ impl Streaming {
             }
             _ => Ok(Box::new(stdout)),
         }
+    }
+
+    /// Runs `work` on every game of the inputs and feeds `sink` in order
+    /// ([`stream::for_each_game`]).
+    ///
+    /// # Errors
+    ///
+    /// The first error of `sink`.
+    pub fn for_each_game<R: Send>(
+        &self,
+        work: impl Fn(&RawGame<'_>) -> R + Sync,
+        sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Totals> {
+        stream::for_each_game(&self.files, self.threads, self.quiet, work, sink)
     }
 
     /// The tail every streaming subcommand shares: flushes the product

@@ -11,7 +11,7 @@ use crate::output::diag;
 use crate::output::report::{self, Format, Place, players};
 use crate::rules::check::{GameCheck, check_game};
 use crate::rules::finding::Severity;
-use crate::stream::{self, Event};
+use crate::stream::Event;
 
 /// What the report is called in errors.
 const WHAT: &str = "report";
@@ -40,16 +40,12 @@ fn settings(args: &ValidateArgs) -> Settings {
 /// When the report cannot be written.
 pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitStatus> {
     let Settings { streaming, format } = settings(args);
+    let mut with_errors = 0u64;
+    let mut with_warnings = 0u64;
     let mut out = streaming.writer(stdout)?;
     let failed = || format!("failed to write the {WHAT}");
     report::write_header(&mut out, format).with_context(failed)?;
-
-    let mut with_errors = 0u64;
-    let mut with_warnings = 0u64;
-    let totals = stream::for_each_game(
-        &streaming.files,
-        streaming.threads,
-        streaming.quiet,
+    let totals = streaming.for_each_game(
         |game| {
             let check = check_game(game);
             // Names are only decoded for games that have something to say.
@@ -100,11 +96,6 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
             Ok(())
         },
     )?;
-    streaming.finish(
-        &mut out,
-        WHAT,
-        totals,
-        with_errors,
-        &format!("{with_errors} with errors, {with_warnings} with warnings"),
-    )
+    let summary = format!("{with_errors} with errors, {with_warnings} with warnings");
+    streaming.finish(&mut out, WHAT, totals, with_errors, &summary)
 }
