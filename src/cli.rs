@@ -116,7 +116,8 @@ pub enum AnnotateFormat {
     Jsonl,
 }
 
-/// Rule profiles (RULES.md §3).
+/// Rule profiles: the FIDE Laws, or the readings of apps and online sites
+/// (the README says what each changes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RulesProfile {
     /// The FIDE Laws of Chess in force since 1 January 2023.

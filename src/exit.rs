@@ -21,6 +21,22 @@ impl ExitStatus {
     pub fn max(self, other: ExitStatus) -> ExitStatus {
         Ord::max(self, other)
     }
+
+    /// The status of a run that found `problems` and could not read
+    /// `failed_inputs` of its inputs: `Error` wins over `Problems`.
+    pub fn of_run(problems: u64, failed_inputs: u64) -> ExitStatus {
+        let found = if problems > 0 {
+            ExitStatus::Problems
+        } else {
+            ExitStatus::Ok
+        };
+        let failed = if failed_inputs > 0 {
+            ExitStatus::Error
+        } else {
+            ExitStatus::Ok
+        };
+        found.max(failed)
+    }
 }
 
 impl From<ExitStatus> for ExitCode {
@@ -48,5 +64,13 @@ mod tests {
             ExitStatus::Problems
         );
         assert_eq!(ExitStatus::Ok.max(ExitStatus::Ok), ExitStatus::Ok);
+    }
+
+    #[test]
+    fn a_failed_input_wins_over_problems() {
+        assert_eq!(ExitStatus::of_run(0, 0), ExitStatus::Ok);
+        assert_eq!(ExitStatus::of_run(3, 0), ExitStatus::Problems);
+        assert_eq!(ExitStatus::of_run(3, 1), ExitStatus::Error);
+        assert_eq!(ExitStatus::of_run(0, 1), ExitStatus::Error);
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::util::{code, run, stderr, stdout};
+use crate::util::{code, pgnkit, run, stderr, stdout};
 
 /// Runs `pgnkit convert -q ARGS`, expecting exit status `want`.
 fn convert(args: &[&str], stdin: Option<&[u8]>, want: i32) -> String {
@@ -509,4 +509,127 @@ fn pgn_output_is_identical_for_any_thread_count() {
     let a = convert(&["--to", "pgn", "-j1", path], None, 0);
     let b = convert(&["--to", "pgn", "-j8", path], None, 0);
     assert!(a == b, "pgn output differs between -j1 and -j8");
+}
+
+/// How a test hands `pgnkit convert` its input.
+#[derive(Debug, Clone, Copy)]
+enum Feed {
+    File,
+    Stdin,
+    /// A named pipe, as `<(zstdcat x.pgn.zst)` gives.
+    #[cfg(unix)]
+    Fifo,
+}
+
+/// Runs `pgnkit convert -q --to TO` on `bytes` fed as `feed`. Standard input
+/// and the FIFO are written from threads and stdout is read while the
+/// process runs, so large inputs and outputs cannot deadlock; a run that
+/// has not finished after a minute is killed and fails the test (an input
+/// opened twice hangs on a FIFO).
+fn convert_fed(to: &str, bytes: &[u8], feed: Feed) -> std::process::Output {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("input");
+    let mut cmd = pgnkit();
+    cmd.args(["convert", "-q", "--to", to])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut writer = None;
+    match feed {
+        Feed::File => {
+            std::fs::write(&path, bytes).unwrap();
+            cmd.arg(&path);
+        }
+        Feed::Stdin => {
+            cmd.stdin(Stdio::piped());
+        }
+        #[cfg(unix)]
+        Feed::Fifo => {
+            let made = std::process::Command::new("mkfifo")
+                .arg(&path)
+                .status()
+                .expect("mkfifo runs");
+            assert!(made.success(), "mkfifo failed");
+            cmd.arg(&path);
+            let (path, bytes) = (path.clone(), bytes.to_vec());
+            writer = Some(std::thread::spawn(move || std::fs::write(path, bytes)));
+        }
+    }
+    let mut child = cmd.spawn().expect("pgnkit binary runs");
+    if let Some(mut stdin) = child.stdin.take() {
+        let bytes = bytes.to_vec();
+        writer = Some(std::thread::spawn(move || stdin.write_all(&bytes)));
+    }
+    let drain = |mut from: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut all = Vec::new();
+            from.read_to_end(&mut all).map(|_| all)
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("convert --to {to} from {feed:?} did not finish");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    if let Some(writer) = writer {
+        writer.join().unwrap().expect("the whole input was read");
+    }
+    std::process::Output {
+        status,
+        stdout: out.join().unwrap().unwrap(),
+        stderr: err.join().unwrap().unwrap(),
+    }
+}
+
+/// Every input is opened once: the bytes read to tell its format are fed
+/// back, so a FIFO and standard input convert exactly like the file, for
+/// PGN (several chunks) and for FEN and UCI lines (several batches).
+#[test]
+fn fifo_and_stdin_convert_like_the_file() {
+    let cases = [
+        (std::fs::read(TWIC).unwrap().repeat(100), "uci"),
+        (
+            std::fs::read("fixtures/convert/positions.fen")
+                .unwrap()
+                .repeat(1000),
+            "epd",
+        ),
+        (
+            std::fs::read("fixtures/convert/games.uci")
+                .unwrap()
+                .repeat(500),
+            "san",
+        ),
+    ];
+    for (bytes, to) in &cases {
+        let file = convert_fed(to, bytes, Feed::File);
+        assert!(!file.stdout.is_empty(), "--to {to}: no output");
+        let mut feeds = vec![Feed::Stdin];
+        #[cfg(unix)]
+        feeds.push(Feed::Fifo);
+        for feed in feeds {
+            let fed = convert_fed(to, bytes, feed);
+            assert_eq!(
+                fed.status.code(),
+                file.status.code(),
+                "--to {to} from {feed:?}"
+            );
+            assert!(
+                fed.stdout == file.stdout,
+                "--to {to} from {feed:?} differs from the file"
+            );
+        }
+    }
 }

@@ -3,42 +3,101 @@
 //!
 //! Each game is converted and rendered on a worker ([`render`]); the sink
 //! here reports games that cannot be replayed on standard error, fixes the
-//! CSV header, numbers EPD records, and copies bytes to the output.
+//! CSV header, numbers EPD records, and copies bytes to the output. Which
+//! input holds what is told by [`crate::stream`] (`--from`, or sniffed).
 
 use std::io::Write;
-use std::path::PathBuf;
-use std::time::Instant;
 
 use anyhow::Context;
 
-use super::{output_writer, thread_count};
+use super::Streaming;
 use crate::cli::{ConvertArgs, ConvertFormat, Positions, SourceFormat};
 use crate::exit::ExitStatus;
-use crate::input::lines::{self, LineFormat, for_each_line};
+use crate::input::lines::{Line, LineFormat};
 use crate::output::convert::{
     CsvColumns, CsvRecord, epd_records, write_epd, write_fens, write_jsonl, write_lan, write_pgn,
     write_san, write_uci,
 };
 use crate::output::diag;
 use crate::output::pgn::Keep;
-use crate::output::report::{self, Format as ReportFormat, Place};
+use crate::output::report::{self, Format as ReportFormat, Place, players};
 use crate::rules::convert::{
     ConvertOptions, ConvertedGame, convert_game, game_from_position_line, game_from_uci_line,
 };
 use crate::rules::finding::Finding;
-use crate::stream::{self, Event, GameCtx, Totals};
+use crate::stream::{self, Event, GameCtx, InputFormat};
+
+/// What the output is called in errors.
+const WHAT: &str = "output";
 
 /// Games read before the CSV header is fixed, when `--tags` is not given:
 /// the header holds every tag these games use.
 pub const CSV_HEADER_GAMES: usize = 1000;
 
-/// The settings of one run, checked once.
-#[derive(Debug, Clone, Copy)]
+/// The settings of one run, from the arguments, checked once.
 struct Settings {
+    streaming: Streaming,
+    /// What the inputs hold.
+    from: InputFormat,
+    render: Render,
+    /// The CSV columns after the Seven Tag Roster (`--tags`).
+    tags: Option<Vec<String>>,
+}
+
+/// What a worker needs to render a game.
+#[derive(Debug, Clone, Copy)]
+struct Render {
     format: ConvertFormat,
     positions_all: bool,
     keep_invalid: bool,
     options: ConvertOptions,
+}
+
+/// Checks the flags against each other and builds the settings.
+///
+/// # Errors
+///
+/// For flags that do not apply to the output format.
+fn settings(args: &ConvertArgs) -> anyhow::Result<Settings> {
+    if args.tags.is_some() && args.to != ConvertFormat::Csv {
+        anyhow::bail!("--tags applies to --to csv only");
+    }
+    if args.positions == Positions::All
+        && !matches!(args.to, ConvertFormat::Fen | ConvertFormat::Epd)
+    {
+        anyhow::bail!("--positions all applies to --to fen and --to epd only");
+    }
+    let notes = matches!(args.to, ConvertFormat::Pgn | ConvertFormat::Jsonl);
+    Ok(Settings {
+        streaming: Streaming::new(&args.input),
+        from: match args.from {
+            None => InputFormat::Detect,
+            Some(SourceFormat::Pgn) => InputFormat::Pgn,
+            Some(SourceFormat::Fen | SourceFormat::Epd) => {
+                InputFormat::Lines(LineFormat::Positions)
+            }
+            Some(SourceFormat::Uci) => InputFormat::Lines(LineFormat::Uci),
+        },
+        render: Render {
+            format: args.to,
+            positions_all: args.positions == Positions::All,
+            keep_invalid: args.keep_invalid,
+            options: ConvertOptions {
+                san: matches!(
+                    args.to,
+                    ConvertFormat::Pgn
+                        | ConvertFormat::San
+                        | ConvertFormat::Lan
+                        | ConvertFormat::Jsonl
+                ),
+                // Only PGN and JSON Lines write annotations.
+                comments: notes && !args.no_comments,
+                nags: notes && !args.no_nags,
+                variations: notes && !args.no_variations,
+            },
+        },
+        tags: args.tags.clone(),
+    })
 }
 
 /// What a worker hands the writer for one game.
@@ -64,14 +123,22 @@ struct Broken {
     first_move: (u32, shakmaty::Color),
 }
 
-/// Converts and renders one game.
-fn render(game: &ConvertedGame, settings: &Settings) -> GameOut {
+/// The game a record line holds.
+fn line_game(line: &Line, format: LineFormat) -> ConvertedGame {
+    match format {
+        LineFormat::Positions => game_from_position_line(&line.text, line.number),
+        LineFormat::Uci => game_from_uci_line(&line.text, line.number),
+    }
+}
+
+/// Renders one converted game.
+fn render(game: &ConvertedGame, settings: &Render) -> GameOut {
     let broken = game.error.clone().map(|finding| {
-        let name = |tag| game.tag(tag).unwrap_or("?").to_owned();
+        let (white, black) = players(|tag| game.tag(tag));
         Broken {
             finding,
-            white: name("White"),
-            black: name("Black"),
+            white,
+            black,
             first_move: game.first_move(),
         }
     });
@@ -122,7 +189,7 @@ enum CsvState {
 /// The single writer: everything that happens on the calling thread.
 struct Writer<'w> {
     out: Box<dyn Write + 'w>,
-    settings: Settings,
+    settings: Render,
     csv: CsvState,
     /// Games handed to the writer in the whole run (the EPD `id`).
     games: u64,
@@ -160,7 +227,7 @@ impl Writer<'_> {
                 .expect("writing to a Vec cannot fail");
             diag::error(String::from_utf8_lossy(text.trim_ascii_end()));
         }
-        let failed = || "failed to write the output";
+        let failed = || format!("failed to write the {WHAT}");
         match out.body {
             Body::None => {}
             Body::Bytes(bytes) => self.out.write_all(&bytes).with_context(failed)?,
@@ -225,59 +292,23 @@ impl Writer<'_> {
     }
 }
 
-/// The input format of each file: `--from`, or detected from its content.
-fn formats(files: &[PathBuf], from: Option<SourceFormat>) -> Vec<Option<LineFormat>> {
-    files
-        .iter()
-        .map(|path| match from {
-            Some(SourceFormat::Pgn) => None,
-            Some(SourceFormat::Fen | SourceFormat::Epd) => Some(LineFormat::Positions),
-            Some(SourceFormat::Uci) => Some(LineFormat::Uci),
-            // An input that cannot be read is reported when it is read.
-            None => lines::sniff(path)
-                .ok()
-                .and_then(|head| lines::detect(&head)),
-        })
-        .collect()
-}
-
 /// Runs `convert`.
 ///
 /// # Errors
 ///
 /// For conflicting flags, or when the output cannot be written.
 pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    let started = Instant::now();
-    if args.tags.is_some() && args.to != ConvertFormat::Csv {
-        anyhow::bail!("--tags applies to --to csv only");
-    }
-    if args.positions == Positions::All
-        && !matches!(args.to, ConvertFormat::Fen | ConvertFormat::Epd)
-    {
-        anyhow::bail!("--positions all applies to --to fen and --to epd only");
-    }
-    let notes = matches!(args.to, ConvertFormat::Pgn | ConvertFormat::Jsonl);
-    let settings = Settings {
-        format: args.to,
-        positions_all: args.positions == Positions::All,
-        keep_invalid: args.keep_invalid,
-        options: ConvertOptions {
-            san: matches!(
-                args.to,
-                ConvertFormat::Pgn | ConvertFormat::San | ConvertFormat::Lan | ConvertFormat::Jsonl
-            ),
-            // Only PGN and JSON Lines write annotations.
-            comments: notes && !args.no_comments,
-            nags: notes && !args.no_nags,
-            variations: notes && !args.no_variations,
-        },
-    };
-    let input = &args.input;
-    let threads = thread_count(input.threads);
+    let Settings {
+        streaming,
+        from,
+        render: settings,
+        tags,
+    } = settings(args)?;
+    let failed = || format!("failed to write the {WHAT}");
     let mut writer = Writer {
-        out: output_writer(input.output.as_deref(), stdout)?,
+        out: streaming.writer(stdout)?,
         settings,
-        csv: match &args.tags {
+        csv: match &tags {
             Some(tags) => CsvState::Fixed {
                 columns: CsvColumns::exactly(tags, settings.keep_invalid),
                 chosen: true,
@@ -291,78 +322,27 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
     if let CsvState::Fixed { columns, .. } = &writer.csv
         && settings.format == ConvertFormat::Csv
     {
-        columns
-            .write_header(&mut writer.out)
-            .context("failed to write the output")?;
+        columns.write_header(&mut writer.out).with_context(failed)?;
     }
 
-    let stdin = [PathBuf::from("-")];
-    let files: &[PathBuf] = if input.files.is_empty() {
-        &stdin
-    } else {
-        &input.files
-    };
-    let kinds = formats(files, args.from);
-    let mut totals = Totals::default();
-    // Consecutive files of one format go through one streaming pass.
-    let mut at = 0;
-    while at < files.len() {
-        let kind = kinds[at];
-        let end = at + kinds[at..].iter().take_while(|k| **k == kind).count();
-        let group = &files[at..end];
-        let t = match kind {
-            None => stream::for_each_game(
-                group,
-                threads,
-                input.quiet,
-                |raw| render(&convert_game(raw, settings.options), &settings),
-                |event: Event<'_, GameOut>| writer.event(event),
-            )?,
-            Some(format) => for_each_line(
-                group,
-                format,
-                threads,
-                input.quiet,
-                |line| {
-                    let game = match format {
-                        LineFormat::Positions => game_from_position_line(&line.text, line.number),
-                        LineFormat::Uci => game_from_uci_line(&line.text, line.number),
-                    };
-                    render(&game, &settings)
-                },
-                |event: Event<'_, GameOut>| writer.event(event),
-            )?,
-        };
-        totals.games += t.games;
-        totals.failed += t.failed;
-        at = end;
-    }
+    let totals = stream::for_each_record(
+        &streaming.files,
+        from,
+        streaming.threads,
+        streaming.quiet,
+        |raw| render(&convert_game(raw, settings.options), &settings),
+        |line, format| render(&line_game(line, format), &settings),
+        |event| writer.event(event),
+    )?;
     if settings.format == ConvertFormat::Csv {
-        writer
-            .fix_csv_header()
-            .context("failed to write the output")?;
+        writer.fix_csv_header().with_context(failed)?;
     }
-    writer.out.flush().context("failed to write the output")?;
-    if !input.quiet {
-        let what = if settings.keep_invalid {
-            "written up to their last legal move"
-        } else {
-            "left out"
-        };
-        diag::summary(
-            format!(
-                "{}, {} could not be replayed ({what})",
-                diag::games(totals.games),
-                writer.broken
-            ),
-            started.elapsed(),
-        );
-    }
-    Ok(if totals.failed > 0 {
-        ExitStatus::Error
-    } else if writer.broken > 0 {
-        ExitStatus::Problems
+    let what = if settings.keep_invalid {
+        "written up to their last legal move"
     } else {
-        ExitStatus::Ok
-    })
+        "left out"
+    };
+    let broken = writer.broken;
+    let summary = format!("{broken} could not be replayed ({what})");
+    streaming.finish(&mut writer.out, WHAT, totals, broken, &summary)
 }

@@ -6,22 +6,25 @@
 //! that two cores stay busy even with few root moves; every subtree is
 //! counted by the sequential `rules::perft::perft`, and all of them share
 //! one transposition table. Counts are exact, so stdout is the same for any
-//! `--threads` and `--hash`. Timing and the progress bar go to stderr.
+//! `--threads` and `--hash`. Timing goes to stderr through
+//! [`crate::output::diag`], and the progress bar is the shared
+//! [`crate::stream::progress`] one.
 
 use std::fs;
-use std::io::{self, IsTerminal, Write};
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use shakmaty::{Chess, Position};
 
 use crate::cli::PerftArgs;
 use crate::exit::ExitStatus;
+use crate::output::diag;
 use crate::rules::perft::{self, SuiteCheck, SuiteRecord, Table};
+use crate::stream::progress::Progress;
 
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -32,6 +35,74 @@ const SUITE_BATCH: usize = 256;
 /// Stack of each worker thread (address space; touched only when used).
 const WORKER_STACK: usize = 16 << 20;
 
+/// The settings of one run, from the arguments, checked once.
+struct Settings {
+    job: Job,
+    chess960: bool,
+    /// Worker threads; 0 lets rayon choose (every core).
+    threads: usize,
+    hash_mib: usize,
+    quiet: bool,
+}
+
+/// What to count.
+enum Job {
+    /// One position (a FEN, then `--moves`) to `depth`.
+    Position {
+        fen: String,
+        moves: Option<String>,
+        depth: u32,
+        divide: bool,
+    },
+    /// Every check of a suite file, up to `depth` and `max_nodes`.
+    Suite {
+        path: PathBuf,
+        depth: Option<u32>,
+        max_nodes: Option<u64>,
+    },
+}
+
+/// Checks the flags against each other and builds the settings.
+///
+/// # Errors
+///
+/// Conflicting or missing flags.
+fn settings(args: &PerftArgs) -> anyhow::Result<Settings> {
+    let job = match &args.suite {
+        Some(path) => {
+            if args.fen.is_some() || args.moves.is_some() || args.divide {
+                bail!("--suite cannot be combined with a FEN, --moves or --divide");
+            }
+            Job::Suite {
+                path: path.clone(),
+                depth: args.depth,
+                max_nodes: args.max_nodes,
+            }
+        }
+        None => {
+            let Some(depth) = args.depth else {
+                bail!("--depth is required (unless --suite is given)");
+            };
+            if args.max_nodes.is_some() {
+                bail!("--max-nodes only applies to --suite");
+            }
+            Job::Position {
+                fen: args.fen.as_deref().unwrap_or(START_FEN).to_owned(),
+                moves: args.moves.clone(),
+                depth,
+                divide: args.divide,
+            }
+        }
+    };
+    Ok(Settings {
+        job,
+        chess960: args.chess960,
+        threads: args.threads.map_or(0, usize::from),
+        hash_mib: args.hash,
+        quiet: args.quiet,
+    })
+}
+
 /// Runs the subcommand.
 ///
 /// # Errors
@@ -40,58 +111,59 @@ const WORKER_STACK: usize = 16 << 20;
 /// malformed suite file, a hash table that cannot be allocated, or a failed
 /// write. Suite checks that do not match are findings (exit 1), not errors.
 pub fn run(args: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    check_flags(args)?;
+    let settings = settings(args)?;
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.map_or(0, usize::from))
+        .num_threads(settings.threads)
         // The recursion keeps a move list per ply: room for deep forced
         // lines (a suite asks for depth 32).
         .stack_size(WORKER_STACK)
         .build()
         .context("failed to start worker threads")?;
-    let table = Table::with_mib(args.hash)?;
-    match &args.suite {
-        Some(path) => run_suite(args, path, table.as_ref(), &pool, out),
-        None => run_position(args, table.as_ref(), &pool, out),
+    let table = Table::with_mib(settings.hash_mib)?;
+    match &settings.job {
+        Job::Suite {
+            path,
+            depth,
+            max_nodes,
+        } => {
+            let selected = |check: &SuiteCheck| {
+                depth.is_none_or(|d| check.depth <= d)
+                    && max_nodes.is_none_or(|max| check.nodes <= max)
+            };
+            run_suite(&settings, path, &selected, table.as_ref(), &pool, out)
+        }
+        Job::Position {
+            fen,
+            moves,
+            depth,
+            divide,
+        } => {
+            let mut pos = perft::parse_position(fen, settings.chess960)
+                .with_context(|| format!("invalid fen {fen:?}"))?;
+            if let Some(moves) = moves {
+                pos = perft::play_uci(pos, moves).context("cannot play --moves")?;
+            }
+            run_position(&settings, &pos, *depth, *divide, table.as_ref(), &pool, out)
+        }
     }
-}
-
-fn check_flags(args: &PerftArgs) -> anyhow::Result<()> {
-    if args.suite.is_some() {
-        if args.fen.is_some() || args.moves.is_some() || args.divide {
-            bail!("--suite cannot be combined with a FEN, --moves or --divide");
-        }
-    } else {
-        if args.depth.is_none() {
-            bail!("--depth is required (unless --suite is given)");
-        }
-        if args.max_nodes.is_some() {
-            bail!("--max-nodes only applies to --suite");
-        }
-    }
-    Ok(())
 }
 
 fn run_position(
-    args: &PerftArgs,
+    settings: &Settings,
+    pos: &Chess,
+    depth: u32,
+    divide: bool,
     table: Option<&Table>,
     pool: &rayon::ThreadPool,
     out: &mut dyn Write,
 ) -> anyhow::Result<ExitStatus> {
-    let depth = args.depth.context("--depth is required")?;
-    let fen = args.fen.as_deref().unwrap_or(START_FEN);
-    let mut pos = perft::parse_position(fen, args.chess960)
-        .with_context(|| format!("invalid fen {fen:?}"))?;
-    if let Some(moves) = &args.moves {
-        pos = perft::play_uci(pos, moves).context("cannot play --moves")?;
-    }
-
-    let progress = Progress::new(args.quiet, "root moves");
+    let progress = Meter::new(settings.quiet, "root moves");
     let start = Instant::now();
-    let (counts, total) = pool.install(|| count_divide(&pos, depth, table, &progress));
+    let (counts, total) = pool.install(|| count_divide(pos, depth, table, &progress));
     let elapsed = start.elapsed();
     progress.finish();
 
-    if args.divide {
+    if divide {
         for (uci, count) in &counts {
             writeln!(out, "{uci}: {count}")?;
         }
@@ -99,13 +171,12 @@ fn run_position(
     }
     writeln!(out, "{total}")?;
 
-    if !args.quiet {
-        let _ = writeln!(
-            io::stderr(),
+    if !settings.quiet {
+        diag::note(format!(
             "perft: depth {depth}: {total} nodes in {} ({})",
             seconds(elapsed),
             rate(total, elapsed)
-        );
+        ));
     }
     Ok(ExitStatus::Ok)
 }
@@ -115,7 +186,7 @@ fn count_divide(
     pos: &Chess,
     depth: u32,
     table: Option<&Table>,
-    progress: &Progress,
+    progress: &Meter,
 ) -> (Vec<(String, u64)>, u64) {
     if depth == 0 {
         return (Vec::new(), 1);
@@ -136,7 +207,7 @@ fn count_divide(
 
 /// Counts `depth` plies below `pos`, splitting the first ply over threads
 /// when the subtrees are worth it.
-fn count_subtree(pos: &Chess, depth: u32, table: Option<&Table>, progress: &Progress) -> u64 {
+fn count_subtree(pos: &Chess, depth: u32, table: Option<&Table>, progress: &Meter) -> u64 {
     if depth < 3 {
         let count = perft::perft(pos, depth, table);
         progress.add_nodes(count);
@@ -166,8 +237,9 @@ struct RecordOutcome {
 }
 
 fn run_suite(
-    args: &PerftArgs,
+    settings: &Settings,
     path: &Path,
+    selected: &(impl Fn(&SuiteCheck) -> bool + Sync),
     table: Option<&Table>,
     pool: &rayon::ThreadPool,
     out: &mut dyn Write,
@@ -177,10 +249,6 @@ fn run_suite(
     let records = perft::parse_suite(&text)
         .with_context(|| format!("invalid perft suite {}", path.display()))?;
 
-    let selected = |check: &SuiteCheck| {
-        args.depth.is_none_or(|d| check.depth <= d)
-            && args.max_nodes.is_none_or(|max| check.nodes <= max)
-    };
     let planned: u64 = records
         .iter()
         .flat_map(|r| &r.checks)
@@ -188,28 +256,26 @@ fn run_suite(
         .count() as u64;
     let listed: u64 = records.iter().map(|r| r.checks.len() as u64).sum();
 
-    let progress = Progress::new(args.quiet, "checks");
+    let progress = Meter::new(settings.quiet, "checks");
     progress.set_len(planned);
     let start = Instant::now();
     let (mut failed, mut nodes) = (0u64, 0u64);
-    let mut stderr = io::stderr();
 
     for batch in records.chunks(SUITE_BATCH) {
         let outcomes: Vec<RecordOutcome> = pool.install(|| {
             batch
                 .par_iter()
-                .map(|record| check_record(record, args.chess960, &selected, table, &progress))
+                .map(|record| check_record(record, settings.chess960, selected, table, &progress))
                 .collect()
         });
         for (record, outcome) in batch.iter().zip(outcomes) {
             if let Some(err) = &outcome.fen_error {
-                let _ = writeln!(
-                    stderr,
-                    "pgnkit: {}:{}: invalid fen {:?}: {err}",
+                diag::error(format!(
+                    "{}:{}: invalid fen {:?}: {err}",
                     path.display(),
                     record.line,
                     record.fen
-                );
+                ));
             }
             for (check, got) in outcome.results {
                 let ok = got == Some(check.nodes);
@@ -231,15 +297,14 @@ fn run_suite(
     let elapsed = start.elapsed();
     progress.finish();
 
-    if !args.quiet {
-        let _ = writeln!(
-            stderr,
+    if !settings.quiet {
+        diag::note(format!(
             "perft: {}: {planned} checks, {failed} failed, {} skipped, {nodes} nodes in {} ({})",
             path.display(),
             listed - planned,
             seconds(elapsed),
             rate(nodes, elapsed)
-        );
+        ));
     }
     Ok(if failed > 0 {
         ExitStatus::Problems
@@ -253,7 +318,7 @@ fn check_record(
     chess960: bool,
     selected: &(impl Fn(&SuiteCheck) -> bool + Sync),
     table: Option<&Table>,
-    progress: &Progress,
+    progress: &Meter,
 ) -> RecordOutcome {
     let checks: Vec<SuiteCheck> = record.checks.iter().copied().filter(selected).collect();
     if checks.is_empty() {
@@ -284,35 +349,23 @@ fn check_record(
     }
 }
 
-/// The stderr progress bar (hidden unless stderr is a terminal and not
-/// `--quiet`) and the running node count behind its nodes/s.
-struct Progress {
-    bar: ProgressBar,
+/// The shared progress bar, counting root moves or checks, and the
+/// running node count behind its nodes/s (kept only while it is drawn).
+struct Meter {
+    bar: Progress,
     nodes: AtomicU64,
-    start: Instant,
 }
 
-impl Progress {
-    fn new(quiet: bool, unit: &str) -> Progress {
-        let target = if quiet || !io::stderr().is_terminal() {
-            ProgressDrawTarget::hidden()
-        } else {
-            ProgressDrawTarget::stderr()
-        };
-        let bar = ProgressBar::with_draw_target(None, target);
-        let template = format!("{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {unit} {{msg}}");
-        if let Ok(style) = ProgressStyle::with_template(&template) {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        Progress {
-            bar,
+impl Meter {
+    fn new(quiet: bool, unit: &str) -> Meter {
+        Meter {
+            bar: Progress::items(unit, quiet),
             nodes: AtomicU64::new(0),
-            start: Instant::now(),
         }
     }
 
     fn set_len(&self, len: u64) {
-        self.bar.set_length(len);
+        self.bar.set_len(len);
     }
 
     fn inc(&self, n: u64) {
@@ -320,14 +373,14 @@ impl Progress {
     }
 
     fn add_nodes(&self, n: u64) {
-        let total = self.nodes.fetch_add(n, Ordering::Relaxed) + n;
-        if !self.bar.is_hidden() {
-            self.bar.set_message(rate(total, self.start.elapsed()));
+        if self.bar.is_visible() {
+            let total = self.nodes.fetch_add(n, Ordering::Relaxed) + n;
+            self.bar.set_message(rate(total, self.bar.elapsed()));
         }
     }
 
     fn finish(&self) {
-        self.bar.finish_and_clear();
+        self.bar.finish();
     }
 }
 

@@ -1,19 +1,37 @@
 //! `pgnkit validate`: replay every game and report every finding.
 
-use std::borrow::Cow;
 use std::io::Write;
-use std::time::Instant;
 
 use anyhow::Context;
 
-use super::{output_writer, thread_count};
+use super::Streaming;
 use crate::cli::{ReportFormat, ValidateArgs};
 use crate::exit::ExitStatus;
 use crate::output::diag;
-use crate::output::report::{self, Format, Place};
+use crate::output::report::{self, Format, Place, players};
 use crate::rules::check::{GameCheck, check_game};
 use crate::rules::finding::Severity;
-use crate::stream::{self, Event};
+use crate::stream::Event;
+
+/// What the report is called in errors.
+const WHAT: &str = "report";
+
+/// The settings of one run, from the arguments.
+struct Settings {
+    streaming: Streaming,
+    format: Format,
+}
+
+fn settings(args: &ValidateArgs) -> Settings {
+    Settings {
+        streaming: Streaming::new(&args.input),
+        format: match args.format {
+            ReportFormat::Text => Format::Text,
+            ReportFormat::Csv => Format::Csv,
+            ReportFormat::Jsonl => Format::Jsonl,
+        },
+    }
+}
 
 /// Runs `validate`.
 ///
@@ -21,32 +39,17 @@ use crate::stream::{self, Event};
 ///
 /// When the report cannot be written.
 pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitStatus> {
-    let started = Instant::now();
-    let format = match args.format {
-        ReportFormat::Text => Format::Text,
-        ReportFormat::Csv => Format::Csv,
-        ReportFormat::Jsonl => Format::Jsonl,
-    };
-    let input = &args.input;
-    let mut out = output_writer(input.output.as_deref(), stdout)?;
-    report::write_header(&mut out, format).context("failed to write the report")?;
-
+    let Settings { streaming, format } = settings(args);
     let mut with_errors = 0u64;
     let mut with_warnings = 0u64;
-    let totals = stream::for_each_game(
-        &input.files,
-        thread_count(input.threads),
-        input.quiet,
+    let mut out = streaming.writer(stdout)?;
+    let failed = || format!("failed to write the {WHAT}");
+    report::write_header(&mut out, format).with_context(failed)?;
+    let totals = streaming.for_each_game(
         |game| {
             let check = check_game(game);
             // Names are only decoded for games that have something to say.
-            let names = (!check.findings.is_empty()).then(|| {
-                let name = |tag| {
-                    game.tag_text(tag)
-                        .map_or_else(|| "?".to_owned(), Cow::into_owned)
-                };
-                (name("White"), name("Black"))
-            });
+            let names = (!check.findings.is_empty()).then(|| players(|tag| game.tag_text(tag)));
             (check, names)
         },
         |event| {
@@ -74,7 +77,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
                     for mut finding in findings {
                         finding.line += ctx.line_offset;
                         report::write_finding(&mut out, format, &place, &finding)
-                            .context("failed to write the report")?;
+                            .with_context(failed)?;
                     }
                 }
                 Event::Loose(file, finding) => {
@@ -86,28 +89,13 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
                         first_move: (1, shakmaty::Color::White),
                     };
                     report::write_finding(&mut out, format, &place, &finding)
-                        .context("failed to write the report")?;
+                        .with_context(failed)?;
                 }
                 Event::Failed(file, err) => diag::error(format!("{file}: {err}")),
             }
             Ok(())
         },
     )?;
-    out.flush().context("failed to write the report")?;
-    if !input.quiet {
-        diag::summary(
-            format!(
-                "{}, {with_errors} with errors, {with_warnings} with warnings",
-                diag::games(totals.games),
-            ),
-            started.elapsed(),
-        );
-    }
-    Ok(if totals.failed > 0 {
-        ExitStatus::Error
-    } else if with_errors > 0 {
-        ExitStatus::Problems
-    } else {
-        ExitStatus::Ok
-    })
+    let summary = format!("{with_errors} with errors, {with_warnings} with warnings");
+    streaming.finish(&mut out, WHAT, totals, with_errors, &summary)
 }

@@ -44,22 +44,36 @@ impl<R: Read> Chunker<R> {
     /// Reads until `buf` holds `want` bytes or the input ends.
     fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
         while buf.len() < want {
-            let start = buf.len();
-            buf.resize(want, 0);
-            match self.reader.read(&mut buf[start..]) {
-                Ok(0) => {
-                    buf.truncate(start);
-                    return Ok(true);
-                }
-                Ok(n) => buf.truncate(start + n),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(start),
-                Err(e) => {
-                    buf.truncate(start);
-                    return Err(e);
-                }
+            if read_more(&mut self.reader, buf, want)? {
+                return Ok(true);
             }
         }
         Ok(false)
+    }
+}
+
+/// Appends what one read of `reader` gives to `buf`, up to `want` bytes in
+/// all (retrying a read that was interrupted). Returns `true` at the end of
+/// the input.
+///
+/// # Errors
+///
+/// The read error; `buf` keeps what it held before.
+pub fn read_more(reader: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+    let start = buf.len();
+    buf.resize(want.max(start), 0);
+    loop {
+        match reader.read(&mut buf[start..]) {
+            Ok(n) => {
+                buf.truncate(start + n);
+                return Ok(n == 0 && want > start);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                buf.truncate(start);
+                return Err(e);
+            }
+        }
     }
 }
 

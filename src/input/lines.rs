@@ -1,22 +1,16 @@
 //! Line-based inputs of `convert`: one position (FEN or EPD) or one game
-//! (UCI) per line, and telling them from PGN by content.
-//!
-//! Files are opened with [`crate::input::open`] (so compressed files and
-//! standard input work as for PGN), read in batches of lines, and each line
-//! is handed to the caller's work in parallel; results come back in input
-//! order through the same [`Event`]s as [`crate::stream::for_each_game`].
-//! What a line means is the caller's business ([`crate::rules::convert`]).
+//! (UCI) per line. This module tells them from PGN by their first bytes
+//! ([`sniff`], [`detect`]) and splits an opened input into numbered lines
+//! ([`LineBatches`]); streaming the batches through the workers is
+//! [`crate::stream`]'s business, and what a line means is
+//! [`crate::rules::convert`]'s.
 
-use std::io::{self, BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::io::{self, BufRead, Read};
 
-use crate::input::open::{Compression, detect as detect_compression, open};
-use crate::output::progress::Progress;
-use crate::pipeline;
+use crate::input::chunk::read_more;
 use crate::rules::game::decode_text;
-use crate::stream::{Event, GameCtx, Totals};
+
+const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// What a line-based input holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +19,13 @@ pub enum LineFormat {
     Positions,
     /// One game per line in UCI; a blank line is a game without moves.
     Uci,
+}
+
+impl LineFormat {
+    /// Whether `line` is a record (a game or a position) in this format.
+    pub fn is_record(self, line: &Line) -> bool {
+        self == LineFormat::Uci || !line.text.trim().is_empty()
+    }
 }
 
 /// One line of input.
@@ -55,7 +56,7 @@ const BATCH: usize = 2048;
 /// assert_eq!(detect(b"1. e4 e5 *\n"), None);
 /// ```
 pub fn detect(head: &[u8]) -> Option<LineFormat> {
-    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    let head = head.strip_prefix(BOM).unwrap_or(head);
     let line = head
         .split(|&b| b == b'\n')
         .map(<[u8]>::trim_ascii)
@@ -92,39 +93,74 @@ fn is_uci_move(word: &[u8]) -> bool {
     }
 }
 
-/// The first bytes of an input, decompressed, for [`detect`]. For standard
-/// input this peeks into its buffer without consuming anything, so it sees
-/// only what the first read returned, and compressed standard input gives
-/// nothing (it is then taken as PGN).
+/// An input with its first bytes read, and given back in front of the rest.
+pub type Replayed<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
+
+/// Bytes read at most to tell the format of an input.
+const HEAD: usize = 4096;
+
+/// Tells the format of `reader` ([`detect`]) and gives back a reader that
+/// yields every byte of the input, the sniffed ones first: the input is
+/// read once, so a pipe or FIFO loses nothing.
+///
+/// Reads until the first non-blank line is complete, the input ends, or
+/// [`HEAD`] bytes are in, so a slow pipe is not waited on longer than the
+/// first line takes.
 ///
 /// # Errors
 ///
-/// When the input cannot be opened or read.
-pub fn sniff(path: &Path) -> io::Result<Vec<u8>> {
-    if path == Path::new("-") {
-        let stdin = io::stdin();
-        let mut lock = stdin.lock();
-        let head = lock.fill_buf()?;
-        return Ok(if detect_compression(head) == Compression::None {
-            head.to_vec()
-        } else {
-            Vec::new()
-        });
+/// When the input cannot be read.
+///
+/// # Examples
+///
+/// ```
+/// use std::io::Read;
+/// use pgnkit::input::lines::{sniff, LineFormat};
+/// let (format, mut reader) = sniff(&b"e2e4 e7e5\nd2d4\n"[..]).unwrap();
+/// assert_eq!(format, Some(LineFormat::Uci));
+/// let mut all = String::new();
+/// reader.read_to_string(&mut all).unwrap();
+/// assert_eq!(all, "e2e4 e7e5\nd2d4\n");
+/// ```
+pub fn sniff<R: Read>(mut reader: R) -> io::Result<(Option<LineFormat>, Replayed<R>)> {
+    let mut head = Vec::with_capacity(HEAD);
+    while head.len() < HEAD && !has_first_line(&head) {
+        if read_more(&mut reader, &mut head, HEAD)? {
+            break;
+        }
     }
-    let source = open(path, Arc::new(AtomicU64::new(0)))?;
-    let mut head = Vec::with_capacity(4096);
-    source.reader.take(4096).read_to_end(&mut head)?;
-    Ok(head)
+    let format = detect(&head);
+    Ok((format, io::Cursor::new(head).chain(reader)))
 }
 
-/// Reads lines into batches; an I/O error ends the input.
-struct Batches<R> {
+/// Whether `head` holds a complete non-blank line (all [`detect`] reads).
+fn has_first_line(head: &[u8]) -> bool {
+    let head = head.strip_prefix(BOM).unwrap_or(head);
+    let mut lines = head.split(|&b| b == b'\n');
+    // The last piece has no line ending yet.
+    lines.next_back();
+    lines.any(|l| !l.trim_ascii().is_empty())
+}
+
+/// Splits an input into batches of numbered lines (without their line
+/// endings, a leading byte order mark stripped); an I/O error ends the input.
+pub struct LineBatches<R> {
     reader: R,
     number: u64,
     done: bool,
 }
 
-impl<R: BufRead> Iterator for Batches<R> {
+impl<R: BufRead> LineBatches<R> {
+    pub fn new(reader: R) -> LineBatches<R> {
+        LineBatches {
+            reader,
+            number: 0,
+            done: false,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for LineBatches<R> {
     type Item = io::Result<Vec<Line>>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -144,7 +180,7 @@ impl<R: BufRead> Iterator for Batches<R> {
                     self.number += 1;
                     let mut bytes = buf.as_slice();
                     if self.number == 1 {
-                        bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+                        bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
                     }
                     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
                     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
@@ -162,85 +198,6 @@ impl<R: BufRead> Iterator for Batches<R> {
         }
         (!batch.is_empty()).then_some(Ok(batch))
     }
-}
-
-/// Runs `work` on every line that is a game or position in `files` (`-`
-/// is standard input) of `format`, on `threads` threads, and feeds `sink`
-/// in input order; the game number of a [`GameCtx`] counts those lines in
-/// their file, and its `line_offset` is 0 (lines are already absolute).
-///
-/// # Errors
-///
-/// The first error of `sink` (a write failure), which stops the run.
-pub fn for_each_line<R: Send>(
-    files: &[PathBuf],
-    format: LineFormat,
-    threads: usize,
-    quiet: bool,
-    work: impl Fn(&Line) -> R + Sync,
-    mut sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
-) -> anyhow::Result<Totals> {
-    let progress = Progress::new(crate::input::open::total_size(files), quiet);
-    let counter = Arc::new(AtomicU64::new(0));
-    let mut totals = Totals::default();
-    let is_game = |line: &Line| format == LineFormat::Uci || !line.text.trim().is_empty();
-    let work = &work;
-    for path in files {
-        let name = crate::input::open::input_name(path);
-        let source = match open(path, Arc::clone(&counter)) {
-            Ok(source) => source,
-            Err(error) => {
-                totals.failed += 1;
-                let error = io::Error::new(error.kind(), format!("cannot open: {error}"));
-                sink(Event::Failed(&name, error))?;
-                continue;
-            }
-        };
-        let batches = Batches {
-            reader: BufReader::with_capacity(1 << 16, source.reader),
-            number: 0,
-            done: false,
-        };
-        let mut game = 0u64;
-        pipeline::ordered(
-            batches,
-            threads,
-            |batch| {
-                batch.map(|lines| {
-                    lines
-                        .iter()
-                        .filter(|l| is_game(l))
-                        .map(work)
-                        .collect::<Vec<R>>()
-                })
-            },
-            |results| {
-                match results {
-                    Ok(results) => {
-                        for result in results {
-                            game += 1;
-                            totals.games += 1;
-                            let ctx = GameCtx {
-                                file: &name,
-                                game,
-                                line_offset: 0,
-                            };
-                            sink(Event::Game(ctx, result))?;
-                        }
-                    }
-                    Err(error) => {
-                        totals.failed += 1;
-                        let error = io::Error::new(error.kind(), format!("read failed: {error}"));
-                        sink(Event::Failed(&name, error))?;
-                    }
-                }
-                progress.update(counter.load(Ordering::Relaxed), totals.games);
-                Ok::<(), anyhow::Error>(())
-            },
-        )?;
-    }
-    progress.finish();
-    Ok(totals)
 }
 
 #[cfg(test)]
@@ -267,14 +224,37 @@ mod tests {
     #[test]
     fn batches_number_lines_and_strip_endings() {
         let data: &[u8] = b"\xef\xbb\xbfa\r\nb\n\nc";
-        let lines: Vec<Line> = Batches {
-            reader: data,
-            number: 0,
-            done: false,
-        }
-        .flat_map(Result::unwrap)
-        .collect();
+        let lines: Vec<Line> = LineBatches::new(data).flat_map(Result::unwrap).collect();
         let got: Vec<(&str, u64)> = lines.iter().map(|l| (l.text.as_str(), l.number)).collect();
         assert_eq!(got, [("a", 1), ("b", 2), ("", 3), ("c", 4)]);
+    }
+
+    /// A reader that hands out at most three bytes per read, as a slow pipe.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(3).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn sniff_reads_the_first_line_and_gives_every_byte_back() {
+        let data = b"\n\n8/8/8/8/8/8/8/K1k5 w - - 0 1\nrest of the input\n";
+        let mut source = Trickle(data);
+        let (format, mut reader) = sniff(&mut source).unwrap();
+        assert_eq!(format, Some(LineFormat::Positions));
+        let mut all = Vec::new();
+        reader.read_to_end(&mut all).unwrap();
+        assert_eq!(all, data);
+
+        // Stops once the first line is in: the rest is still unread.
+        let mut source = Trickle(data);
+        let (_, reader) = sniff(&mut source).unwrap();
+        let (head, _) = reader.into_inner();
+        assert!(head.into_inner().len() < data.len());
     }
 }

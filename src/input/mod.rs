@@ -1,5 +1,10 @@
-//! Bytes in: opening files and standard input, decompression, splitting the
-//! stream into chunks at game boundaries, and scanning PGN into games.
+//! Bytes in: opening files and standard input with decompression
+//! ([`open`]), splitting PGN into chunks at game boundaries ([`chunk`]),
+//! scanning PGN into games ([`scan`]), and telling line-based inputs by
+//! their first bytes and splitting them into lines ([`lines`]).
+//!
+//! This layer knows bytes only: it imports nothing from `stream`, `output`
+//! or `cmd`. Driving inputs through the workers is [`crate::stream`]'s job.
 pub mod chunk;
 pub mod lines;
 pub mod open;

@@ -134,6 +134,22 @@ pub fn scan(buf: &[u8], at_file_end: bool) -> Scan<'_> {
     out
 }
 
+/// Variation nesting in movetext.
+#[derive(Debug, Clone, Copy, Default)]
+struct Nesting {
+    depth: u16,
+    /// Line of the outermost open variation.
+    line: u64,
+}
+
+/// Whether movetext goes on after a token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Go,
+    /// The game ended (termination marker) or the chunk did.
+    Stop,
+}
+
 struct Scanner<'a> {
     buf: &'a [u8],
     pos: usize,
@@ -183,6 +199,17 @@ const fn is_token_end_slow(b: u8) -> bool {
             | b'!'
             | b'?'
     )
+}
+
+/// Appends a movetext token to `game`.
+#[inline]
+fn push_token<'a>(game: &mut RawGame<'a>, kind: TokenKind, text: &'a [u8], line: u64, depth: u16) {
+    game.tokens.push(Token {
+        kind,
+        text,
+        line,
+        depth,
+    });
 }
 
 impl<'a> Scanner<'a> {
@@ -421,40 +448,24 @@ impl<'a> Scanner<'a> {
     }
 
     /// Scans movetext up to and including the termination marker, or up to a
-    /// tag that starts the next game, or to the end of the chunk.
+    /// tag that starts the next game, or to the end of the chunk: one token
+    /// at a time, each kind by its own step.
     fn movetext(&mut self, game: &mut RawGame<'a>) {
-        let mut depth: u16 = 0;
-        let mut depth_line = 0;
+        let mut nesting = Nesting::default();
         loop {
-            // Fast path: the single spaces between most tokens.
-            while self.pos < self.buf.len() && self.buf[self.pos] == b' ' {
-                self.pos += 1;
-            }
-            let newlines = match self.buf.get(self.pos) {
-                Some(b'\n' | b'\r' | b'\t' | 0x0c | 0 | b'%' | 0xef) => {
-                    self.skip_space(&mut game.findings)
-                }
-                _ => 0,
-            };
+            let newlines = self.skip_between_tokens(game);
             if self.at_end() {
-                if depth > 0 {
-                    self.unclosed(game, depth_line, "variation");
+                if nesting.depth > 0 {
+                    self.unclosed(game, nesting.line, "variation");
                 }
                 return;
             }
             let b = self.peek();
             if b == b'[' && (self.line_blank || self.looks_like_tag()) {
-                if depth > 0 {
-                    game.findings.push(Finding::game(
-                        Code::Syntax,
-                        depth_line,
-                        "variation not closed before the next game",
-                    ));
-                }
-                // A tag glued to the movetext is reported by the next game.
+                Scanner::next_game_starts(game, nesting);
                 return;
             }
-            if newlines >= 2 && depth == 0 {
+            if newlines >= 2 && nesting.depth == 0 {
                 game.findings.push(Finding::game(
                     Code::Layout,
                     self.line - 1,
@@ -463,153 +474,188 @@ impl<'a> Scanner<'a> {
             }
             self.line_blank = false;
             let line = self.line;
-            match b {
-                b'{' => {
-                    let start = self.pos + 1;
-                    match memchr::memchr(b'}', &self.buf[start..]) {
-                        Some(off) => {
-                            let text = &self.buf[start..start + off];
-                            self.line += memchr::memchr_iter(b'\n', text).count() as u64;
-                            self.pos = start + off + 1;
-                            game.tokens.push(Token {
-                                kind: TokenKind::Comment,
-                                text,
-                                line,
-                                depth,
-                            });
-                        }
-                        None => {
-                            self.unclosed(game, line, "comment");
-                            self.pos = self.buf.len();
-                            return;
-                        }
-                    }
-                }
-                b';' => {
-                    let start = self.pos + 1;
-                    self.skip_line();
-                    let text = self.buf[start..self.pos].trim_ascii_end();
-                    game.tokens.push(Token {
-                        kind: TokenKind::Comment,
-                        text,
-                        line,
-                        depth,
-                    });
-                }
-                b'(' => {
-                    self.pos += 1;
-                    if depth == 0 {
-                        depth_line = line;
-                    }
-                    depth += 1;
-                    game.tokens.push(Token {
-                        kind: TokenKind::VariationStart,
-                        text: b"(",
-                        line,
-                        depth,
-                    });
-                }
-                b')' => {
-                    self.pos += 1;
-                    if depth == 0 {
-                        game.findings.push(Finding::game(
-                            Code::Syntax,
-                            line,
-                            "`)` closes no variation",
-                        ));
-                    } else {
-                        game.tokens.push(Token {
-                            kind: TokenKind::VariationEnd,
-                            text: b")",
-                            line,
-                            depth,
-                        });
-                        depth -= 1;
-                    }
-                }
-                b'$' => {
-                    let start = self.pos + 1;
-                    let mut end = start;
-                    while end < self.buf.len() && self.buf[end].is_ascii_digit() {
-                        end += 1;
-                    }
-                    self.pos = end;
-                    let digits = &self.buf[start..end];
-                    match std::str::from_utf8(digits)
-                        .ok()
-                        .and_then(|s| s.parse::<u8>().ok())
-                    {
-                        Some(_) => game.tokens.push(Token {
-                            kind: TokenKind::Nag,
-                            text: digits,
-                            line,
-                            depth,
-                        }),
-                        None => game.findings.push(Finding::game(
-                            Code::Syntax,
-                            line,
-                            "`$` not followed by a glyph number from 0 to 255",
-                        )),
-                    }
-                }
-                b'!' | b'?' => {
-                    let start = self.pos;
-                    while !self.at_end() && matches!(self.peek(), b'!' | b'?') {
-                        self.pos += 1;
-                    }
-                    let glyph: &'static [u8] = match &self.buf[start..self.pos] {
-                        b"!" => b"1",
-                        b"?" => b"2",
-                        b"!!" => b"3",
-                        b"??" => b"4",
-                        b"!?" => b"5",
-                        b"?!" => b"6",
-                        _ => b"",
-                    };
-                    if glyph.is_empty() {
-                        game.findings.push(Finding::game(
-                            Code::Syntax,
-                            line,
-                            format!(
-                                "`{}` is not an annotation glyph",
-                                String::from_utf8_lossy(&self.buf[start..self.pos])
-                            ),
-                        ));
-                    } else {
-                        game.tokens.push(Token {
-                            kind: TokenKind::Nag,
-                            text: glyph,
-                            line,
-                            depth,
-                        });
-                    }
-                }
-                b'}' | b']' | b'[' => {
-                    self.pos += 1;
-                    let what = char::from(b);
-                    game.findings.push(Finding::game(
-                        Code::Syntax,
-                        line,
-                        format!("stray `{what}` in the movetext"),
-                    ));
-                }
-                _ => {
-                    let start = self.pos;
-                    while !self.at_end() && !is_token_end(self.peek()) {
-                        self.pos += 1;
-                    }
-                    if self.pos == start {
-                        // A delimiter no branch above consumed; cannot happen,
-                        // but never loop forever on input.
-                        self.pos += 1;
-                        continue;
-                    }
-                    let word = &self.buf[start..self.pos];
-                    if self.word(game, word, line, depth) {
-                        return;
-                    }
-                }
+            let depth = nesting.depth;
+            let step = match b {
+                b'{' => self.brace_comment(game, line, depth),
+                b';' => self.line_comment(game, line, depth),
+                b'(' => self.open_variation(game, line, &mut nesting),
+                b')' => self.close_variation(game, line, &mut nesting),
+                b'$' => self.nag(game, line, depth),
+                b'!' | b'?' => self.glyph(game, line, depth),
+                b'}' | b']' | b'[' => self.stray(game, line, b),
+                _ => self.word_token(game, line, depth),
+            };
+            if step == Step::Stop {
+                return;
             }
+        }
+    }
+
+    /// Skips the space before the next token: single spaces on a fast path,
+    /// anything else (line ends, NULs, `%` escapes, byte order marks) by
+    /// [`Scanner::skip_space`]. Returns the newlines skipped.
+    #[inline]
+    fn skip_between_tokens(&mut self, game: &mut RawGame<'a>) -> u32 {
+        while self.pos < self.buf.len() && self.buf[self.pos] == b' ' {
+            self.pos += 1;
+        }
+        match self.buf.get(self.pos) {
+            Some(b'\n' | b'\r' | b'\t' | 0x0c | 0 | b'%' | 0xef) => {
+                self.skip_space(&mut game.findings)
+            }
+            _ => 0,
+        }
+    }
+
+    /// A tag starts the next game: a variation still open is reported here
+    /// (a tag glued to the movetext is reported by the next game).
+    fn next_game_starts(game: &mut RawGame<'a>, nesting: Nesting) {
+        if nesting.depth > 0 {
+            game.findings.push(Finding::game(
+                Code::Syntax,
+                nesting.line,
+                "variation not closed before the next game",
+            ));
+        }
+    }
+
+    /// `{…}`, which may span lines. Stops the game when it is not closed.
+    #[inline]
+    fn brace_comment(&mut self, game: &mut RawGame<'a>, line: u64, depth: u16) -> Step {
+        let start = self.pos + 1;
+        let Some(off) = memchr::memchr(b'}', &self.buf[start..]) else {
+            self.unclosed(game, line, "comment");
+            self.pos = self.buf.len();
+            return Step::Stop;
+        };
+        let text = &self.buf[start..start + off];
+        self.line += memchr::memchr_iter(b'\n', text).count() as u64;
+        self.pos = start + off + 1;
+        push_token(game, TokenKind::Comment, text, line, depth);
+        Step::Go
+    }
+
+    /// `;` to the end of the line.
+    fn line_comment(&mut self, game: &mut RawGame<'a>, line: u64, depth: u16) -> Step {
+        let start = self.pos + 1;
+        self.skip_line();
+        let text = self.buf[start..self.pos].trim_ascii_end();
+        push_token(game, TokenKind::Comment, text, line, depth);
+        Step::Go
+    }
+
+    /// `(`: one level deeper.
+    fn open_variation(&mut self, game: &mut RawGame<'a>, line: u64, nesting: &mut Nesting) -> Step {
+        self.pos += 1;
+        if nesting.depth == 0 {
+            nesting.line = line;
+        }
+        nesting.depth += 1;
+        push_token(game, TokenKind::VariationStart, b"(", line, nesting.depth);
+        Step::Go
+    }
+
+    /// `)`: one level up, or a syntax error on the main line.
+    fn close_variation(
+        &mut self,
+        game: &mut RawGame<'a>,
+        line: u64,
+        nesting: &mut Nesting,
+    ) -> Step {
+        self.pos += 1;
+        if nesting.depth == 0 {
+            game.findings
+                .push(Finding::game(Code::Syntax, line, "`)` closes no variation"));
+        } else {
+            push_token(game, TokenKind::VariationEnd, b")", line, nesting.depth);
+            nesting.depth -= 1;
+        }
+        Step::Go
+    }
+
+    /// `$N`, a numeric annotation glyph from 0 to 255.
+    fn nag(&mut self, game: &mut RawGame<'a>, line: u64, depth: u16) -> Step {
+        let start = self.pos + 1;
+        let mut end = start;
+        while end < self.buf.len() && self.buf[end].is_ascii_digit() {
+            end += 1;
+        }
+        self.pos = end;
+        let digits = &self.buf[start..end];
+        match std::str::from_utf8(digits)
+            .ok()
+            .and_then(|s| s.parse::<u8>().ok())
+        {
+            Some(_) => push_token(game, TokenKind::Nag, digits, line, depth),
+            None => game.findings.push(Finding::game(
+                Code::Syntax,
+                line,
+                "`$` not followed by a glyph number from 0 to 255",
+            )),
+        }
+        Step::Go
+    }
+
+    /// `!`, `?`, `!!`, `??`, `!?`, `?!`: the glyphs `$1` to `$6`.
+    fn glyph(&mut self, game: &mut RawGame<'a>, line: u64, depth: u16) -> Step {
+        let start = self.pos;
+        while !self.at_end() && matches!(self.peek(), b'!' | b'?') {
+            self.pos += 1;
+        }
+        let glyph: &'static [u8] = match &self.buf[start..self.pos] {
+            b"!" => b"1",
+            b"?" => b"2",
+            b"!!" => b"3",
+            b"??" => b"4",
+            b"!?" => b"5",
+            b"?!" => b"6",
+            _ => b"",
+        };
+        if glyph.is_empty() {
+            game.findings.push(Finding::game(
+                Code::Syntax,
+                line,
+                format!(
+                    "`{}` is not an annotation glyph",
+                    String::from_utf8_lossy(&self.buf[start..self.pos])
+                ),
+            ));
+        } else {
+            push_token(game, TokenKind::Nag, glyph, line, depth);
+        }
+        Step::Go
+    }
+
+    /// A closing brace or a bracket that belongs to nothing.
+    fn stray(&mut self, game: &mut RawGame<'a>, line: u64, b: u8) -> Step {
+        self.pos += 1;
+        let what = char::from(b);
+        game.findings.push(Finding::game(
+            Code::Syntax,
+            line,
+            format!("stray `{what}` in the movetext"),
+        ));
+        Step::Go
+    }
+
+    /// A word: a move, a move number or a termination marker ([`Scanner::word`]).
+    #[inline]
+    fn word_token(&mut self, game: &mut RawGame<'a>, line: u64, depth: u16) -> Step {
+        let start = self.pos;
+        while !self.at_end() && !is_token_end(self.peek()) {
+            self.pos += 1;
+        }
+        if self.pos == start {
+            // A delimiter no other step consumed; cannot happen, but never
+            // loop forever on input.
+            self.pos += 1;
+            return Step::Go;
+        }
+        let word = &self.buf[start..self.pos];
+        if self.word(game, word, line, depth) {
+            Step::Stop
+        } else {
+            Step::Go
         }
     }
 
@@ -651,12 +697,7 @@ impl<'a> Scanner<'a> {
     fn word(&mut self, game: &mut RawGame<'a>, word: &'a [u8], line: u64, depth: u16) -> bool {
         // Most words are moves, and a move starts with a letter.
         if word[0].is_ascii_alphabetic() {
-            game.tokens.push(Token {
-                kind: TokenKind::Move,
-                text: word,
-                line,
-                depth,
-            });
+            push_token(game, TokenKind::Move, word, line, depth);
             return false;
         }
         let result = if word == b"*" {
@@ -689,12 +730,7 @@ impl<'a> Scanner<'a> {
             // Dots on their own (`12 ...`): part of a move number.
             return false;
         }
-        game.tokens.push(Token {
-            kind: TokenKind::Move,
-            text: word,
-            line,
-            depth,
-        });
+        push_token(game, TokenKind::Move, word, line, depth);
         false
     }
 }

@@ -1,14 +1,33 @@
-//! The `annotate-outcome` table: one record per game, as CSV or JSON Lines.
-//! (The PGN form is [`super::pgn`] with tags and comments chosen by the
-//! subcommand.)
+//! What `annotate-outcome` writes for a game: a table record (CSV or JSON
+//! Lines), or the game written back as PGN ([`super::pgn`]) with the outcome
+//! as `Pgnkit*` tags and comments. The outcome itself is
+//! [`crate::rules::outcome`]'s.
 
 use std::io::{self, Write};
 
 use shakmaty::uci::UciMove;
 
 use super::json;
+use super::pgn::{self, Edits, Keep};
 use crate::rules::dead::Mateability;
-use crate::rules::outcome::{LossRule, Outcome};
+use crate::rules::ends::EndKind;
+use crate::rules::game::RawGame;
+use crate::rules::outcome::{LossRule, Outcome, Profile};
+
+/// The names of the tags `--format pgn` adds (README, man page).
+pub mod tags {
+    pub const RULES: &str = "PgnkitRules";
+    pub const RESULT: &str = "PgnkitResult";
+    pub const TERMINATION: &str = "PgnkitTermination";
+    pub const TERMINATION_PLY: &str = "PgnkitTerminationPly";
+    pub const THREEFOLD_CLAIM_PLY: &str = "PgnkitThreefoldClaimPly";
+    pub const FIFTY_CLAIM_PLY: &str = "PgnkitFiftyClaimPly";
+    pub const WINNER_CAN_MATE: &str = "PgnkitWinnerCanMate";
+    pub const LOSS_RULE: &str = "PgnkitLossRule";
+    pub const DEAD_REASON: &str = "PgnkitDeadReason";
+    pub const ERROR: &str = "PgnkitError";
+    pub const RECORDED_RESULT: &str = "PgnkitRecordedResult";
+}
 
 /// The columns, in order. The first thirteen are fixed by the issue that
 /// specified the command; the others may grow.
@@ -202,4 +221,118 @@ pub fn write_row(
             out.write_all(b"}\n")
         }
     }
+}
+
+/// The name of a rules profile, as `--rules` spells it.
+pub fn profile_name(profile: Profile) -> &'static str {
+    match profile {
+        Profile::Fide => "fide",
+        Profile::App => "app",
+        Profile::Online => "online",
+    }
+}
+
+/// How games are written back as PGN.
+#[derive(Debug, Clone, Copy)]
+pub struct PgnSettings {
+    /// The profile the outcome was judged under (the `PgnkitRules` tag).
+    pub rules: Profile,
+    /// Overwrite the result with the one the rules give (`--fix-results`).
+    pub fix_results: bool,
+}
+
+/// The comment at the ply where the game ended.
+fn end_comment(kind: EndKind) -> Option<&'static str> {
+    Some(match kind {
+        EndKind::Checkmate => return None,
+        EndKind::Stalemate => "stalemate: game drawn",
+        EndKind::DeadPosition => "dead position: game drawn",
+        EndKind::FivefoldRepetition => "fivefold repetition: game drawn",
+        EndKind::SeventyFiveMoves => "seventy-five-move rule: game drawn",
+        EndKind::ThreefoldRepetition => "threefold repetition: game drawn",
+        EndKind::FiftyMoves => "fifty-move rule: game drawn",
+    })
+}
+
+/// `game` written back with the outcome as `Pgnkit*` tags and comments.
+pub fn pgn_record(game: &RawGame<'_>, outcome: &Outcome, settings: PgnSettings) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(1024);
+    pgn::write_game(
+        &mut buf,
+        game,
+        outcome.first_move,
+        Keep::default(),
+        &edits(outcome, settings),
+    )
+    .expect("writing to a Vec<u8> cannot fail");
+    buf
+}
+
+/// The tags and comments that carry `outcome`.
+fn edits(outcome: &Outcome, settings: PgnSettings) -> Edits {
+    let row = Row::new(outcome, String::new(), String::new());
+    let mut edits = Edits::default();
+    let mut tag = |name: &str, value: String| {
+        if !value.is_empty() {
+            edits.tags.push((name.to_owned(), value));
+        }
+    };
+    tag(tags::RULES, profile_name(settings.rules).to_owned());
+    tag(tags::RESULT, row.fide_result.to_owned());
+    tag(tags::TERMINATION, row.termination.to_owned());
+    tag(tags::TERMINATION_PLY, opt(row.termination_ply));
+    tag(tags::DEAD_REASON, row.dead_reason.to_owned());
+    tag(tags::THREEFOLD_CLAIM_PLY, opt(row.threefold_claim_ply));
+    tag(tags::FIFTY_CLAIM_PLY, opt(row.fifty_claim_ply));
+    tag(tags::WINNER_CAN_MATE, row.winner_can_mate.to_owned());
+    tag(tags::LOSS_RULE, row.loss_rule.to_owned());
+    tag(tags::ERROR, row.error.clone().unwrap_or_default());
+    if settings.fix_results
+        && let Some(result) = outcome.rules_result
+        && outcome.recorded != Some(result)
+    {
+        tag(
+            tags::RECORDED_RESULT,
+            outcome.recorded.map_or("", |r| r.as_str()).to_owned(),
+        );
+        edits.result = Some(result);
+    }
+    edits.comments = comments(outcome);
+    edits
+}
+
+/// The comments that say where claims became possible and how the game
+/// ended, sorted by ply.
+fn comments(outcome: &Outcome) -> Vec<(u32, String)> {
+    let mut comments = Vec::new();
+    if let Some(ply) = outcome.threefold_claim_ply {
+        comments.push((ply, "threefold repetition: draw claimable".into()));
+    }
+    if let Some(ply) = outcome.fifty_claim_ply {
+        comments.push((ply, "fifty-move rule: draw claimable".into()));
+    }
+    if let Some(end) = outcome.end
+        && let Some(text) = end_comment(end.kind)
+    {
+        comments.push((end.ply, text.into()));
+    }
+    if let Some(rule) = outcome.loss_rule {
+        let text = match rule {
+            LossRule::Time | LossRule::Resignation => {
+                format!(
+                    "the winner cannot mate: 5.1.2/6.9 ({}), game drawn",
+                    loss_rule_name(rule)
+                )
+            }
+            LossRule::ResignationBefore2023 => {
+                "the winner cannot mate: 5.1.2/6.9, but a resignation before 2023 stands".into()
+            }
+            LossRule::BareKing => "the winner has a bare king: game drawn".into(),
+        };
+        comments.push((outcome.plies, text));
+    } else if matches!(outcome.winner_can_mate, Some(Mateability::No)) && outcome.end.is_none() {
+        comments.push((outcome.plies, "the winner cannot mate".into()));
+    }
+    comments.sort_by_key(|(ply, _)| *ply);
+    comments
 }

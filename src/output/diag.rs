@@ -17,6 +17,11 @@ pub fn warning(message: impl Display) {
     eprintln!("pgnkit: warning: {message}");
 }
 
+/// Prints `message` as it is on standard error (timings, notes).
+pub fn note(message: impl Display) {
+    eprintln!("{message}");
+}
+
 /// Prints the end-of-run summary line and the time taken.
 pub fn summary(line: impl Display, elapsed: Duration) {
     eprintln!("{line} ({:.2} s)", elapsed.as_secs_f64());

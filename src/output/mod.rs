@@ -1,12 +1,12 @@
-//! Bytes out: report writers (text, CSV, JSON Lines, PGN), diagnostics and
-//! the progress bar on standard error.
+//! Bytes out: report writers (text, CSV, JSON Lines, PGN, the convert
+//! formats) and diagnostics on standard error. Workers call these to render
+//! results; the progress bar is [`crate::stream::progress`]'s.
 
 pub mod annotate;
 pub mod convert;
 pub mod diag;
 pub mod json;
 pub mod pgn;
-pub mod progress;
 pub mod report;
 
 use std::io::{self, Write};

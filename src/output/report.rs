@@ -1,4 +1,5 @@
-//! The `validate` report: one record per finding, as text, CSV or JSON Lines.
+//! The `validate` report: one record per finding, as text, CSV or JSON Lines,
+//! and the players' names every report shows.
 
 use std::io::{self, Write};
 
@@ -28,6 +29,21 @@ pub struct Place<'a> {
     pub black: &'a str,
     /// Fullmove number and side to move at the game's start.
     pub first_move: (u32, Color),
+}
+
+/// The White and Black names of a game, `?` for a missing tag (the Seven
+/// Tag Roster's "unknown"); `tag` looks a tag up by name.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::output::report::players;
+/// let tag = |name: &str| (name == "White").then_some("Carlsen, M.");
+/// assert_eq!(players(tag), ("Carlsen, M.".to_owned(), "?".to_owned()));
+/// ```
+pub fn players<S: Into<String>>(tag: impl Fn(&str) -> Option<S>) -> (String, String) {
+    let name = |name| tag(name).map_or_else(|| "?".to_owned(), Into::into);
+    (name("White"), name("Black"))
 }
 
 /// `12. Nf3` or `12... Nf3` for ply `ply` of a game starting at `first`.
