@@ -86,7 +86,7 @@ pub fn scan(buf: &[u8], at_file_end: bool) -> Scan<'_> {
             let game = scanner.game(false);
             let has_move = game
                 .main_line()
-                .any(|t| crate::rules::replay::parse_san(t.text).is_ok());
+                .any(|t| crate::rules::san::parse_san(t.text).is_ok());
             if game.marker.is_none() && !has_move {
                 // Not a game: stray text between games or after the last one.
                 let what = if scanner.at_end() && at_file_end {
@@ -914,7 +914,7 @@ mod tests {
                 .iter()
                 .map(|g| {
                     g.main_line()
-                        .map(|t| crate::rules::replay::parse_san(t.text).unwrap().to_string())
+                        .map(|t| crate::rules::san::parse_san(t.text).unwrap().to_string())
                         .collect()
                 })
                 .collect();

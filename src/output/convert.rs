@@ -11,9 +11,8 @@ use std::io::{self, Write};
 use shakmaty::CastlingMode;
 
 use super::json;
-use crate::rules::check::SEVEN_TAG_ROSTER;
 use crate::rules::convert::{Annotations, ConvertedGame, RawToken};
-use crate::rules::game::TokenKind;
+use crate::rules::game::{SEVEN_TAG_ROSTER, TokenKind};
 use crate::rules::notation::{append_fen, epd, fen, lan, uci};
 use crate::rules::san::append_san;
 

@@ -18,9 +18,10 @@ use std::io::{self, Write};
 use shakmaty::Color;
 use shakmaty::san::SanPlus;
 
-use crate::rules::check::SEVEN_TAG_ROSTER;
-use crate::rules::game::{GameResult, RawGame, Token, TokenKind, decode_text};
-use crate::rules::outcome::recorded_result;
+use crate::rules::game::{
+    GameResult, RawGame, SEVEN_TAG_ROSTER, Token, TokenKind, decode_text, recorded_result,
+    unknown_tag_value,
+};
 use crate::rules::san::{SanBuf, san_ascii};
 
 /// What to keep of the input movetext.
@@ -203,8 +204,9 @@ fn write_tags<N: AsRef<str>, V: AsRef<str>>(
             write_tag(out, name, result.as_str());
             continue;
         }
-        let default = if name == "Date" { "????.??.??" } else { "?" };
-        let value = edited(name).or_else(|| input(name)).unwrap_or(default);
+        let value = edited(name)
+            .or_else(|| input(name))
+            .unwrap_or(unknown_tag_value(name));
         write_tag(out, name, value);
     }
     let mut replaced: Vec<&str> = Vec::new();

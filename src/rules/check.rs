@@ -12,8 +12,9 @@ use shakmaty::{Chess, Color, Position};
 
 use super::ends::{End, EndTracker, Step};
 use super::finding::{Code, Finding};
-use super::game::{GameResult, RawGame, recorded_result};
-use super::replay::{parse_san, replay};
+use super::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, recorded_result};
+use super::replay::replay;
+use super::san::parse_san;
 use super::setup::start_position;
 
 /// Everything `validate` found about one game.
@@ -29,7 +30,6 @@ pub struct GameCheck {
 }
 
 /// Moved to [`super::game`]; re-exported until the callers in `output` move.
-pub use super::game::SEVEN_TAG_ROSTER;
 
 /// Runs every check on `game`.
 pub fn check_game(game: &RawGame<'_>) -> GameCheck {

@@ -12,14 +12,14 @@
 use shakmaty::san::{SanPlus, Suffix};
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
+use super::attacks::is_checkmate;
 use super::finding::{Code, Finding};
-use super::game::{GameResult, RawGame, TokenKind, decode_text};
+use super::game::{GameResult, RawGame, TokenKind, decode_text, roster_with_result};
 use super::notation::{UciMoveErrorKind, fen, play_uci_moves};
 use super::replay::replay;
-use super::san::{is_mate_when_in_check, normalised_san};
+use super::san::normalised_san;
 use super::setup::{FenLeniency, Start, read_start, start_position};
 // Shims for callers of the old paths; the lead removes them at merge.
-pub use super::notation::{append_fen, epd, lan, uci};
 
 /// What to keep of the movetext besides the moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,12 +133,10 @@ impl ConvertedGame {
     }
 
     /// The game's recorded result, as everywhere in pgnkit
-    /// ([`super::outcome::recorded_result`]): a valid `Result` tag, else
+    /// ([`super::game::recorded_result`]): a valid `Result` tag, else
     /// the termination marker, else `*`.
     pub fn result(&self) -> GameResult {
-        self.tag("Result")
-            .and_then(|r| GameResult::from_ascii(r.as_bytes()))
-            .or(self.marker)
+        GameResult::recorded(self.tag("Result").map(str::as_bytes), self.marker)
             .unwrap_or(GameResult::Unfinished)
     }
 
@@ -231,7 +229,7 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
             return;
         }
         let suffix = ev.check.then(|| {
-            if is_mate_when_in_check(ev.after) {
+            if is_checkmate(ev.after) {
                 Suffix::Checkmate
             } else {
                 Suffix::Check
@@ -323,18 +321,10 @@ fn attach_annotations(game: &RawGame<'_>, options: ConvertOptions, out: &mut Con
 
 /// The seven tags every game made from a line gets, as PGN export needs.
 fn roster(result: GameResult) -> Vec<(String, String)> {
-    [
-        ("Event", "?"),
-        ("Site", "?"),
-        ("Date", "????.??.??"),
-        ("Round", "?"),
-        ("White", "?"),
-        ("Black", "?"),
-        ("Result", result.as_str()),
-    ]
-    .into_iter()
-    .map(|(n, v)| (n.to_owned(), v.to_owned()))
-    .collect()
+    roster_with_result(result)
+        .into_iter()
+        .map(|(n, v)| (n.to_owned(), v.to_owned()))
+        .collect()
 }
 
 /// Tags for a game that starts from `start` (a line of FEN or UCI input).
@@ -353,10 +343,7 @@ fn line_tags(start: &Start, result: GameResult) -> Vec<(String, String)> {
 /// The result the rules give a final position: mate or stalemate, else `*`.
 fn board_result(pos: &Chess) -> GameResult {
     if pos.is_checkmate() {
-        match pos.turn() {
-            Color::White => GameResult::BlackWins,
-            Color::Black => GameResult::WhiteWins,
-        }
+        GameResult::win_for(!pos.turn())
     } else if pos.is_stalemate() {
         GameResult::Draw
     } else {

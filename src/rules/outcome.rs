@@ -23,7 +23,7 @@ use super::dead::{
 };
 use super::ends::{End, EndKind, EndTracker, Step};
 use super::finding::{Code, Finding};
-use super::game::{GameResult, RawGame};
+use super::game::{GameResult, RawGame, recorded_result};
 use super::replay::replay;
 use super::setup::start_position;
 
@@ -127,7 +127,6 @@ impl Outcome {
 }
 
 /// Moved to [`super::game`]; re-exported until the callers in `output` move.
-pub use super::game::recorded_result;
 
 /// Whether the `Termination` tag says the game was lost on time
 /// (`Time forfeit`, `won on time`, …): any value containing the word
@@ -237,7 +236,7 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
 /// The winner's question, for a decisive result without mate: can the
 /// `winner` mate from the final position? Asked only when the game was
 /// replayed to its end without mate (`ask`). pgnkit's helpmate prover and
-/// chasolver's fast check settle nearly every position in a few µs; the
+/// the exact solver's fast check ([`super::solver`]) settle nearly every position in a few µs; the
 /// full search takes the rest. Only the `fide` profile can turn a loss into
 /// a draw on the answer, but every profile reports it.
 fn winners_question(final_pos: &Chess, winner: Option<Color>, ask: bool) -> Option<Mateability> {
@@ -524,7 +523,7 @@ mod tests {
 
     #[test]
     fn resignation_and_time_against_a_player_who_cannot_mate() {
-        // chasolver's README position (lichess.org/ijyj0mHa): Black's
+        // the exact solver's README position (lichess.org/ijyj0mHa): Black's
         // pieces are walled in and can never mate; White can. Black "won".
         let fen = "5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - - 0 1";
         let game = |tags: &str| {

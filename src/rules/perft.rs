@@ -25,7 +25,7 @@ use shakmaty::{
 
 use super::attacks::{is_safe, pawn_attack_sets, pawn_push_sets, pawn_pushes, pin_line, pinned};
 use super::notation::{UciMoveErrorKind, fen, play_uci_moves};
-pub use super::setup::FenError;
+use super::setup::FenError;
 use super::setup::{FenLeniency, normalize_fen, read_fen};
 
 /// Counts the legal move paths of exactly `depth` plies from `pos`.

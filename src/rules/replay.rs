@@ -12,10 +12,9 @@ use shakmaty::{Chess, Move, Position};
 
 use super::finding::{Code, Finding};
 use super::game::{RawGame, Token};
-use super::san::resolve_with_check;
+use super::san::{parse_san, resolve_with_check};
 // Shim for callers of the old path (check.rs, input/scan.rs); the lead
 // removes it at merge.
-pub use super::san::parse_san;
 
 /// One ply as it was played.
 #[derive(Debug)]

@@ -19,6 +19,8 @@
 use std::fmt;
 
 use shakmaty::attacks;
+
+use super::attacks::{is_pseudo_legal_safe, is_safe, pawn_pushers};
 use shakmaty::san::{San, SanError, SanPlus, Suffix};
 use shakmaty::{Bitboard, CastlingSide, Chess, File, Move, Position, Rank, Role, Square};
 
@@ -237,7 +239,7 @@ pub fn resolve_with_check(pos: &Chess, san: &San, in_check: bool) -> Result<Move
             let turn = pos.turn();
             let mut found: Option<Move> = None;
             let mut consider = |m: Move| -> Result<(), SanError> {
-                if is_legal(pos, king, in_check, &m) {
+                if is_pseudo_legal_safe(pos, king, in_check, &m) {
                     if found.is_some() {
                         return Err(SanError::AmbiguousSan);
                     }
@@ -272,30 +274,14 @@ pub fn resolve_with_check(pos: &Chess, san: &San, in_check: bool) -> Result<Move
                         }
                     }
                 } else if captured.is_none() {
-                    let back = turn.fold_wb(-8, 8);
-                    if let Some(one) = to.offset(back) {
-                        if pawns.contains(one) {
-                            consider(Move::Normal {
-                                role,
-                                from: one,
-                                capture: None,
-                                to,
-                                promotion,
-                            })?;
-                        } else if !occupied.contains(one)
-                            && to.rank()
-                                == turn.fold_wb(shakmaty::Rank::Fourth, shakmaty::Rank::Fifth)
-                            && let Some(two) = one.offset(back)
-                            && pawns.contains(two)
-                        {
-                            consider(Move::Normal {
-                                role,
-                                from: two,
-                                capture: None,
-                                to,
-                                promotion,
-                            })?;
-                        }
+                    for from in pawn_pushers(pawns, turn, to, occupied) {
+                        consider(Move::Normal {
+                            role,
+                            from,
+                            capture: None,
+                            to,
+                            promotion,
+                        })?;
                     }
                 }
             } else {
@@ -334,74 +320,6 @@ fn castle(pos: &Chess, side: CastlingSide) -> Result<Move, SanError> {
         .ok_or(SanError::IllegalSan)
 }
 
-/// Whether a pseudo-legal move of the side to move leaves its king safe.
-#[inline]
-fn is_legal(pos: &Chess, king: Square, in_check: bool, m: &Move) -> bool {
-    // Most moves: not in check, not the king, not on a line with the king,
-    // so nothing can be pinned.
-    if let Move::Normal { role, from, .. } = *m
-        && !in_check
-        && role != Role::King
-        && !on_a_line(king, from)
-    {
-        return true;
-    }
-    is_legal_slow(pos, king, m)
-}
-
-/// Whether `a` and `b` share a rank, a file or a diagonal.
-#[inline]
-fn on_a_line(a: Square, b: Square) -> bool {
-    let df = i32::from(a.file()) - i32::from(b.file());
-    let dr = i32::from(a.rank()) - i32::from(b.rank());
-    df == 0 || dr == 0 || df == dr || df == -dr
-}
-
-/// [`is_legal`] for the moves that need an attack test.
-fn is_legal_slow(pos: &Chess, king: Square, m: &Move) -> bool {
-    let board = pos.board();
-    let turn = pos.turn();
-    let occupied = board.occupied();
-    match *m {
-        Move::Normal {
-            role: Role::King,
-            from,
-            to,
-            ..
-        } => (board.attacks_to(to, !turn, occupied.without(from)) & !Bitboard::from_square(to))
-            .is_empty(),
-        Move::Normal { from, to, .. } => {
-            let after = occupied.without(from).with(to);
-            (board.attacks_to(king, !turn, after) & !Bitboard::from_square(to)).is_empty()
-        }
-        Move::EnPassant { from, to } => {
-            let taken = Square::from_coords(to.file(), from.rank());
-            let after = occupied.without(from).without(taken).with(to);
-            (board.attacks_to(king, !turn, after) & !Bitboard::from_square(taken)).is_empty()
-        }
-        Move::Castle { .. } | Move::Put { .. } => false,
-    }
-}
-
-/// Whether `pos`, whose side to move is in check, is checkmate: as
-/// `pos.is_checkmate()`, but most checks are answered from attack tables
-/// by a square the king can step to, without generating the legal moves.
-pub fn is_mate_when_in_check(pos: &Chess) -> bool {
-    let board = pos.board();
-    let us = pos.turn();
-    if let Some(king) = board.king_of(us) {
-        let without_king = board.occupied() ^ Bitboard::from(king);
-        let flight = attacks::king_attacks(king) & !pos.us();
-        if flight
-            .into_iter()
-            .any(|sq| board.attacks_to(sq, !us, without_king).is_empty())
-        {
-            return false;
-        }
-    }
-    pos.is_checkmate()
-}
-
 /// The SAN of `mv` with minimal disambiguation, exactly as
 /// `San::from_move` gives it in the position before the move, computed from
 /// `after`, the position after it, and `written`, the SAN it was resolved
@@ -428,7 +346,6 @@ pub fn is_mate_when_in_check(pos: &Chess) -> bool {
 /// ```
 pub fn normalised_san(after: &Chess, written: &San, mv: Move) -> San {
     let mut rivals = shakmaty::MoveList::new();
-    // rival legality test (to move to rules::attacks)
     if let (
         Move::Normal {
             role,
@@ -452,10 +369,9 @@ pub fn normalised_san(after: &Chess, written: &San, mv: Move) -> San {
             // The rival on `to` instead: is its king attacked then? The
             // opponent's pieces are those after the move (what stood on
             // `to` is captured either way).
-            let legal = board.king_of(us).is_none_or(|king| {
-                let occupied = (occupied & !Bitboard::from(rival)) | to_bb;
-                (board.attacks_to(king, !us, occupied) & !to_bb).is_empty()
-            });
+            let legal = board
+                .king_of(us)
+                .is_none_or(|king| is_safe(board, king, us, occupied.without(rival).with(to), to));
             if legal {
                 rivals.push(Move::Normal {
                     role,
@@ -593,6 +509,7 @@ pub fn append_san(san: &SanPlus, out: &mut Vec<u8>) {
 pub(crate) mod tests {
     use super::*;
     use crate::input::scan::scan;
+    use crate::rules::attacks::is_checkmate;
     use crate::rules::setup::start_position;
 
     /// Every SAN form of every legal move, plus malformed variants, must
@@ -603,7 +520,7 @@ pub(crate) mod tests {
             let mut after = pos.clone();
             after.play_unchecked(m);
             if after.is_check() {
-                assert_eq!(is_mate_when_in_check(&after), after.is_checkmate(), "{m}");
+                assert_eq!(is_checkmate(&after), after.is_checkmate(), "{m}");
             }
             let san = San::from_move(pos, m);
             sans.push(san);
@@ -681,7 +598,7 @@ pub(crate) mod tests {
                 .into_position(shakmaty::CastlingMode::Standard)
                 .unwrap();
             assert!(pos.is_check(), "{fen}");
-            is_mate_when_in_check(&pos)
+            is_checkmate(&pos)
         };
         // Back rank, smothered, the queen defended next to the king.
         assert!(mate("3R2k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"));
@@ -920,7 +837,7 @@ pub(crate) mod tests {
                         shakmaty::fen::Fen::from_position(&before, shakmaty::EnPassantMode::Legal)
                     );
                     if pos.is_check() {
-                        assert_eq!(is_mate_when_in_check(&pos), pos.is_checkmate());
+                        assert_eq!(is_checkmate(&pos), pos.is_checkmate());
                     }
                     let mut buf = SanBuf::default();
                     assert_eq!(san_ascii(&want, &mut buf), want.to_string().as_bytes());
