@@ -252,25 +252,21 @@ impl<'a> Scanner<'a> {
 
     /// Between games: whitespace, NULs, BOMs, `%` escapes and `;` comments.
     fn skip_idle_space(&mut self, findings: &mut Vec<Finding>) {
-        while !self.at_end() {
-            match self.peek() {
-                b' ' | b'\t' | b'\r' | 0x0c => self.pos += 1,
-                b'\n' => {
-                    self.pos += 1;
-                    self.newline();
-                }
-                0 => self.nul(findings),
-                b'%' if self.line_blank => self.skip_line(),
-                0xef if self.buf[self.pos..].starts_with(BOM) => self.pos += 3,
-                _ => return,
-            }
-        }
+        self.skip_space_and(findings, true);
     }
 
     /// Skips whitespace inside a tag section or movetext; returns how many
     /// newlines it crossed.
     #[inline]
     fn skip_space(&mut self, findings: &mut Vec<Finding>) -> u32 {
+        self.skip_space_and(findings, false)
+    }
+
+    /// Skips whitespace, NULs, `%` escape lines and byte-order marks at the
+    /// start of a line (anywhere when `bom_anywhere`, as between games);
+    /// returns how many newlines it crossed.
+    #[inline(always)]
+    fn skip_space_and(&mut self, findings: &mut Vec<Finding>, bom_anywhere: bool) -> u32 {
         let mut newlines = 0;
         while !self.at_end() {
             match self.peek() {
@@ -282,7 +278,11 @@ impl<'a> Scanner<'a> {
                 }
                 0 => self.nul(findings),
                 b'%' if self.line_blank => self.skip_line(),
-                0xef if self.line_blank && self.buf[self.pos..].starts_with(BOM) => self.pos += 3,
+                0xef if (bom_anywhere || self.line_blank)
+                    && self.buf[self.pos..].starts_with(BOM) =>
+                {
+                    self.pos += 3
+                }
                 _ => break,
             }
         }
@@ -739,6 +739,13 @@ impl<'a> Scanner<'a> {
 mod tests {
     use super::*;
 
+    /// Scans a whole input and checks how many games it holds.
+    fn scan_games(pgn: &[u8], games: usize) -> Scan<'_> {
+        let scan = scan(pgn, true);
+        assert_eq!(scan.games.len(), games);
+        scan
+    }
+
     fn moves<'a>(game: &RawGame<'a>) -> Vec<&'a str> {
         game.main_line()
             .map(|t| std::str::from_utf8(t.text).unwrap())
@@ -756,8 +763,7 @@ mod tests {
     fn two_plain_games() {
         let pgn =
             b"[Event \"a\"]\n[White \"x\"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Event \"b\"]\n\n1.d4 d5 *\n";
-        let scan = scan(pgn, true);
-        assert_eq!(scan.games.len(), 2);
+        let scan = scan_games(pgn, 2);
         assert_eq!(moves(&scan.games[0]), ["e4", "e5", "Nf3"]);
         assert_eq!(moves(&scan.games[1]), ["d4", "d5"]);
         assert_eq!(scan.games[1].line, 6);
@@ -771,8 +777,7 @@ mod tests {
     #[test]
     fn blank_line_in_movetext_is_one_game() {
         let pgn = b"[Event \"a\"]\n\n1. e4 e5\n\n2. Nf3 Nc6 1-0\n";
-        let scan = scan(pgn, true);
-        assert_eq!(scan.games.len(), 1);
+        let scan = scan_games(pgn, 1);
         assert_eq!(moves(&scan.games[0]), ["e4", "e5", "Nf3", "Nc6"]);
         assert_eq!(codes(&scan.games[0]), [(4, "layout")]);
     }
@@ -780,8 +785,7 @@ mod tests {
     #[test]
     fn glued_tag_after_nuls_starts_the_next_game() {
         let pgn = b"[Event \"a\"]\n\n1. e4 1-0\0\0\0[Event \"b\"]\n\n1. d4 *\n";
-        let scan = scan(pgn, true);
-        assert_eq!(scan.games.len(), 2);
+        let scan = scan_games(pgn, 2);
         let second = codes(&scan.games[1]);
         assert_eq!(second, [(3, "layout"), (3, "layout")]);
         assert!(scan.games[0].findings.is_empty());
@@ -790,8 +794,7 @@ mod tests {
     #[test]
     fn stray_text_after_the_last_game_is_no_game() {
         let pgn = b"[Event \"a\"]\n\n1. e4 1-0\n\nThe end.\n";
-        let scan = scan(pgn, true);
-        assert_eq!(scan.games.len(), 1);
+        let scan = scan_games(pgn, 1);
         assert_eq!(codes(&scan.games[0]), [(5, "layout")]);
         assert!(
             scan.games[0].findings[0]
@@ -803,8 +806,7 @@ mod tests {
     #[test]
     fn tagless_game_is_a_game() {
         let pgn = b"[Event \"a\"]\n\n1. e4 1-0\n\n1. d4 d5 0-1\n";
-        let scan = scan(pgn, true);
-        assert_eq!(scan.games.len(), 2);
+        let scan = scan_games(pgn, 2);
         assert!(!scan.games[1].has_tags);
         assert_eq!(codes(&scan.games[1]), [(5, "layout")]);
     }
@@ -812,8 +814,7 @@ mod tests {
     #[test]
     fn tag_section_without_movetext() {
         let pgn = b"[Event \"a\"]\n[White \"x\"]\n\n[Event \"b\"]\n\n1. e4 *\n";
-        let scan = scan(pgn, true);
-        assert_eq!(scan.games.len(), 2);
+        let scan = scan_games(pgn, 2);
         assert!(scan.games[0].tokens.is_empty());
         assert_eq!(codes(&scan.games[0]), [(1, "layout")]);
         assert!(scan.games[1].findings.is_empty());
@@ -822,8 +823,7 @@ mod tests {
     #[test]
     fn blank_line_inside_tag_section() {
         let pgn = b"[Event \"a\"]\n\n[Date \"2017.12.04\"]\n\n1. e4 *\n";
-        let scan = scan(pgn, true);
-        assert_eq!(scan.games.len(), 1);
+        let scan = scan_games(pgn, 1);
         assert_eq!(scan.games[0].tags.len(), 2);
         assert_eq!(codes(&scan.games[0]), [(2, "layout")]);
     }

@@ -149,36 +149,34 @@ pub fn variation_text(tokens: &[RawToken]) -> String {
 /// Writes the `nags`, `comments` and `variations` members of `notes` that
 /// are not empty, each preceded by a comma.
 fn write_notes(out: &mut Vec<u8>, notes: &Annotations) -> io::Result<()> {
-    if !notes.nags.is_empty() {
-        out.extend_from_slice(b",\"nags\":[");
-        for (i, n) in notes.nags.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write!(out, "{n}")?;
-        }
-        out.push(b']');
+    write_member(out, "nags", &notes.nags, |out, n| write!(out, "{n}"))?;
+    write_member(out, "comments", &notes.comments, |out, c| {
+        json::write_str(out, c)
+    })?;
+    write_member(out, "variations", &notes.variations, |out, v| {
+        json::write_str(out, &variation_text(v))
+    })
+}
+
+/// Writes `,"key":[…]` with each item written by `item`, unless `items` is
+/// empty.
+fn write_member<T>(
+    out: &mut Vec<u8>,
+    key: &str,
+    items: &[T],
+    mut item: impl FnMut(&mut Vec<u8>, &T) -> io::Result<()>,
+) -> io::Result<()> {
+    if items.is_empty() {
+        return Ok(());
     }
-    if !notes.comments.is_empty() {
-        out.extend_from_slice(b",\"comments\":[");
-        for (i, c) in notes.comments.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            json::write_str(out, c)?;
+    write!(out, ",\"{key}\":[")?;
+    for (i, x) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
         }
-        out.push(b']');
+        item(out, x)?;
     }
-    if !notes.variations.is_empty() {
-        out.extend_from_slice(b",\"variations\":[");
-        for (i, v) in notes.variations.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            json::write_str(out, &variation_text(v))?;
-        }
-        out.push(b']');
-    }
+    out.push(b']');
     Ok(())
 }
 
