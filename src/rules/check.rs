@@ -29,8 +29,6 @@ pub struct GameCheck {
     pub first_move: (u32, Color),
 }
 
-/// Moved to [`super::game`]; re-exported until the callers in `output` move.
-
 /// Runs every check on `game`.
 pub fn check_game(game: &RawGame<'_>) -> GameCheck {
     let mut findings = game.findings.clone();

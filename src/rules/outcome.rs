@@ -126,8 +126,6 @@ impl Outcome {
     }
 }
 
-/// Moved to [`super::game`]; re-exported until the callers in `output` move.
-
 /// Whether the `Termination` tag says the game was lost on time
 /// (`Time forfeit`, `won on time`, …): any value containing the word
 /// `time`, case-insensitively.
