@@ -18,7 +18,7 @@ use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Move, Position, Ran
 use shakmaty::{File, attacks};
 
 /// The square offset of one pawn step forward for `color`.
-#[inline]
+#[inline(always)]
 pub fn pawn_step(color: Color) -> i32 {
     color.fold_wb(8, -8)
 }
@@ -60,27 +60,20 @@ pub fn pawn_push_sets(pawns: Bitboard, color: Color, occ: Bitboard) -> [Bitboard
     [single, (single & third).shift(pawn_step(color)) & !occ]
 }
 
-/// The pawns among `pawns` (of `color`) that can push to the empty square
+/// The pawn among `pawns` (of `color`) that can push to the empty square
 /// `to` with occupancy `occ`: the pawn one step behind, or, when that square
-/// is empty and `to` is on the fourth rank, the pawn two steps behind. At
-/// most one square.
-#[inline]
-pub fn pawn_pushers(pawns: Bitboard, color: Color, to: Square, occ: Bitboard) -> Bitboard {
+/// is empty and `to` is on the fourth rank, the pawn two steps behind.
+#[inline(always)]
+pub fn pawn_pusher(pawns: Bitboard, color: Color, to: Square, occ: Bitboard) -> Option<Square> {
     let back = -pawn_step(color);
-    let Some(one) = to.offset(back) else {
-        return Bitboard::EMPTY;
-    };
+    let one = to.offset(back)?;
     if pawns.contains(one) {
-        return Bitboard::from(one);
+        return Some(one);
     }
-    if !occ.contains(one)
-        && to.rank() == color.relative_rank(Rank::Fourth)
-        && let Some(two) = one.offset(back)
-        && pawns.contains(two)
-    {
-        return Bitboard::from(two);
+    if !occ.contains(one) && to.rank() == color.relative_rank(Rank::Fourth) {
+        return one.offset(back).filter(|&two| pawns.contains(two));
     }
-    Bitboard::EMPTY
+    None
 }
 
 /// All squares attacked by `color` with occupancy `occ`.
@@ -148,7 +141,7 @@ pub fn pin_line(king: Square, pinned: Bitboard, sq: Square) -> Bitboard {
 
 /// Whether `a` and `b` share a rank, a file or a diagonal (only a piece on
 /// such a line with its king can be pinned).
-#[inline]
+#[inline(always)]
 pub fn is_on_a_line(a: Square, b: Square) -> bool {
     let df = i32::from(a.file()) - i32::from(b.file());
     let dr = i32::from(a.rank()) - i32::from(b.rank());
@@ -163,19 +156,20 @@ pub fn movers_to_empty(b: &Board, color: Color, sq: Square, occ: Bitboard) -> Bi
     let pieces = (attacks::knight_attacks(sq) & b.knights())
         | (attacks::bishop_attacks(sq, occ) & b.bishops_and_queens())
         | (attacks::rook_attacks(sq, occ) & b.rooks_and_queens());
-    (pieces & us) | pawn_pushers(b.pawns() & us, color, sq, occ)
+    let pusher = pawn_pusher(b.pawns() & us, color, sq, occ);
+    (pieces & us) | pusher.map_or(Bitboard::EMPTY, Bitboard::from)
 }
 
 /// Whether the square `sq` is attacked by no enemy of `color` when the
 /// occupancy is `occ` and the piece on `captured` (if any) is taken.
-#[inline]
+#[inline(always)]
 pub fn is_safe(b: &Board, sq: Square, color: Color, occ: Bitboard, captured: Square) -> bool {
     (b.attacks_to(sq, !color, occ) & !Bitboard::from_square(captured)).is_empty()
 }
 
 /// Whether the pseudo-legal normal move of `role` from `from` to `to` by
 /// `color` leaves `color`'s king (on `king`) safe.
-#[inline]
+#[inline(always)]
 pub fn is_safe_normal(
     b: &Board,
     color: Color,
@@ -203,7 +197,10 @@ pub fn is_safe_normal_move(b: &Board, color: Color, from: Square, to: Square, ro
 /// Whether a pseudo-legal normal or en passant move of the side to move
 /// (king on `king`) leaves its king safe; `false` for castling and drops,
 /// which this kernel does not judge.
-#[inline]
+///
+/// Kept out of line: it is the slow path of [`is_pseudo_legal_safe`], which
+/// is inlined into the SAN resolver's loop.
+#[inline(never)]
 pub fn leaves_king_safe(pos: &Chess, king: Square, m: &Move) -> bool {
     let b = pos.board();
     let turn = pos.turn();
@@ -221,7 +218,7 @@ pub fn leaves_king_safe(pos: &Chess, king: Square, m: &Move) -> bool {
 /// [`leaves_king_safe`] with the fast path that settles most moves: a side
 /// not in check (`in_check`) moving a piece other than its king that is on
 /// no line with the king cannot expose it.
-#[inline]
+#[inline(always)]
 pub fn is_pseudo_legal_safe(pos: &Chess, king: Square, in_check: bool, m: &Move) -> bool {
     if let Move::Normal { role, from, .. } = *m
         && !in_check
@@ -698,7 +695,8 @@ mod tests {
                     .into_iter()
                     .filter(|&from| pawn_pushes(us, from, occ).contains(to))
                     .fold(Bitboard::EMPTY, Bitboard::with);
-                assert_eq!(pawn_pushers(pawns, us, to, occ), pushers);
+                let pusher = pawn_pusher(pawns, us, to, occ);
+                assert_eq!(pusher.map_or(Bitboard::EMPTY, Bitboard::from), pushers);
             }
         }
     }

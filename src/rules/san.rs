@@ -20,7 +20,7 @@ use std::fmt;
 
 use shakmaty::attacks;
 
-use super::attacks::{is_pseudo_legal_safe, is_safe, pawn_pushers};
+use super::attacks::{is_pseudo_legal_safe, is_safe, pawn_pusher};
 use shakmaty::san::{San, SanError, SanPlus, Suffix};
 use shakmaty::{Bitboard, CastlingSide, Chess, File, Move, Position, Rank, Role, Square};
 
@@ -274,7 +274,7 @@ pub fn resolve_with_check(pos: &Chess, san: &San, in_check: bool) -> Result<Move
                         }
                     }
                 } else if captured.is_none() {
-                    for from in pawn_pushers(pawns, turn, to, occupied) {
+                    if let Some(from) = pawn_pusher(pawns, turn, to, occupied) {
                         consider(Move::Normal {
                             role,
                             from,
