@@ -114,25 +114,27 @@ fn a_new_output_file_and_dash_are_fine() {
     for sub in SUBCOMMANDS {
         let to_stdout = run(&[sub, &["-q", TWIC]].concat(), None);
         let new = dir.path().join("new.out");
-        let out = pgnkit()
-            .args(sub)
-            .args(["-q", "-o"])
-            .arg(&new)
-            .arg(TWIC)
-            .output()
-            .unwrap();
-        assert_eq!(code(&out), code(&to_stdout), "{sub:?}: {}", stderr(&out));
-        assert_eq!(std::fs::read(&new).unwrap(), to_stdout.stdout, "{sub:?}");
-        // An existing file that is no input is overwritten.
-        let again = pgnkit()
-            .args(sub)
-            .args(["-q", "-o"])
-            .arg(&new)
-            .arg(TWIC)
-            .output()
-            .unwrap();
-        assert_eq!(code(&again), code(&to_stdout), "{sub:?}");
-        assert_eq!(std::fs::read(&new).unwrap(), to_stdout.stdout, "{sub:?}");
+        // New, then existing but no input: written both times.
+        for time in ["new", "existing"] {
+            let out = pgnkit()
+                .args(sub)
+                .args(["-q", "-o"])
+                .arg(&new)
+                .arg(TWIC)
+                .output()
+                .unwrap();
+            assert_eq!(
+                code(&out),
+                code(&to_stdout),
+                "{sub:?} {time}: {}",
+                stderr(&out)
+            );
+            assert_eq!(
+                std::fs::read(&new).unwrap(),
+                to_stdout.stdout,
+                "{sub:?} {time}"
+            );
+        }
         let dash = run(&[sub, &["-q", "-o", "-", TWIC]].concat(), None);
         assert_eq!(code(&dash), code(&to_stdout), "{sub:?}");
         assert_eq!(dash.stdout, to_stdout.stdout, "{sub:?}");
