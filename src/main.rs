@@ -8,6 +8,7 @@ use clap::Parser;
 use pgnkit::cli::{Cli, Command};
 use pgnkit::cmd;
 use pgnkit::exit::ExitStatus;
+use pgnkit::output::diag;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -27,11 +28,8 @@ fn main() -> ExitCode {
         Ok(status) => status.into(),
         Err(err) if is_broken_pipe(&err) => ExitCode::from(0),
         Err(err) => {
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!("pgnkit: {err:#}");
-            }
-            let _ = io::stderr().flush();
+            // Never `eprintln!`: it panics when standard error is unwritable.
+            diag::error(format_args!("{err:#}"));
             ExitStatus::Error.into()
         }
     }

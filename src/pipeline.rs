@@ -47,6 +47,10 @@ impl Permits {
 /// the results to `sink` in source order. Stops at the first error of the
 /// sink and returns it.
 ///
+/// Never fails for want of threads: when the system refuses a thread, the
+/// run goes on with the workers it has, or on the calling thread alone when
+/// it has none (the results are the same).
+///
 /// # Errors
 ///
 /// The first error `sink` returns.
@@ -62,22 +66,47 @@ impl Permits {
 /// .unwrap();
 /// assert_eq!(out, (0..100u32).map(|x| x * x).collect::<Vec<_>>());
 /// ```
-pub fn ordered<I, O, E>(
-    source: impl Iterator<Item = I> + Send,
+pub fn ordered<S, I, O, E>(
+    source: S,
     threads: usize,
     work: impl Fn(I) -> O + Sync,
     mut sink: impl FnMut(O) -> Result<(), E>,
 ) -> Result<(), E>
 where
+    S: Iterator<Item = I> + Send,
     I: Send,
     O: Send,
 {
-    if threads <= 1 {
-        for item in source {
-            sink(work(item))?;
-        }
-        return Ok(());
+    let source = Mutex::new(Some(source));
+    if threads > 1
+        && let Some(result) = in_parallel(&source, threads, &work, &mut sink)
+    {
+        return result;
     }
+    // One thread asked for, or none could be started: the source is untouched.
+    let source = source
+        .into_inner()
+        .expect("source lock is never poisoned")
+        .expect("the source is taken only by a reader that started");
+    for item in source {
+        sink(work(item))?;
+    }
+    Ok(())
+}
+
+/// [`ordered`] on a reader thread and up to `threads` workers; `None`, with
+/// nothing read, when not one worker or the reader could be started.
+fn in_parallel<S, I, O, E>(
+    source: &Mutex<Option<S>>,
+    threads: usize,
+    work: &(impl Fn(I) -> O + Sync),
+    sink: &mut impl FnMut(O) -> Result<(), E>,
+) -> Option<Result<(), E>>
+where
+    S: Iterator<Item = I> + Send,
+    I: Send,
+    O: Send,
+{
     let permits = Arc::new(Permits {
         free: Mutex::new(4 * threads),
         cond: Condvar::new(),
@@ -86,19 +115,11 @@ where
     let item_rx = Mutex::new(item_rx);
     let (out_tx, out_rx) = mpsc::channel::<(u64, O)>();
     thread::scope(|scope| {
-        let reader_permits = Arc::clone(&permits);
-        scope.spawn(move || {
-            for (seq, item) in (0u64..).zip(source) {
-                if !reader_permits.acquire() || item_tx.send((seq, item)).is_err() {
-                    break;
-                }
-            }
-        });
+        let mut workers = 0;
         for _ in 0..threads {
             let out_tx = out_tx.clone();
             let item_rx = &item_rx;
-            let work = &work;
-            scope.spawn(move || {
+            let worker = move || {
                 loop {
                     let next = item_rx.lock().expect("queue lock is never poisoned").recv();
                     let Ok((seq, item)) = next else { break };
@@ -106,9 +127,26 @@ where
                         break;
                     }
                 }
-            });
+            };
+            if thread::Builder::new().spawn_scoped(scope, worker).is_err() {
+                break;
+            }
+            workers += 1;
         }
         drop(out_tx);
+        let reader_permits = Arc::clone(&permits);
+        let reader = move || {
+            let source = source.lock().expect("source lock is never poisoned").take();
+            for (seq, item) in (0u64..).zip(source.into_iter().flatten()) {
+                if !reader_permits.acquire() || item_tx.send((seq, item)).is_err() {
+                    break;
+                }
+            }
+        };
+        // A reader that is not started drops its sender: the workers stop.
+        if workers == 0 || thread::Builder::new().spawn_scoped(scope, reader).is_err() {
+            return None;
+        }
 
         let mut pending = BTreeMap::new();
         let mut next = 0u64;
@@ -127,7 +165,7 @@ where
                 }
             }
         }
-        result
+        Some(result)
     })
 }
 

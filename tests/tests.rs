@@ -3,6 +3,7 @@
 mod annotate_outcome;
 mod cli;
 mod convert;
+mod hostile;
 mod perft;
 mod util;
 mod validate;

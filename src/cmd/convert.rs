@@ -213,13 +213,19 @@ impl Writer<'_> {
         self.games += 1;
         if let Some(b) = out.broken {
             self.broken += 1;
+            // The report goes to standard error: what came from the input
+            // is escaped and cut there (the file name is the user's own).
             let mut finding = b.finding;
             finding.line += ctx.line_offset;
+            finding.san = finding
+                .san
+                .map(|san| diag::clipped(&san, diag::SHOWN).into_owned());
+            finding.message = diag::clipped(&finding.message, 2 * diag::SHOWN).into_owned();
             let place = Place {
                 file: ctx.file,
                 game: Some(ctx.game),
-                white: &b.white,
-                black: &b.black,
+                white: &diag::clipped(&b.white, diag::SHOWN),
+                black: &diag::clipped(&b.black, diag::SHOWN),
                 first_move: b.first_move,
             };
             let mut text = Vec::new();
@@ -261,10 +267,12 @@ impl Writer<'_> {
                 {
                     *warned = true;
                     diag::warning(format!(
-                        "{}: game {}: tag `{name}` has no CSV column (the columns are the tags \
+                        "{}: game {}: tag `{}` has no CSV column (the columns are the tags \
                          of the first {CSV_HEADER_GAMES} games; name them with --tags); \
                          such tags are left out",
-                        ctx.file, ctx.game
+                        ctx.file,
+                        ctx.game,
+                        diag::clipped(name, diag::SHOWN)
                     ));
                 }
                 columns.write_record(&mut self.out, &record)

@@ -12,6 +12,9 @@ pub mod validate;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::num::NonZero;
+use std::os::fd::AsFd;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -23,12 +26,30 @@ use crate::output::diag;
 use crate::rules::game::RawGame;
 use crate::stream::{self, Event, Totals};
 
-/// The worker count: `--threads`, or every core.
+/// The most workers a run starts per core. The work is CPU-bound, so
+/// threads beyond the cores only add memory (each worker keeps up to four
+/// chunks of the input in flight) and, in the thousands, exhaust the
+/// system's threads (`-j 20000` made spawning fail).
+pub const THREADS_PER_CORE: usize = 4;
+
+/// The worker count: `--threads`, at most [`THREADS_PER_CORE`] per core, or
+/// every core.
 pub(crate) fn thread_count(threads: Option<u16>) -> usize {
-    threads.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        usize::from,
-    )
+    let cores = std::thread::available_parallelism().map_or(1, NonZero::get);
+    threads.map_or(cores, |n| usize::from(n).min(THREADS_PER_CORE * cores))
+}
+
+/// The device and inode of the file `path` names, symlinks followed (`-` is
+/// standard input): two paths name the same file when these are equal,
+/// whatever the spelling, a symlink or a hard link.
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    let meta = if path == Path::new("-") {
+        let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+        File::from(fd).metadata().ok()?
+    } else {
+        std::fs::metadata(path).ok()?
+    };
+    Some((meta.dev(), meta.ino()))
 }
 
 /// The settings every streaming subcommand shares, from [`InputArgs`].
@@ -53,14 +74,43 @@ impl Streaming {
         }
     }
 
+    /// Refuses an output file that is also an input: creating it would
+    /// truncate the input before a byte of it is read. Only an existing
+    /// regular file can be lost so; nothing is opened here.
+    ///
+    /// # Errors
+    ///
+    /// When `output` is one of the inputs.
+    fn check_output(&self, output: &Path) -> anyhow::Result<()> {
+        if !std::fs::metadata(output).is_ok_and(|m| m.is_file()) {
+            return Ok(());
+        }
+        let written = identity(output);
+        let stdin = [PathBuf::from("-")];
+        let inputs = if self.files.is_empty() {
+            &stdin[..]
+        } else {
+            &self.files
+        };
+        match inputs.iter().find(|input| identity(input) == written) {
+            Some(input) => anyhow::bail!(
+                "refusing to write the output to {}: it is the input {}, which it would destroy",
+                output.display(),
+                crate::input::open::input_name(input)
+            ),
+            None => Ok(()),
+        }
+    }
+
     /// The writer for the product: `-o FILE`, or the `stdout` handed to `run`.
     ///
     /// # Errors
     ///
-    /// When the output file cannot be created.
+    /// When the output file is an input or cannot be created.
     pub fn writer<'a>(&self, stdout: &'a mut dyn Write) -> anyhow::Result<Box<dyn Write + 'a>> {
         match self.output.as_deref() {
             Some(p) if p != Path::new("-") => {
+                self.check_output(p)?;
                 let file =
                     File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
                 Ok(Box::new(BufWriter::with_capacity(1 << 16, file)))

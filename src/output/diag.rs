@@ -1,33 +1,94 @@
 //! Messages for people, on standard error: `pgnkit: <file>: <message>`
-//! diagnostics and the one-line summary. The only place besides `main`
-//! allowed to write to standard error directly.
+//! diagnostics and the one-line summary. The only place allowed to write to
+//! standard error directly.
+//!
+//! Standard error is for people, not the product: when it cannot be written
+//! (`2>/dev/full`, a closed pipe) the message is dropped and the run goes on
+//! with the exit status it deserves. Nothing here panics (`eprintln!` does).
 
-#![allow(clippy::print_stderr)]
-
-use std::fmt::Display;
+use std::borrow::Cow;
+use std::fmt::{Display, Write as _};
+use std::io::{self, Write};
 use std::time::Duration;
 
-/// Prints `pgnkit: {message}` on standard error.
-pub fn error(message: impl Display) {
-    eprintln!("pgnkit: {message}");
+/// How many characters of an untrusted text (a move, a tag value) a
+/// message shows before cutting it with `…`.
+pub const SHOWN: usize = 80;
+
+/// Writes one line on standard error, ignoring failure.
+fn line(text: impl Display) {
+    let _ = writeln!(io::stderr().lock(), "{text}");
 }
 
-/// Prints `pgnkit: warning: {message}` on standard error.
+/// Prints `pgnkit: {message}` on standard error, control characters escaped.
+pub fn error(message: impl Display) {
+    line(format_args!("pgnkit: {}", escaped(&message.to_string())));
+}
+
+/// Prints `pgnkit: warning: {message}` on standard error, control
+/// characters escaped.
 pub fn warning(message: impl Display) {
-    eprintln!("pgnkit: warning: {message}");
+    line(format_args!(
+        "pgnkit: warning: {}",
+        escaped(&message.to_string())
+    ));
 }
 
 /// Prints `message` as it is on standard error (timings, notes).
 pub fn note(message: impl Display) {
-    eprintln!("{message}");
+    line(message);
 }
 
 /// Prints the end-of-run summary line and the time taken.
-pub fn summary(line: impl Display, elapsed: Duration) {
-    eprintln!("{line} ({:.2} s)", elapsed.as_secs_f64());
+pub fn summary(text: impl Display, elapsed: Duration) {
+    line(format_args!("{text} ({:.2} s)", elapsed.as_secs_f64()));
 }
 
 /// `1 game` or `N games`, for summaries.
 pub fn games(n: u64) -> String {
     format!("{n} game{}", if n == 1 { "" } else { "s" })
+}
+
+/// `text` with every control character (NUL, ESC, a newline…) written as a
+/// `\u{…}` escape, so that bytes from the input cannot move the cursor,
+/// recolour the terminal or forge a line of their own.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::output::diag::escaped;
+/// assert_eq!(escaped("a\u{1b}[2Jb\0"), "a\\u{1b}[2Jb\\0");
+/// assert_eq!(escaped("Kasparov, Garry"), "Kasparov, Garry");
+/// ```
+pub fn escaped(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            let _ = write!(out, "{}", c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// An untrusted text as a message shows it: control characters escaped,
+/// and cut after `max` characters with `…`.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::output::diag::clipped;
+/// assert_eq!(clipped("Nf3", 80), "Nf3");
+/// assert_eq!(clipped(&"x".repeat(100), 5), "xxxxx…");
+/// assert_eq!(clipped("a\u{1b}b", 80), "a\\u{1b}b");
+/// ```
+pub fn clipped(text: &str, max: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => escaped(text),
+        Some((cut, _)) => Cow::Owned(format!("{}…", escaped(&text[..cut]))),
+    }
 }
