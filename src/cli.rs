@@ -50,8 +50,8 @@ pub struct InputArgs {
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// Worker threads (default: all cores). The output is identical for
-    /// any value.
+    /// Worker threads (default: all cores; at most 4 per core). The output
+    /// is identical for any value.
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 
