@@ -366,10 +366,13 @@ impl EndTracker {
     /// says whether the move captured or promoted.
     #[inline]
     pub fn push(&mut self, ply: u32, pos: &Chess, material_changed: bool) -> Step {
-        let occurrences = self.reps.push(pos);
+        // After the end nothing is counted: no caller reads a count there,
+        // and the window (no pawn move or capture needed once the game is
+        // over) would grow without bound, each push scanning all of it.
         if let Some(end) = self.end {
             return Step::After(end);
         }
+        let occurrences = self.reps.push(pos);
         match self
             .limits
             .automatic_end(pos, occurrences, material_changed)
