@@ -97,7 +97,9 @@ fn settings(args: &PerftArgs) -> anyhow::Result<Settings> {
     Ok(Settings {
         job,
         chess960: args.chess960,
-        threads: args.threads.map_or(0, |n| capped_threads(n.into(), args.quiet)),
+        threads: args
+            .threads
+            .map_or(0, |n| capped_threads(n.into(), args.quiet)),
         hash_mib: args.hash,
         quiet: args.quiet,
     })

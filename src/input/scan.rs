@@ -795,6 +795,47 @@ mod tests {
     }
 
     #[test]
+    fn duplicate_tags_are_found_past_the_searched_few() {
+        // 100 tags, then a repeat of the first and, after a blank line, of
+        // the 50th: past 32 tags the names are looked up in a set.
+        let mut pgn = String::new();
+        for i in 0..100 {
+            pgn.push_str(&format!("[T{i} \"v\"]\n"));
+        }
+        pgn.push_str("[T0 \"again\"]\n\n[T50 \"next game\"]\n\n*\n");
+        let scan = scan_games(pgn.as_bytes(), 2);
+        assert_eq!(scan.games[0].tags.len(), 101);
+        assert_eq!(
+            codes(&scan.games[0]),
+            [(101, "duplicate-tag"), (1, "layout")]
+        );
+        assert_eq!(scan.games[1].tags.len(), 1);
+    }
+
+    #[test]
+    fn seventy_thousand_nested_variations() {
+        // The depth counter no longer wraps at 65,536.
+        let n = 70_000;
+        let balanced = format!(
+            "[A \"b\"]\n\n1. e4 {}1. d4{} e5 *\n",
+            "(".repeat(n),
+            ")".repeat(n)
+        );
+        let scan = scan_games(balanced.as_bytes(), 1);
+        let game = &scan.games[0];
+        assert!(codes(game).is_empty(), "{:?}", codes(game));
+        assert_eq!(moves(game), ["e4", "e5"]);
+        let deepest = game.tokens.iter().map(|t| t.depth).max();
+        assert_eq!(deepest, Some(70_000));
+
+        let unclosed = format!("[A \"b\"]\n\n1. e4 {}1. d4 e5 *\n", "(".repeat(n));
+        let scan = scan_games(unclosed.as_bytes(), 1);
+        let game = &scan.games[0];
+        let syntax: Vec<_> = game.findings.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(syntax, ["variation not closed before the end of the input"]);
+    }
+
+    #[test]
     fn two_plain_games() {
         let pgn =
             b"[Event \"a\"]\n[White \"x\"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Event \"b\"]\n\n1.d4 d5 *\n";

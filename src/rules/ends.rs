@@ -472,6 +472,26 @@ mod tests {
     }
 
     #[test]
+    fn nothing_is_counted_after_the_end() {
+        // 10,000 plies of knights: fivefold repetition at ply 16, then every
+        // ply is after the end and the window stays where it was (it used
+        // to grow by one per ply, each push scanning all of it).
+        let mut pos = Chess::default();
+        let mut ends = EndTracker::new(&pos, 5, false);
+        let mut after = 0;
+        for (i, san) in knights(10_000).enumerate() {
+            play(&mut pos, san);
+            let ply = u32::try_from(i + 1).unwrap();
+            if let Step::After(end) = ends.push(ply, &pos, false) {
+                assert_eq!((end.kind, end.ply), (EndKind::FivefoldRepetition, 16));
+                after += 1;
+            }
+        }
+        assert_eq!(after, 10_000 - 16);
+        assert_eq!(ends.repetitions().keys.len(), 17);
+    }
+
+    #[test]
     fn intended_move_claim_is_seen_one_ply_early() {
         let mut pos = Chess::default();
         let mut reps = Repetitions::new(&pos, 2);

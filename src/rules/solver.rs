@@ -21,9 +21,9 @@
 
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::str::FromStr;
 use std::sync::Once;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::str::FromStr;
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
