@@ -273,16 +273,16 @@ pub fn resolve_with_check(pos: &Chess, san: &San, in_check: bool) -> Result<Move
                             consider(Move::EnPassant { from, to })?;
                         }
                     }
-                } else if captured.is_none() {
-                    if let Some(from) = pawn_pusher(pawns, turn, to, occupied) {
-                        consider(Move::Normal {
-                            role,
-                            from,
-                            capture: None,
-                            to,
-                            promotion,
-                        })?;
-                    }
+                } else if captured.is_none()
+                    && let Some(from) = pawn_pusher(pawns, turn, to, occupied)
+                {
+                    consider(Move::Normal {
+                        role,
+                        from,
+                        capture: None,
+                        to,
+                        promotion,
+                    })?;
                 }
             } else {
                 if promotion.is_some() || capture != captured.is_some() {
