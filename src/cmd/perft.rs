@@ -235,18 +235,27 @@ fn count_subtree(pos: &Chess, depth: u32, table: Option<&Table>, progress: &Mete
         progress.add_nodes(count);
         return count;
     }
-    let moves = pos.legal_moves();
-    moves
-        .as_slice()
-        .par_iter()
-        .map(|&m| {
-            let mut child = pos.clone();
-            child.play_unchecked(m);
+    children(pos)
+        .into_par_iter()
+        .map(|child| {
             let count = perft::perft(&child, depth - 1, table);
             progress.add_nodes(count);
             count
         })
         .sum()
+}
+
+/// The position after each legal move of `pos`.
+fn children(pos: &Chess) -> Vec<Chess> {
+    let moves = pos.legal_moves();
+    moves
+        .iter()
+        .map(|&m| {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            child
+        })
+        .collect()
 }
 
 /// Which checks of a suite run, and the node count past which one stops.
@@ -285,18 +294,13 @@ fn count_bounded(
         let charged = count.max(1);
         return (used.fetch_add(charged, Ordering::Relaxed) + charged <= budget).then_some(count);
     }
-    let moves = pos.legal_moves();
-    if moves.is_empty() {
+    let children = children(pos);
+    if children.is_empty() {
         return (used.fetch_add(1, Ordering::Relaxed) < budget).then_some(0);
     }
-    moves
-        .as_slice()
-        .par_iter()
-        .map(|&m| {
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            count_bounded(&child, depth - 1, table, budget, used)
-        })
+    children
+        .into_par_iter()
+        .map(|child| count_bounded(&child, depth - 1, table, budget, used))
         .try_reduce(|| 0, |a, b| Some(a + b))
 }
 
