@@ -1,6 +1,7 @@
 //! Integration tests: each module runs the real `pgnkit` binary on fixtures.
 
 mod annotate_outcome;
+mod bounds;
 mod cli;
 mod convert;
 mod hostile;

@@ -97,7 +97,9 @@ fn settings(args: &PerftArgs) -> anyhow::Result<Settings> {
     Ok(Settings {
         job,
         chess960: args.chess960,
-        threads: args.threads.map_or(0, usize::from),
+        threads: args
+            .threads
+            .map_or(0, |n| capped_threads(n.into(), args.quiet)),
         hash_mib: args.hash,
         quiet: args.quiet,
     })
@@ -110,6 +112,22 @@ fn settings(args: &PerftArgs) -> anyhow::Result<Settings> {
 /// Conflicting or missing flags, a bad FEN or `--moves`, an unreadable or
 /// malformed suite file, a hash table that cannot be allocated, or a failed
 /// write. Suite checks that do not match are findings (exit 1), not errors.
+/// More workers than [`THREADS_PER_CORE`] per core cannot count faster;
+/// thousands of them only take minutes to start and stop.
+const THREADS_PER_CORE: usize = 4;
+
+/// `-j n`, at most [`THREADS_PER_CORE`] per core (a note says so).
+fn capped_threads(n: usize, quiet: bool) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let cap = cores.saturating_mul(THREADS_PER_CORE);
+    if n > cap && !quiet {
+        diag::note(format!(
+            "perft: -j {n} lowered to {cap} ({THREADS_PER_CORE} per core)"
+        ));
+    }
+    n.min(cap)
+}
+
 pub fn run(args: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus> {
     let settings = settings(args)?;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -130,7 +148,11 @@ pub fn run(args: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus> 
                 depth.is_none_or(|d| check.depth <= d)
                     && max_nodes.is_none_or(|max| check.nodes <= max)
             };
-            run_suite(&settings, path, &selected, table.as_ref(), &pool, out)
+            let limits = Limits {
+                selected: &selected,
+                max_nodes: *max_nodes,
+            };
+            run_suite(&settings, path, &limits, table.as_ref(), &pool, out)
         }
         Job::Position {
             fen,
@@ -213,13 +235,9 @@ fn count_subtree(pos: &Chess, depth: u32, table: Option<&Table>, progress: &Mete
         progress.add_nodes(count);
         return count;
     }
-    let moves = pos.legal_moves();
-    moves
-        .as_slice()
-        .par_iter()
-        .map(|&m| {
-            let mut child = pos.clone();
-            child.play_unchecked(m);
+    children(pos)
+        .into_par_iter()
+        .map(|child| {
             let count = perft::perft(&child, depth - 1, table);
             progress.add_nodes(count);
             count
@@ -227,25 +245,85 @@ fn count_subtree(pos: &Chess, depth: u32, table: Option<&Table>, progress: &Mete
         .sum()
 }
 
+/// The position after each legal move of `pos`.
+fn children(pos: &Chess) -> Vec<Chess> {
+    let moves = pos.legal_moves();
+    moves
+        .iter()
+        .map(|&m| {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            child
+        })
+        .collect()
+}
+
+/// Which checks of a suite run, and the node count past which one stops.
+struct Limits<'a, F> {
+    selected: &'a F,
+    /// A check whose real count passes this is stopped there and fails: a
+    /// suite's claimed count is not trusted to bound the work.
+    max_nodes: Option<u64>,
+}
+
+/// What one check of a suite counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Counted {
+    /// The FEN does not parse.
+    NoPosition,
+    Nodes(u64),
+    /// Stopped once the count passed `--max-nodes`.
+    Over(u64),
+}
+
+/// Counts `depth` plies below `pos`, giving up (`None`) once more than
+/// `budget` nodes are counted. A leaf-less subtree counts as one node of
+/// work, so the work stays bounded by the budget whatever the tree.
+fn count_bounded(
+    pos: &Chess,
+    depth: u32,
+    table: Option<&Table>,
+    budget: u64,
+    used: &AtomicU64,
+) -> Option<u64> {
+    if used.load(Ordering::Relaxed) > budget {
+        return None;
+    }
+    if depth <= 2 {
+        let count = perft::perft(pos, depth, table);
+        let charged = count.max(1);
+        return (used.fetch_add(charged, Ordering::Relaxed) + charged <= budget).then_some(count);
+    }
+    let children = children(pos);
+    if children.is_empty() {
+        return (used.fetch_add(1, Ordering::Relaxed) < budget).then_some(0);
+    }
+    children
+        .into_par_iter()
+        .map(|child| count_bounded(&child, depth - 1, table, budget, used))
+        .try_reduce(|| 0, |a, b| Some(a + b))
+}
+
 /// What became of one suite record.
 struct RecordOutcome {
     /// Why the FEN could not be used, if it could not.
     fen_error: Option<String>,
-    /// Each check that was run, with the count found (`None` after a FEN
-    /// error).
-    results: Vec<(SuiteCheck, Option<u64>)>,
+    /// Each check that was run, with what it counted.
+    results: Vec<(SuiteCheck, Counted)>,
 }
 
 fn run_suite(
     settings: &Settings,
     path: &Path,
-    selected: &(impl Fn(&SuiteCheck) -> bool + Sync),
+    limits: &Limits<'_, impl Fn(&SuiteCheck) -> bool + Sync>,
     table: Option<&Table>,
     pool: &rayon::ThreadPool,
     out: &mut dyn Write,
 ) -> anyhow::Result<ExitStatus> {
-    let text =
-        fs::read_to_string(path).with_context(|| format!("failed to read {}", path.display()))?;
+    let bytes = fs::read(path).with_context(|| format!("failed to read {}", path.display()))?;
+    // A suite's comments may be Latin-1: read as such rather than refused.
+    let text = crate::rules::game::decode_text(&bytes);
+    let selected = limits.selected;
     let records = perft::parse_suite(&text)
         .with_context(|| format!("invalid perft suite {}", path.display()))?;
 
@@ -265,7 +343,7 @@ fn run_suite(
         let outcomes: Vec<RecordOutcome> = pool.install(|| {
             batch
                 .par_iter()
-                .map(|record| check_record(record, settings.chess960, selected, table, &progress))
+                .map(|record| check_record(record, settings.chess960, limits, table, &progress))
                 .collect()
         });
         for (record, outcome) in batch.iter().zip(outcomes) {
@@ -278,10 +356,16 @@ fn run_suite(
                 ));
             }
             for (check, got) in outcome.results {
-                let ok = got == Some(check.nodes);
+                let ok = got == Counted::Nodes(check.nodes);
                 failed += u64::from(!ok);
-                nodes += got.unwrap_or(0);
-                let got = got.map_or_else(|| "-".to_owned(), |n| n.to_string());
+                let got = match got {
+                    Counted::NoPosition => "-".to_owned(),
+                    Counted::Nodes(n) => {
+                        nodes += n;
+                        n.to_string()
+                    }
+                    Counted::Over(max) => format!(">{max}"),
+                };
                 writeln!(
                     out,
                     "{:<4} line={} depth={} expected={} got={got} fen={}",
@@ -316,11 +400,16 @@ fn run_suite(
 fn check_record(
     record: &SuiteRecord,
     chess960: bool,
-    selected: &(impl Fn(&SuiteCheck) -> bool + Sync),
+    limits: &Limits<'_, impl Fn(&SuiteCheck) -> bool + Sync>,
     table: Option<&Table>,
     progress: &Meter,
 ) -> RecordOutcome {
-    let checks: Vec<SuiteCheck> = record.checks.iter().copied().filter(selected).collect();
+    let checks: Vec<SuiteCheck> = record
+        .checks
+        .iter()
+        .copied()
+        .filter(limits.selected)
+        .collect();
     if checks.is_empty() {
         return RecordOutcome {
             fen_error: None,
@@ -332,7 +421,10 @@ fn check_record(
             progress.inc(checks.len() as u64);
             RecordOutcome {
                 fen_error: Some(err.to_string()),
-                results: checks.into_iter().map(|c| (c, None)).collect(),
+                results: checks
+                    .into_iter()
+                    .map(|c| (c, Counted::NoPosition))
+                    .collect(),
             }
         }
         Ok(pos) => RecordOutcome {
@@ -340,9 +432,18 @@ fn check_record(
             results: checks
                 .into_iter()
                 .map(|check| {
-                    let count = count_subtree(&pos, check.depth, table, progress);
+                    let count = match limits.max_nodes {
+                        None => Counted::Nodes(count_subtree(&pos, check.depth, table, progress)),
+                        Some(max) => {
+                            let used = AtomicU64::new(0);
+                            match count_bounded(&pos, check.depth, table, max, &used) {
+                                Some(n) => Counted::Nodes(n),
+                                None => Counted::Over(max),
+                            }
+                        }
+                    };
                     progress.inc(1);
-                    (check, Some(count))
+                    (check, count)
                 })
                 .collect(),
         },

@@ -137,9 +137,43 @@ pub fn scan(buf: &[u8], at_file_end: bool) -> Scan<'_> {
 /// Variation nesting in movetext.
 #[derive(Debug, Clone, Copy, Default)]
 struct Nesting {
-    depth: u16,
+    depth: u32,
     /// Line of the outermost open variation.
     line: u64,
+}
+
+/// The tag names of a section so far, for the duplicate test: a search of
+/// the few tags of an ordinary game, a hash set once a section grows past
+/// that (a section of 100,000 tags would make the search quadratic).
+#[derive(Default)]
+struct TagNames<'a> {
+    set: Option<std::collections::HashSet<&'a [u8]>>,
+}
+
+impl<'a> TagNames<'a> {
+    /// Tags a section holds before the names go into a set.
+    const SEARCHED: usize = 32;
+
+    /// Whether `name` is among `tags`, the section so far.
+    fn contains(&self, tags: &[Tag<'a>], name: &[u8]) -> bool {
+        match &self.set {
+            Some(set) => set.contains(name),
+            None => tags.iter().any(|t| t.name == name),
+        }
+    }
+
+    /// Takes in the tag just pushed onto `tags`.
+    fn added(&mut self, tags: &[Tag<'a>]) {
+        match &mut self.set {
+            Some(set) => {
+                set.extend(tags.last().map(|t| t.name));
+            }
+            None if tags.len() > Self::SEARCHED => {
+                self.set = Some(tags.iter().map(|t| t.name).collect());
+            }
+            None => {}
+        }
+    }
 }
 
 /// Whether movetext goes on after a token.
@@ -203,7 +237,7 @@ const fn is_token_end_slow(b: u8) -> bool {
 
 /// Appends a movetext token to `game`.
 #[inline]
-fn push_token<'a>(game: &mut RawGame<'a>, kind: TokenKind, text: &'a [u8], line: u64, depth: u16) {
+fn push_token<'a>(game: &mut RawGame<'a>, kind: TokenKind, text: &'a [u8], line: u64, depth: u32) {
     game.tokens.push(Token {
         kind,
         text,
@@ -308,11 +342,12 @@ impl<'a> Scanner<'a> {
     /// Scans the tag section. Returns `false` when the game has no movetext
     /// (the next tag section starts, or the input ends).
     fn tag_section(&mut self, game: &mut RawGame<'a>) -> bool {
+        let mut names = TagNames::default();
         loop {
             let line = self.line;
             match self.tag() {
                 Ok(tag) => {
-                    if game.tags.iter().any(|t| t.name == tag.name) {
+                    if names.contains(&game.tags, tag.name) {
                         game.findings.push(Finding::game(
                             Code::DuplicateTag,
                             line,
@@ -320,6 +355,7 @@ impl<'a> Scanner<'a> {
                         ));
                     }
                     game.tags.push(tag);
+                    names.added(&game.tags);
                 }
                 Err(message) => {
                     game.findings.push(Finding::game(
@@ -350,7 +386,7 @@ impl<'a> Scanner<'a> {
             if newlines >= 2 {
                 // A blank line, then a tag: the same section goes on unless
                 // the tag repeats one of the section.
-                if self.next_tag_repeats(game) {
+                if names.contains(&game.tags, self.next_tag_name()) {
                     game.findings.push(Finding::game(
                         Code::Layout,
                         game.line,
@@ -367,8 +403,8 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Whether the tag at `pos` repeats a tag name already in `game`.
-    fn next_tag_repeats(&self, game: &RawGame<'a>) -> bool {
+    /// The name of the tag at `pos`.
+    fn next_tag_name(&self) -> &'a [u8] {
         let rest = &self.buf[self.pos + 1..];
         let start = rest
             .iter()
@@ -378,8 +414,7 @@ impl<'a> Scanner<'a> {
             .iter()
             .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
             .unwrap_or(rest.len() - start);
-        let name = &rest[start..start + len];
-        game.tags.iter().any(|t| t.name == name)
+        &rest[start..start + len]
     }
 
     /// Parses `[Name "value"]` at `pos`.
@@ -521,7 +556,7 @@ impl<'a> Scanner<'a> {
 
     /// `{…}`, which may span lines. Stops the game when it is not closed.
     #[inline]
-    fn brace_comment(&mut self, game: &mut RawGame<'a>, line: u64, depth: u16) -> Step {
+    fn brace_comment(&mut self, game: &mut RawGame<'a>, line: u64, depth: u32) -> Step {
         let start = self.pos + 1;
         let Some(off) = memchr::memchr(b'}', &self.buf[start..]) else {
             self.unclosed(game, line, "comment");
@@ -536,7 +571,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// `;` to the end of the line.
-    fn line_comment(&mut self, game: &mut RawGame<'a>, line: u64, depth: u16) -> Step {
+    fn line_comment(&mut self, game: &mut RawGame<'a>, line: u64, depth: u32) -> Step {
         let start = self.pos + 1;
         self.skip_line();
         let text = self.buf[start..self.pos].trim_ascii_end();
@@ -574,7 +609,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// `$N`, a numeric annotation glyph from 0 to 255.
-    fn nag(&mut self, game: &mut RawGame<'a>, line: u64, depth: u16) -> Step {
+    fn nag(&mut self, game: &mut RawGame<'a>, line: u64, depth: u32) -> Step {
         let start = self.pos + 1;
         let mut end = start;
         while end < self.buf.len() && self.buf[end].is_ascii_digit() {
@@ -597,7 +632,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// `!`, `?`, `!!`, `??`, `!?`, `?!`: the glyphs `$1` to `$6`.
-    fn glyph(&mut self, game: &mut RawGame<'a>, line: u64, depth: u16) -> Step {
+    fn glyph(&mut self, game: &mut RawGame<'a>, line: u64, depth: u32) -> Step {
         let start = self.pos;
         while !self.at_end() && matches!(self.peek(), b'!' | b'?') {
             self.pos += 1;
@@ -640,7 +675,7 @@ impl<'a> Scanner<'a> {
 
     /// A word: a move, a move number or a termination marker ([`Scanner::word`]).
     #[inline]
-    fn word_token(&mut self, game: &mut RawGame<'a>, line: u64, depth: u16) -> Step {
+    fn word_token(&mut self, game: &mut RawGame<'a>, line: u64, depth: u32) -> Step {
         let start = self.pos;
         while !self.at_end() && !is_token_end(self.peek()) {
             self.pos += 1;
@@ -694,7 +729,7 @@ impl<'a> Scanner<'a> {
     /// Classifies a word of movetext. Returns `true` when it ended the game
     /// (a termination marker on the main line).
     #[inline]
-    fn word(&mut self, game: &mut RawGame<'a>, word: &'a [u8], line: u64, depth: u16) -> bool {
+    fn word(&mut self, game: &mut RawGame<'a>, word: &'a [u8], line: u64, depth: u32) -> bool {
         // Most words are moves, and a move starts with a letter.
         if word[0].is_ascii_alphabetic() {
             push_token(game, TokenKind::Move, word, line, depth);
@@ -757,6 +792,47 @@ mod tests {
             .iter()
             .map(|f| (f.line, f.code.as_str()))
             .collect()
+    }
+
+    #[test]
+    fn duplicate_tags_are_found_past_the_searched_few() {
+        // 100 tags, then a repeat of the first and, after a blank line, of
+        // the 50th: past 32 tags the names are looked up in a set.
+        let mut pgn = String::new();
+        for i in 0..100 {
+            pgn.push_str(&format!("[T{i} \"v\"]\n"));
+        }
+        pgn.push_str("[T0 \"again\"]\n\n[T50 \"next game\"]\n\n*\n");
+        let scan = scan_games(pgn.as_bytes(), 2);
+        assert_eq!(scan.games[0].tags.len(), 101);
+        assert_eq!(
+            codes(&scan.games[0]),
+            [(101, "duplicate-tag"), (1, "layout")]
+        );
+        assert_eq!(scan.games[1].tags.len(), 1);
+    }
+
+    #[test]
+    fn seventy_thousand_nested_variations() {
+        // The depth counter no longer wraps at 65,536.
+        let n = 70_000;
+        let balanced = format!(
+            "[A \"b\"]\n\n1. e4 {}1. d4{} e5 *\n",
+            "(".repeat(n),
+            ")".repeat(n)
+        );
+        let scan = scan_games(balanced.as_bytes(), 1);
+        let game = &scan.games[0];
+        assert!(codes(game).is_empty(), "{:?}", codes(game));
+        assert_eq!(moves(game), ["e4", "e5"]);
+        let deepest = game.tokens.iter().map(|t| t.depth).max();
+        assert_eq!(deepest, Some(70_000));
+
+        let unclosed = format!("[A \"b\"]\n\n1. e4 {}1. d4 e5 *\n", "(".repeat(n));
+        let scan = scan_games(unclosed.as_bytes(), 1);
+        let game = &scan.games[0];
+        let syntax: Vec<_> = game.findings.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(syntax, ["variation not closed before the end of the input"]);
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub struct RawToken {
     /// the comment text without its delimiters, `(` or `)`.
     pub text: String,
     /// Variation depth, 1 for a variation of the main line.
-    pub depth: u16,
+    pub depth: u32,
 }
 
 /// What follows a move (or stands before the first one) in the movetext.

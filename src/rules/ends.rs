@@ -366,10 +366,13 @@ impl EndTracker {
     /// says whether the move captured or promoted.
     #[inline]
     pub fn push(&mut self, ply: u32, pos: &Chess, material_changed: bool) -> Step {
-        let occurrences = self.reps.push(pos);
+        // After the end nothing is counted: no caller reads a count there,
+        // and the window (no pawn move or capture needed once the game is
+        // over) would grow without bound, each push scanning all of it.
         if let Some(end) = self.end {
             return Step::After(end);
         }
+        let occurrences = self.reps.push(pos);
         match self
             .limits
             .automatic_end(pos, occurrences, material_changed)
@@ -466,6 +469,26 @@ mod tests {
         assert_eq!(seen[7], (8, 3));
         assert_eq!(seen[15], (16, 5));
         assert_eq!(seen[14], (15, 4));
+    }
+
+    #[test]
+    fn nothing_is_counted_after_the_end() {
+        // 10,000 plies of knights: fivefold repetition at ply 16, then every
+        // ply is after the end and the window stays where it was (it used
+        // to grow by one per ply, each push scanning all of it).
+        let mut pos = Chess::default();
+        let mut ends = EndTracker::new(&pos, 5, false);
+        let mut after = 0;
+        for (i, san) in knights(10_000).enumerate() {
+            play(&mut pos, san);
+            let ply = u32::try_from(i + 1).unwrap();
+            if let Step::After(end) = ends.push(ply, &pos, false) {
+                assert_eq!((end.kind, end.ply), (EndKind::FivefoldRepetition, 16));
+                after += 1;
+            }
+        }
+        assert_eq!(after, 10_000 - 16);
+        assert_eq!(ends.repetitions().keys.len(), 17);
     }
 
     #[test]

@@ -154,7 +154,7 @@ pub struct Token<'a> {
     /// Relative line the token starts on.
     pub line: u64,
     /// Variation depth: 0 is the main line.
-    pub depth: u16,
+    pub depth: u32,
 }
 
 /// The termination marker at the end of the movetext.

@@ -13,12 +13,17 @@
 //! the corner" is never analysed and is reported as undetermined, never dead.
 //! Every mating line the solver returns is replayed with shakmaty before it is
 //! believed. A panic inside chasolver is caught and reported as undetermined
-//! (this needs `panic = "unwind"`, the crate's setting; the panic hook still
-//! prints its message, which this module cannot silence without touching
-//! process-wide state).
+//! (`solver_failure`; this needs `panic = "unwind"`, the crate's setting).
+//! Its message never reaches stderr: the first call installs, once per
+//! process, a panic hook that stays silent for a panic raised inside a
+//! solver call on the panicking thread and hands every other panic to the
+//! hook that was there before.
 
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::str::FromStr;
+use std::sync::Once;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
@@ -46,7 +51,40 @@ pub fn is_unwinnable_fast(pos: &Chess, side: Color) -> bool {
         return false;
     };
     let color = solver_color(side);
-    catch_unwind(|| chasolver::is_unwinnable_fast(&board, color)).unwrap_or(false)
+    quietly(|| chasolver::is_unwinnable_fast(&board, color)).unwrap_or(false)
+}
+
+thread_local! {
+    /// Set while this thread is inside a solver call.
+    static IN_SOLVER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Solver panics silenced so far in this process.
+static SILENCED: AtomicU64 = AtomicU64::new(0);
+
+/// How many solver panics were caught (and kept off stderr) so far.
+#[cfg(test)]
+fn silenced_panics() -> u64 {
+    SILENCED.load(Ordering::Relaxed)
+}
+
+/// Runs `f`, a call into the solver, catching a panic without printing it.
+fn quietly<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if IN_SOLVER.with(Cell::get) {
+                SILENCED.fetch_add(1, Ordering::Relaxed);
+            } else {
+                previous(info);
+            }
+        }));
+    });
+    IN_SOLVER.with(|flag| flag.set(true));
+    let answer = catch_unwind(AssertUnwindSafe(f));
+    IN_SOLVER.with(|flag| flag.set(false));
+    answer
 }
 
 /// Converts to the `chess` crate's board through a full six-field FEN.
@@ -94,7 +132,7 @@ fn solve(pos: &Chess, board: &chess::Board, side: Color) -> Mateability {
     let board = *board;
     // chasolver has no documented panics, but it unwraps and `expect`s
     // internally; one bad position must not take down a whole run.
-    let answer = catch_unwind(AssertUnwindSafe(|| chasolver::winnability(&board, color)));
+    let answer = quietly(|| chasolver::winnability(&board, color));
     match answer {
         Ok(Some(chasolver::Winnability::Unwinnable)) => Mateability::No,
         Ok(Some(chasolver::Winnability::Winnable { helpmate })) => {
@@ -162,6 +200,17 @@ pub(super) mod tests {
         theirs.sort();
         let fen = Fen::from_position(pos, EnPassantMode::Always);
         assert_eq!(ours, theirs, "{fen}");
+    }
+
+    #[test]
+    fn a_solver_panic_is_caught_silently() {
+        let before = silenced_panics();
+        assert!(quietly(|| -> u8 { panic!("inside the solver") }).is_err());
+        assert_eq!(quietly(|| 7).ok(), Some(7));
+        // The hook saw the panic and kept it off stderr; outside a solver
+        // call the flag is down again.
+        assert!(silenced_panics() > before);
+        assert!(!IN_SOLVER.with(Cell::get));
     }
 
     #[test]
