@@ -155,7 +155,8 @@ pub struct PerftArgs {
     #[arg(long, value_name = "MOVES")]
     pub moves: Option<String>,
 
-    /// Worker threads (default: all cores). Counts are identical for any value.
+    /// Worker threads (default: all cores; at most 4 per core). Counts are
+    /// identical for any value.
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 
@@ -167,7 +168,9 @@ pub struct PerftArgs {
     #[arg(long, value_name = "FILE")]
     pub suite: Option<PathBuf>,
 
-    /// With `--suite`: skip checks whose expected count exceeds N.
+    /// With `--suite`: skip checks whose expected count exceeds N; a check
+    /// whose real count passes N stops there and fails (`got=>N`), so a
+    /// suite that understates a count cannot run forever.
     #[arg(long, value_name = "N")]
     pub max_nodes: Option<u64>,
 

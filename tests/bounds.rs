@@ -63,6 +63,18 @@ fn a_hundred_thousand_tags_in_one_game() {
         .collect();
     assert_eq!(dup.len(), 1, "{report}");
     assert!(report.contains(":100001: game 1"), "{report}");
+
+    // JSON Lines keeps the first value of a repeated tag, one key per name.
+    let out = util::run(
+        &["convert", "-q", "--to", "jsonl", "-"],
+        Some(pgn.as_bytes()),
+    );
+    assert_eq!(util::code(&out), 0);
+    let record: serde_json::Value =
+        serde_json::from_str(util::stdout(&out).trim_end()).expect("one JSON record");
+    let tags = record["tags"].as_object().expect("a tags object");
+    assert_eq!(tags.len(), 100_000);
+    assert_eq!(tags["T99999"], "v");
 }
 
 #[test]

@@ -195,8 +195,15 @@ pub fn write_jsonl(game: &ConvertedGame, out: &mut Vec<u8>) {
 fn write_jsonl_inner(game: &ConvertedGame, out: &mut Vec<u8>) -> io::Result<()> {
     out.extend_from_slice(b"{\"tags\":{");
     let mut first = true;
+    // Earlier names are searched in a set past a few dozen tags, so that a
+    // hostile game of 100,000 tags stays linear.
+    let mut seen = (game.tags.len() > 32).then(std::collections::HashSet::new);
     for (i, (name, value)) in game.tags.iter().enumerate() {
-        if game.tags[..i].iter().any(|(n, _)| n == name) {
+        let repeated = match &mut seen {
+            Some(set) => !set.insert(name.as_str()),
+            None => game.tags[..i].iter().any(|(n, _)| n == name),
+        };
+        if repeated {
             continue;
         }
         if !first {
