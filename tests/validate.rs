@@ -498,3 +498,50 @@ fn broken_pipe_exits_quietly() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// What a game is, for comparing two scans of it: tags, tokens, the result
+/// marker and the codes of its findings.
+fn game_summary(
+    g: &pgnkit::rules::game::RawGame<'_>,
+) -> (usize, usize, Option<String>, Vec<String>) {
+    (
+        g.tags.len(),
+        g.tokens.len(),
+        g.marker.map(|m| m.result.to_string()),
+        g.findings.iter().map(|f| f.code.to_string()).collect(),
+    )
+}
+
+#[test]
+fn games_without_blank_lines_are_cut_and_read_as_a_whole_scan_reads_them() {
+    // See issue 10: games not parted by blank lines were never cut into
+    // chunks, so memory grew with the input. Now they are cut before a tag
+    // line that follows movetext; the games must be exactly those a scan
+    // of the whole input finds.
+    let text: Vec<u8> = big_input()
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|line| !line.iter().all(|b| b.is_ascii_whitespace()))
+        .flatten()
+        .copied()
+        .collect();
+    assert!(text.len() > 2 * CHUNK);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("no_blank_lines.pgn");
+    std::fs::write(&path, &text).unwrap();
+
+    let whole: Vec<_> = pgnkit::input::scan::scan(&text, true)
+        .games
+        .iter()
+        .map(game_summary)
+        .collect();
+    let mut chunked = Vec::new();
+    pgnkit::stream::for_each_game(&[path], 4, true, game_summary, |event| {
+        if let pgnkit::stream::Event::Game(_, summary) = event {
+            chunked.push(summary);
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert!(whole.len() > 1000, "{} games", whole.len());
+    assert!(chunked == whole, "chunked scan differs from the whole scan");
+}

@@ -113,7 +113,10 @@ impl<R: Read> Iterator for Chunker<R> {
                 }));
             }
             // Never split inside the first few bytes: a chunk must hold a game.
-            if let Some(split) = last_game_start(&buf).filter(|&s| s > 0) {
+            // Games not parted by blank lines are cut before a tag line that
+            // follows movetext, so memory stays flat on them too.
+            let split = last_game_start(&buf).or_else(|| last_tag_after_movetext(&buf));
+            if let Some(split) = split.filter(|&s| s > 0) {
                 self.carry = buf[split..].to_vec();
                 buf.truncate(split);
                 return Some(Ok(Chunk {
@@ -158,6 +161,40 @@ pub fn last_game_start(buf: &[u8]) -> Option<usize> {
     None
 }
 
+/// The offset of the last `[` in `buf` that starts a line following a line
+/// of movetext (one that does not itself start with `[`): where a game
+/// starts in PGN whose games are not parted by blank lines. The scanner ends
+/// a game at any `[` that starts a line, so a cut there gives the same games
+/// as a scan of the whole, unless the cut falls inside a comment, which the
+/// scanner reports as an unclean end.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::input::chunk::last_tag_after_movetext;
+/// let pgn = b"[Event \"a\"]\n1. e4 1-0\n[Event \"b\"]\n[Site \"c\"]\n";
+/// assert_eq!(last_tag_after_movetext(pgn), Some(22));
+/// assert_eq!(last_tag_after_movetext(b"[Event \"a\"]\n[Site \"b\"]\n"), None);
+/// ```
+pub fn last_tag_after_movetext(buf: &[u8]) -> Option<usize> {
+    let mut end = buf.len();
+    while let Some(i) = memchr::memrchr(b'[', &buf[..end]) {
+        end = i;
+        if i == 0 || buf[i - 1] != b'\n' {
+            continue;
+        }
+        let before = &buf[..i - 1];
+        let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
+        let first = before[line_start..]
+            .iter()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\r'));
+        if first.is_some_and(|&b| b != b'[') {
+            return Some(i);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +209,24 @@ mod tests {
         assert!(chunks.len() > 10);
         assert!(chunks.iter().all(|c| c.data.starts_with(b"[Event")));
         assert!(chunks.last().unwrap().at_end);
+        let joined: Vec<u8> = chunks.into_iter().flat_map(|c| c.data).collect();
+        assert_eq!(joined, pgn);
+    }
+
+    #[test]
+    fn games_without_blank_lines_are_cut_too() {
+        // See issue 10: memory grew with the input when no blank line
+        // parted the games.
+        let mut pgn = Vec::new();
+        for i in 0..200 {
+            pgn.extend_from_slice(
+                format!("[Event \"{i}\"]\n[Site \"?\"]\n1. e4 e5 *\n").as_bytes(),
+            );
+        }
+        let chunks: Vec<Chunk> = Chunker::new(&pgn[..], 100).map(Result::unwrap).collect();
+        assert!(chunks.len() > 10);
+        assert!(chunks.iter().all(|c| c.data.starts_with(b"[Event")));
+        assert!(chunks.iter().all(|c| c.data.len() < 200));
         let joined: Vec<u8> = chunks.into_iter().flat_map(|c| c.data).collect();
         assert_eq!(joined, pgn);
     }
