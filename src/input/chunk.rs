@@ -13,6 +13,12 @@ use std::io::{self, Read};
 /// and memory stays small.
 pub const TARGET: usize = 1 << 20;
 
+/// The most games a chunk holds. Real games take hundreds of bytes each, so
+/// this never binds on them; on a file of tiny games with several findings
+/// each (a million empty games) memory would otherwise follow the findings
+/// of ~60,000 games per chunk rather than the bytes.
+pub const MAX_GAMES: usize = 4096;
+
 /// Reads `reader` in chunks split at game boundaries.
 pub struct Chunker<R> {
     reader: R,
@@ -88,7 +94,12 @@ impl<R: Read> Iterator for Chunker<R> {
             return None;
         }
         let mut buf = std::mem::take(&mut self.carry);
-        let mut want = self.target.max(buf.len() + self.target / 2);
+        // A carry left by the game cap already holds a chunk's worth.
+        let mut want = if buf.len() >= self.target {
+            buf.len()
+        } else {
+            self.target.max(buf.len() + self.target / 2)
+        };
         loop {
             let eof = match self.fill(&mut buf, want) {
                 Ok(eof) => eof,
@@ -105,6 +116,14 @@ impl<R: Read> Iterator for Chunker<R> {
                     }));
                 }
             };
+            if let Some(cut) = nth_game_start(&buf, MAX_GAMES) {
+                self.carry = buf[cut..].to_vec();
+                buf.truncate(cut);
+                return Some(Ok(Chunk {
+                    data: buf,
+                    at_end: false,
+                }));
+            }
             if eof {
                 self.done = true;
                 return Some(Ok(Chunk {
@@ -195,6 +214,36 @@ pub fn last_tag_after_movetext(buf: &[u8]) -> Option<usize> {
     None
 }
 
+/// The offset of about the `n`th place after the start of `buf` where a
+/// game may start, if `buf` holds that many: a `[` opening a line whose
+/// previous line does not end in `]` (so is not a tag). This is a bound on
+/// memory, not a parse: one test a `[`, and a cut it gets wrong is caught by
+/// the scanner like any other.
+fn nth_game_start(buf: &[u8], n: usize) -> Option<usize> {
+    // Real games are far sparser than the cap: count the whole buffer only
+    // where its first 16 KB holds games that densely.
+    const SAMPLE: usize = 1 << 14;
+    let sample = &buf[..buf.len().min(SAMPLE)];
+    if buf.len() > SAMPLE && game_starts(sample).nth(n * SAMPLE / TARGET).is_none() {
+        return None;
+    }
+    game_starts(buf).nth(n - 1)
+}
+
+/// The places where [`nth_game_start`] sees a game start.
+fn game_starts(buf: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    memchr::memchr_iter(b'[', buf).filter(|&i| {
+        if i == 0 || buf[i - 1] != b'\n' {
+            return false;
+        }
+        let mut end = i - 1;
+        if end > 0 && buf[end - 1] == b'\r' {
+            end -= 1;
+        }
+        end == 0 || buf[end - 1] != b']'
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,6 +278,21 @@ mod tests {
         assert!(chunks.iter().all(|c| c.data.len() < 200));
         let joined: Vec<u8> = chunks.into_iter().flat_map(|c| c.data).collect();
         assert_eq!(joined, pgn);
+    }
+
+    #[test]
+    fn tiny_games_are_cut_by_count() {
+        // See issue 10: memory followed the findings of the games per chunk.
+        let pgn = "[Event \"x\"]\n\n*\n".repeat(3 * MAX_GAMES + 5);
+        let chunks: Vec<Chunk> = Chunker::new(pgn.as_bytes(), TARGET)
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(chunks.len(), 4);
+        assert!(chunks.iter().all(|c| c.data.starts_with(b"[Event")));
+        let games = |c: &Chunk| c.data.windows(6).filter(|w| w == b"[Event").count();
+        assert!(chunks.iter().all(|c| games(c) <= MAX_GAMES));
+        let joined: Vec<u8> = chunks.into_iter().flat_map(|c| c.data).collect();
+        assert_eq!(joined, pgn.as_bytes());
     }
 
     #[test]
