@@ -160,24 +160,10 @@ impl<R: Read> Iterator for Chunker<R> {
 /// assert_eq!(last_game_start(b"[Event \"a\"]\n[Site \"b\"]\n"), None);
 /// ```
 pub fn last_game_start(buf: &[u8]) -> Option<usize> {
-    let mut end = buf.len();
-    while let Some(i) = memchr::memrchr(b'[', &buf[..end]) {
-        end = i;
-        if i == 0 || buf[i - 1] != b'\n' {
-            continue;
-        }
-        // The line before must be blank (only whitespace).
-        let before = &buf[..i - 1];
-        let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
-        if line_start > 0
-            && before[line_start..]
-                .iter()
-                .all(|b| matches!(b, b' ' | b'\t' | b'\r'))
-        {
-            return Some(i);
-        }
-    }
-    None
+    // The line before must be blank (only whitespace), and not the first.
+    last_line_start_after(buf, |line, first_line| {
+        !first_line && line.iter().all(|b| is_blank(*b))
+    })
 }
 
 /// The offset of the last `[` in `buf` that starts a line following a line
@@ -196,6 +182,22 @@ pub fn last_game_start(buf: &[u8]) -> Option<usize> {
 /// assert_eq!(last_tag_after_movetext(b"[Event \"a\"]\n[Site \"b\"]\n"), None);
 /// ```
 pub fn last_tag_after_movetext(buf: &[u8]) -> Option<usize> {
+    last_line_start_after(buf, |line, _| {
+        line.iter()
+            .find(|b| !is_blank(**b))
+            .is_some_and(|&b| b != b'[')
+    })
+}
+
+/// Whitespace within a line.
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r')
+}
+
+/// The offset of the last `[` in `buf` that starts a line whose previous
+/// line passes `accept` (given that line, without its newline, and whether
+/// it is the first line of `buf`).
+fn last_line_start_after(buf: &[u8], accept: impl Fn(&[u8], bool) -> bool) -> Option<usize> {
     let mut end = buf.len();
     while let Some(i) = memchr::memrchr(b'[', &buf[..end]) {
         end = i;
@@ -204,10 +206,7 @@ pub fn last_tag_after_movetext(buf: &[u8]) -> Option<usize> {
         }
         let before = &buf[..i - 1];
         let line_start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
-        let first = before[line_start..]
-            .iter()
-            .find(|b| !matches!(b, b' ' | b'\t' | b'\r'));
-        if first.is_some_and(|&b| b != b'[') {
+        if accept(&before[line_start..], line_start == 0) {
             return Some(i);
         }
     }
