@@ -55,7 +55,9 @@ pub struct InputArgs {
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 
-    /// Write the output to FILE instead of standard output (`-` is standard output).
+    /// Write the output to FILE instead of standard output (`-` is standard
+    /// output). A FILE that is also an input (by any name or link) is
+    /// refused, exit 2, before anything is read.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
