@@ -97,12 +97,26 @@ fn settings(args: &PerftArgs) -> anyhow::Result<Settings> {
     Ok(Settings {
         job,
         chess960: args.chess960,
-        threads: args
-            .threads
-            .map_or(0, |n| capped_threads(n.into(), args.quiet)),
+        threads: capped_threads(args.threads, args.quiet),
         hash_mib: args.hash,
         quiet: args.quiet,
     })
+}
+
+/// `-j` capped as every subcommand caps it ([`super::thread_count`]), with
+/// a note on standard error when it was lowered.
+fn capped_threads(threads: Option<u16>, quiet: bool) -> usize {
+    let n = super::thread_count(threads);
+    if let Some(asked) = threads.map(usize::from)
+        && asked > n
+        && !quiet
+    {
+        diag::note(format!(
+            "perft: -j {asked} lowered to {n} ({} per core)",
+            super::THREADS_PER_CORE
+        ));
+    }
+    n
 }
 
 /// Runs the subcommand.
@@ -112,22 +126,6 @@ fn settings(args: &PerftArgs) -> anyhow::Result<Settings> {
 /// Conflicting or missing flags, a bad FEN or `--moves`, an unreadable or
 /// malformed suite file, a hash table that cannot be allocated, or a failed
 /// write. Suite checks that do not match are findings (exit 1), not errors.
-/// More workers than [`THREADS_PER_CORE`] per core cannot count faster;
-/// thousands of them only take minutes to start and stop.
-const THREADS_PER_CORE: usize = 4;
-
-/// `-j n`, at most [`THREADS_PER_CORE`] per core (a note says so).
-fn capped_threads(n: usize, quiet: bool) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let cap = cores.saturating_mul(THREADS_PER_CORE);
-    if n > cap && !quiet {
-        diag::note(format!(
-            "perft: -j {n} lowered to {cap} ({THREADS_PER_CORE} per core)"
-        ));
-    }
-    n.min(cap)
-}
-
 pub fn run(args: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus> {
     let settings = settings(args)?;
     let pool = rayon::ThreadPoolBuilder::new()
