@@ -39,6 +39,48 @@ pub enum Command {
     /// LAN, FEN and EPD.
     #[command(after_help = EXIT_CODES)]
     Convert(ConvertArgs),
+    /// Merge the CSV or JSON Lines outputs of `--byte-range` shards into the
+    /// output one run over the whole file gives.
+    #[command(after_help = MERGE_HELP)]
+    Merge(MergeArgs),
+}
+
+const MERGE_HELP: &str = "\
+Each SHARD is the output of one `--byte-range` run, with its header, and
+SHARD.stats.json the `--stats` it wrote. Shards are ordered by file (in the
+order first named) and range start, whatever their order here. A shard that
+began inside a game its predecessor read to the end is run again from where
+that game ended, with the arguments its statistics recorded.
+
+Exit status:
+  0  merged
+  2  could not merge (a missing or unreadable shard, shards that do not
+     tile their file, different headers, a rerun that failed)";
+
+#[derive(Debug, Clone, Args)]
+pub struct MergeArgs {
+    /// Shard outputs (CSV or JSON Lines), in any order.
+    #[arg(value_name = "SHARD", required = true)]
+    pub shards: Vec<PathBuf>,
+
+    /// Format of the shard outputs.
+    #[arg(short = 'f', long, value_enum, default_value_t = MergeFormat::Csv)]
+    pub format: MergeFormat,
+
+    /// Write the merged output to FILE instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// CSV without its header line.
+    #[arg(long)]
+    pub no_header: bool,
+}
+
+/// Formats `merge` reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MergeFormat {
+    Csv,
+    Jsonl,
 }
 
 /// Where games come from and where the product goes: shared by every
@@ -64,6 +106,26 @@ pub struct InputArgs {
     /// No progress bar and no summary on standard error.
     #[arg(short = 'q', long)]
     pub quiet: bool,
+
+    /// Process only the games that start in bytes START..END of one
+    /// uncompressed PGN file (either end may be left out), reading past END
+    /// to finish the last one: ranges that tile a file process every game
+    /// exactly once. Boundaries move forward to the next line that opens a
+    /// tag after a blank line or movetext. `offset` columns stay file-wide;
+    /// `game` and `line` count from the range's start (see `--stats` and
+    /// `pgnkit merge`).
+    #[arg(long, value_name = "START..END")]
+    pub byte_range: Option<crate::input::range::ByteRange>,
+
+    /// Write a JSON summary of what each input gave to FILE: games, bytes
+    /// and lines consumed, first and last game offsets, findings per code,
+    /// and the arguments of the run (what `pgnkit merge` reads).
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
+
+    /// CSV output without its header line (so shard outputs concatenate).
+    #[arg(long)]
+    pub no_header: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         Command::AnnotateOutcome(args) => cmd::annotate_outcome::run(args, &mut out),
         Command::Perft(args) => cmd::perft::run(args, &mut out),
         Command::Convert(args) => cmd::convert::run(args, &mut out),
+        Command::Merge(args) => cmd::merge::run(args, &mut out),
     };
     let result = result.and_then(|status| {
         out.flush()?;

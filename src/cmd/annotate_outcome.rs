@@ -6,7 +6,7 @@ use std::io::Write;
 
 use anyhow::Context;
 
-use super::Streaming;
+use super::{Codes, Streaming};
 use crate::cli::{AnnotateFormat, AnnotateOutcomeArgs, RulesProfile};
 use crate::exit::ExitStatus;
 use crate::output::annotate::{self, Format, PgnSettings, Row};
@@ -73,9 +73,11 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
     } = settings(args);
     let mut out = streaming.writer(stdout)?;
     let failed = || format!("failed to write the {WHAT}");
+    streaming.check_range()?;
     if let Written::Table(format) = written {
-        annotate::write_header(&mut out, format).with_context(failed)?;
+        annotate::write_header(&mut out, format, !streaming.no_header).with_context(failed)?;
     }
+    let mut codes = Codes::new();
 
     let mut wrong = 0u64;
     let mut not_replayed = 0u64;
@@ -98,14 +100,20 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                 Event::Game(ctx, done) => {
                     if !done.replayed {
                         not_replayed += 1;
+                        *codes.entry("not-replayed").or_default() += 1;
                     } else if !done.row.result_ok {
                         wrong += 1;
+                        *codes.entry("wrong-result").or_default() += 1;
                     }
                     match (&done.pgn, written) {
                         (Some(pgn), _) => out.write_all(pgn),
-                        (None, Written::Table(format)) => {
-                            annotate::write_row(&mut out, format, ctx.file, ctx.game, &done.row)
-                        }
+                        (None, Written::Table(format)) => annotate::write_row(
+                            &mut out,
+                            format,
+                            ctx.file,
+                            (ctx.game, ctx.offset),
+                            &done.row,
+                        ),
                         (None, Written::Pgn(_)) => Ok(()),
                     }
                     .with_context(failed)?;
@@ -119,5 +127,12 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
     )?;
     let summary =
         format!("{wrong} with a result the rules do not give, {not_replayed} not replayed");
-    streaming.finish(&mut out, WHAT, totals, wrong + not_replayed, &summary)
+    streaming.finish(
+        &mut out,
+        WHAT,
+        &totals,
+        wrong + not_replayed,
+        &summary,
+        &codes,
+    )
 }

@@ -10,7 +10,7 @@ use std::io::Write;
 
 use anyhow::Context;
 
-use super::Streaming;
+use super::{Codes, Streaming};
 use crate::cli::{ConvertArgs, ConvertFormat, Positions, SourceFormat};
 use crate::exit::ExitStatus;
 use crate::input::lines::{Line, LineFormat};
@@ -18,9 +18,9 @@ use crate::output::convert::{
     CsvColumns, CsvRecord, epd_records, write_epd, write_fens, write_jsonl, write_lan, write_pgn,
     write_san, write_uci,
 };
-use crate::output::diag;
 use crate::output::pgn::Keep;
 use crate::output::report::{self, Format as ReportFormat, Place, players};
+use crate::output::{diag, json};
 use crate::rules::convert::{
     ConvertOptions, ConvertedGame, convert_game, game_from_position_line, game_from_uci_line,
 };
@@ -194,6 +194,9 @@ struct Writer<'w> {
     /// Games handed to the writer in the whole run (the EPD `id`).
     games: u64,
     broken: u64,
+    /// Whether the CSV header is written (`--no-header` not given).
+    header: bool,
+    codes: Codes,
 }
 
 impl Writer<'_> {
@@ -213,6 +216,7 @@ impl Writer<'_> {
         self.games += 1;
         if let Some(b) = out.broken {
             self.broken += 1;
+            *self.codes.entry(b.finding.code.as_str()).or_default() += 1;
             // The report goes to standard error: what came from the input
             // is escaped and cut there (the file name is the user's own).
             let mut finding = b.finding;
@@ -224,6 +228,7 @@ impl Writer<'_> {
             let place = Place {
                 file: ctx.file,
                 game: Some(ctx.game),
+                offset: ctx.offset,
                 white: &diag::clipped(&b.white, diag::SHOWN),
                 black: &diag::clipped(&b.black, diag::SHOWN),
                 first_move: b.first_move,
@@ -236,6 +241,21 @@ impl Writer<'_> {
         let failed = || format!("failed to write the {WHAT}");
         match out.body {
             Body::None => {}
+            Body::Bytes(bytes) if self.settings.format == ConvertFormat::Jsonl => {
+                // The record's place goes first; the worker wrote the rest.
+                let mut head = Vec::with_capacity(64);
+                head.extend_from_slice(b"{\"file\":");
+                json::write_str(&mut head, ctx.file).with_context(failed)?;
+                match ctx.offset {
+                    Some(o) => write!(head, ",\"game\":{},\"offset\":{o},", ctx.game),
+                    None => write!(head, ",\"game\":{},\"offset\":null,", ctx.game),
+                }
+                .with_context(failed)?;
+                self.out.write_all(&head).with_context(failed)?;
+                self.out
+                    .write_all(bytes.strip_prefix(b"{").unwrap_or(&bytes))
+                    .with_context(failed)?;
+            }
             Body::Bytes(bytes) => self.out.write_all(&bytes).with_context(failed)?,
             Body::Epd(records) => {
                 for (ply, record) in records {
@@ -247,7 +267,10 @@ impl Writer<'_> {
         Ok(())
     }
 
-    fn csv_record(&mut self, ctx: GameCtx<'_>, record: CsvRecord) -> std::io::Result<()> {
+    fn csv_record(&mut self, ctx: GameCtx<'_>, mut record: CsvRecord) -> std::io::Result<()> {
+        record.file = ctx.file.to_owned();
+        record.game = ctx.game;
+        record.offset = ctx.offset;
         match &mut self.csv {
             CsvState::Pending(rows) => {
                 rows.push(record);
@@ -287,7 +310,9 @@ impl Writer<'_> {
         };
         let rows = std::mem::take(rows);
         let columns = CsvColumns::seen_in(rows.iter(), self.settings.keep_invalid);
-        columns.write_header(&mut self.out)?;
+        if self.header {
+            columns.write_header(&mut self.out)?;
+        }
         for r in &rows {
             columns.write_record(&mut self.out, r)?;
         }
@@ -326,9 +351,21 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         },
         games: 0,
         broken: 0,
+        header: !streaming.no_header,
+        codes: Codes::new(),
+    };
+    streaming.check_range()?;
+    // A byte range is a range of PGN: nothing is sniffed from its middle.
+    let from = match (streaming.range, from) {
+        (None, from) => from,
+        (Some(_), InputFormat::Pgn | InputFormat::Detect) => InputFormat::Pgn,
+        (Some(_), InputFormat::Lines(_)) => {
+            anyhow::bail!("--byte-range reads PGN only, not FEN, EPD or UCI lines")
+        }
     };
     if let CsvState::Fixed { columns, .. } = &writer.csv
         && settings.format == ConvertFormat::Csv
+        && writer.header
     {
         columns.write_header(&mut writer.out).with_context(failed)?;
     }
@@ -336,6 +373,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
     let totals = stream::for_each_record(
         &streaming.files,
         from,
+        streaming.range,
         streaming.threads,
         streaming.quiet,
         |raw| render(&convert_game(raw, settings.options), &settings),
@@ -352,5 +390,12 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
     };
     let broken = writer.broken;
     let summary = format!("{broken} could not be replayed ({what})");
-    streaming.finish(&mut writer.out, WHAT, totals, broken, &summary)
+    streaming.finish(
+        &mut writer.out,
+        WHAT,
+        &totals,
+        broken,
+        &summary,
+        &writer.codes,
+    )
 }

@@ -7,6 +7,7 @@
 
 pub mod annotate_outcome;
 pub mod convert;
+pub mod merge;
 pub mod perft;
 pub mod validate;
 
@@ -22,7 +23,8 @@ use anyhow::Context;
 
 use crate::cli::InputArgs;
 use crate::exit::ExitStatus;
-use crate::output::diag;
+use crate::input::range::ByteRange;
+use crate::output::{diag, json};
 use crate::rules::game::RawGame;
 use crate::stream::{self, Event, Totals};
 
@@ -59,6 +61,10 @@ pub(crate) struct Streaming {
     pub threads: usize,
     pub output: Option<PathBuf>,
     pub quiet: bool,
+    pub range: Option<ByteRange>,
+    pub stats: Option<PathBuf>,
+    /// CSV output is written without its header.
+    pub no_header: bool,
     started: Instant,
 }
 
@@ -70,8 +76,24 @@ impl Streaming {
             threads: thread_count(args.threads),
             output: args.output.clone(),
             quiet: args.quiet,
+            range: args.byte_range,
+            stats: args.stats.clone(),
+            no_header: args.no_header,
             started: Instant::now(),
         }
+    }
+
+    /// Refuses `--byte-range` unless exactly one file is read: offsets are
+    /// offsets in one file.
+    ///
+    /// # Errors
+    ///
+    /// When the range cannot apply.
+    pub fn check_range(&self) -> anyhow::Result<()> {
+        if self.range.is_some() && self.files.len() != 1 {
+            anyhow::bail!("--byte-range needs exactly one input file");
+        }
+        Ok(())
     }
 
     /// Refuses an output file that is also an input: creating it would
@@ -130,7 +152,14 @@ impl Streaming {
         work: impl Fn(&RawGame<'_>) -> R + Sync,
         sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
     ) -> anyhow::Result<Totals> {
-        stream::for_each_game(&self.files, self.threads, self.quiet, work, sink)
+        stream::for_each_game(
+            &self.files,
+            self.range,
+            self.threads,
+            self.quiet,
+            work,
+            sink,
+        )
     }
 
     /// The tail every streaming subcommand shares: flushes the product
@@ -145,12 +174,19 @@ impl Streaming {
         &self,
         out: &mut dyn Write,
         what: &str,
-        totals: Totals,
+        totals: &Totals,
         problems: u64,
         summary: &str,
+        codes: &Codes,
     ) -> anyhow::Result<ExitStatus> {
         out.flush()
             .with_context(|| format!("failed to write the {what}"))?;
+        if let Some(path) = &self.stats {
+            let mut json = Vec::new();
+            write_stats(&mut json, totals, codes).expect("writing to a Vec cannot fail");
+            std::fs::write(path, json)
+                .with_context(|| format!("cannot write the statistics to {}", path.display()))?;
+        }
         if !self.quiet {
             diag::summary(
                 format!("{}, {summary}", diag::games(totals.games)),
@@ -159,4 +195,63 @@ impl Streaming {
         }
         Ok(ExitStatus::of_run(problems, totals.failed))
     }
+}
+
+/// Findings (or other records) per code, for `--stats`.
+pub(crate) type Codes = std::collections::BTreeMap<&'static str, u64>;
+
+/// Writes the `--stats` JSON: one object per input, with the arguments of
+/// the run so that `pgnkit merge` can run a shard again.
+fn write_stats(out: &mut Vec<u8>, totals: &Totals, codes: &Codes) -> std::io::Result<()> {
+    let opt = |v: Option<u64>| v.map_or_else(|| "null".to_owned(), |v| v.to_string());
+    out.extend_from_slice(b"{\"inputs\":[");
+    for (i, input) in totals.inputs.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"file\":");
+        json::write_str(out, &input.file)?;
+        let (start, end) = input.range.map_or((0, None), |r| (r.start, r.end));
+        write!(
+            out,
+            ",\"start\":{start},\"end\":{},\"first_byte\":{},\"limit\":{},\"end_byte\":{},\
+             \"games\":{},\"lines\":{},\"first_offset\":{},\"last_offset\":{}",
+            opt(end),
+            input.first_byte,
+            opt(input.limit),
+            input.end_byte,
+            input.games,
+            input.lines,
+            opt(input.first_offset),
+            opt(input.last_offset),
+        )?;
+        out.extend_from_slice(b"}");
+    }
+    out.extend_from_slice(b"],\"games\":");
+    write!(
+        out,
+        "{},\"failed\":{},\"findings\":{{",
+        totals.games, totals.failed
+    )?;
+    for (i, (code, n)) in codes.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        json::write_str(out, code)?;
+        write!(out, ":{n}")?;
+    }
+    out.extend_from_slice(b"},\"args\":[");
+    for (i, arg) in std::env::args_os().skip(1).enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        json::write_str(out, &arg.to_string_lossy())?;
+    }
+    out.extend_from_slice(b"],\"cwd\":");
+    match std::env::current_dir() {
+        Ok(dir) => json::write_str(out, &dir.to_string_lossy())?,
+        Err(_) => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b"}\n");
+    Ok(())
 }

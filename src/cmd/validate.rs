@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Context;
 
-use super::Streaming;
+use super::{Codes, Streaming};
 use crate::cli::{ReportFormat, ValidateArgs};
 use crate::exit::ExitStatus;
 use crate::output::diag;
@@ -44,7 +44,9 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
     let mut with_warnings = 0u64;
     let mut out = streaming.writer(stdout)?;
     let failed = || format!("failed to write the {WHAT}");
-    report::write_header(&mut out, format).with_context(failed)?;
+    streaming.check_range()?;
+    report::write_header(&mut out, format, !streaming.no_header).with_context(failed)?;
+    let mut codes = Codes::new();
     let totals = streaming.for_each_game(
         |game| {
             let check = check_game(game);
@@ -64,6 +66,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
                     let place = Place {
                         file: ctx.file,
                         game: Some(ctx.game),
+                        offset: ctx.offset,
                         white: &white,
                         black: &black,
                         first_move,
@@ -75,6 +78,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
                         with_warnings += 1;
                     }
                     for mut finding in findings {
+                        *codes.entry(finding.code.as_str()).or_default() += 1;
                         finding.line += ctx.line_offset;
                         report::write_finding(&mut out, format, &place, &finding)
                             .with_context(failed)?;
@@ -84,10 +88,12 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
                     let place = Place {
                         file,
                         game: None,
+                        offset: None,
                         white: "",
                         black: "",
                         first_move: (1, shakmaty::Color::White),
                     };
+                    *codes.entry(finding.code.as_str()).or_default() += 1;
                     report::write_finding(&mut out, format, &place, &finding)
                         .with_context(failed)?;
                 }
@@ -97,5 +103,5 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
         },
     )?;
     let summary = format!("{with_errors} with errors, {with_warnings} with warnings");
-    streaming.finish(&mut out, WHAT, totals, with_errors, &summary)
+    streaming.finish(&mut out, WHAT, &totals, with_errors, &summary, &codes)
 }

@@ -8,4 +8,5 @@
 pub mod chunk;
 pub mod lines;
 pub mod open;
+pub mod range;
 pub mod scan;

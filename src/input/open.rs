@@ -48,9 +48,16 @@ pub fn detect(head: &[u8]) -> Compression {
 }
 
 /// Counts the raw (compressed) bytes read, for the progress bar.
-struct Counted<R> {
+pub struct Counted<R> {
     inner: R,
     counter: Arc<AtomicU64>,
+}
+
+impl<R> Counted<R> {
+    /// `inner`, adding every byte read to `counter`.
+    pub fn new(inner: R, counter: Arc<AtomicU64>) -> Counted<R> {
+        Counted { inner, counter }
+    }
 }
 
 impl<R: Read> Read for Counted<R> {

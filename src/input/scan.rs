@@ -327,6 +327,7 @@ impl<'a> Scanner<'a> {
     fn game(&mut self, with_tags: bool) -> RawGame<'a> {
         let mut game = RawGame {
             line: self.line,
+            offset: self.pos,
             has_tags: with_tags,
             tags: Vec::with_capacity(12),
             tokens: Vec::with_capacity(128),

@@ -31,7 +31,7 @@ pub mod tags {
 
 /// The columns, in order. The first thirteen are fixed by the issue that
 /// specified the command; the others may grow.
-pub const CSV_HEADER: &str = "file,game,white,black,result,plies,termination,termination_ply,\
+pub const CSV_HEADER: &str = "file,game,offset,white,black,result,plies,termination,termination_ply,\
 threefold_claim_ply,fifty_claim_ply,winner_can_mate,fide_result,result_ok,\
 dead_reason,loss_rule,undetermined_reason,helpmate,error";
 
@@ -120,8 +120,8 @@ pub enum Format {
 /// # Errors
 ///
 /// When writing fails.
-pub fn write_header(out: &mut dyn Write, format: Format) -> io::Result<()> {
-    if format == Format::Csv {
+pub fn write_header(out: &mut dyn Write, format: Format, header: bool) -> io::Result<()> {
+    if format == Format::Csv && header {
         writeln!(out, "{CSV_HEADER}")?;
     }
     Ok(())
@@ -147,7 +147,7 @@ pub fn write_row(
     out: &mut dyn Write,
     format: Format,
     file: &str,
-    game: u64,
+    (game, offset): (u64, Option<u64>),
     row: &Row,
 ) -> io::Result<()> {
     match format {
@@ -156,6 +156,7 @@ pub fn write_row(
             [
                 file,
                 &game.to_string(),
+                &offset.map(|o| o.to_string()).unwrap_or_default(),
                 &row.white,
                 &row.black,
                 row.result,
@@ -186,6 +187,10 @@ pub fn write_row(
             out.write_all(b"{\"file\":")?;
             json::write_str(out, file)?;
             write!(out, ",\"game\":{game}")?;
+            match offset {
+                Some(o) => write!(out, ",\"offset\":{o}")?,
+                None => out.write_all(b",\"offset\":null")?,
+            }
             out.write_all(b",\"white\":")?;
             json::write_str(out, &row.white)?;
             out.write_all(b",\"black\":")?;

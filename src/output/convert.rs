@@ -256,6 +256,11 @@ fn write_jsonl_inner(game: &ConvertedGame, out: &mut Vec<u8>) -> io::Result<()> 
 /// What a CSV row needs from a game; the columns are chosen by the caller.
 #[derive(Debug, Clone)]
 pub struct CsvRecord {
+    /// The input's name, the game's number in it and its byte offset
+    /// (empty for a record line): set by the writer, which knows them.
+    pub file: String,
+    pub game: u64,
+    pub offset: Option<u64>,
     pub tags: Vec<(String, String)>,
     pub plies: usize,
     /// The main line in UCI, space-separated (no `fen … moves` prefix: the
@@ -272,6 +277,9 @@ impl CsvRecord {
         let mut uci = Vec::new();
         push_uci_moves(game, &mut uci);
         CsvRecord {
+            file: String::new(),
+            game: 0,
+            offset: None,
             tags: game.tags.clone(),
             plies: game.plies.len(),
             uci: String::from_utf8(uci).expect("UCI moves are ASCII"),
@@ -337,7 +345,8 @@ impl CsvColumns {
     ///
     /// When writing fails.
     pub fn write_header(&self, out: &mut dyn Write) -> io::Result<()> {
-        let mut row: Vec<&str> = SEVEN_TAG_ROSTER.to_vec();
+        let mut row: Vec<&str> = vec!["file", "game", "offset"];
+        row.extend(SEVEN_TAG_ROSTER);
         row.extend(self.extra.iter().map(String::as_str));
         row.extend(["plies", "uci", "final_fen"]);
         if self.error {
@@ -354,10 +363,10 @@ impl CsvColumns {
     /// When writing fails.
     pub fn write_record(&self, out: &mut dyn Write, r: &CsvRecord) -> io::Result<()> {
         let plies = r.plies.to_string();
-        let mut row: Vec<&str> = SEVEN_TAG_ROSTER
-            .iter()
-            .map(|n| r.tag(n).unwrap_or(""))
-            .collect();
+        let game = r.game.to_string();
+        let offset = r.offset.map(|o| o.to_string()).unwrap_or_default();
+        let mut row: Vec<&str> = vec![&r.file, &game, &offset];
+        row.extend(SEVEN_TAG_ROSTER.iter().map(|n| r.tag(n).unwrap_or("")));
         row.extend(self.extra.iter().map(|n| r.tag(n).unwrap_or("")));
         row.extend([plies.as_str(), &r.uci, &r.final_fen]);
         if self.error {
@@ -512,8 +521,8 @@ mod tests {
         cols.write_record(&mut out, &a).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,final_fen\n\
-             e,,,,\"w, jr\",,,C60,,1,e2e4,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
+            "file,game,offset,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,final_fen\n\
+             ,0,,e,,,,\"w, jr\",,,C60,,1,e2e4,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
         );
         let exact = CsvColumns::exactly(&["White".into(), "ECO".into(), "ECO".into()], true);
         assert_eq!(exact.extra, ["ECO"]);

@@ -9,7 +9,7 @@ use super::json;
 use crate::rules::finding::Finding;
 
 /// The columns every CSV report starts with (more follow).
-pub const CSV_HEADER: &str = "file,game,line,ply,san,severity,code,message,white,black";
+pub const CSV_HEADER: &str = "file,game,offset,line,ply,san,severity,code,message,white,black";
 
 /// Report formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +25,8 @@ pub struct Place<'a> {
     pub file: &'a str,
     /// `None` for a finding outside any game.
     pub game: Option<u64>,
+    /// Byte offset of the game's first byte in the input.
+    pub offset: Option<u64>,
     pub white: &'a str,
     pub black: &'a str,
     /// Fullmove number and side to move at the game's start.
@@ -69,8 +71,8 @@ pub fn move_label(ply: u32, first: (u32, Color), san: &str) -> String {
 /// # Errors
 ///
 /// When writing fails.
-pub fn write_header(out: &mut dyn Write, format: Format) -> io::Result<()> {
-    if format == Format::Csv {
+pub fn write_header(out: &mut dyn Write, format: Format, header: bool) -> io::Result<()> {
+    if format == Format::Csv && header {
         writeln!(out, "{CSV_HEADER}")?;
     }
     Ok(())
@@ -108,12 +110,14 @@ pub fn write_finding(
         }
         Format::Csv => {
             let game = place.game.map(|g| g.to_string()).unwrap_or_default();
+            let offset = place.offset.map(|o| o.to_string()).unwrap_or_default();
             let ply = f.ply.map(|p| p.to_string()).unwrap_or_default();
             super::write_csv_record(
                 out,
                 [
                     place.file,
                     &game,
+                    &offset,
                     &f.line.to_string(),
                     &ply,
                     f.san.as_deref().unwrap_or(""),
@@ -131,6 +135,10 @@ pub fn write_finding(
             match place.game {
                 Some(g) => write!(out, ",\"game\":{g}")?,
                 None => out.write_all(b",\"game\":null")?,
+            }
+            match place.offset {
+                Some(o) => write!(out, ",\"offset\":{o}")?,
+                None => out.write_all(b",\"offset\":null")?,
             }
             write!(out, ",\"line\":{}", f.line)?;
             match f.ply {

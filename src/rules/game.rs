@@ -170,6 +170,8 @@ pub struct Marker {
 pub struct RawGame<'a> {
     /// Relative line of the game's first token.
     pub line: u64,
+    /// Byte offset of the game's first byte in the scanned buffer.
+    pub offset: usize,
     pub tags: Vec<Tag<'a>>,
     pub tokens: Vec<Token<'a>>,
     pub marker: Option<Marker>,

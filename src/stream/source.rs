@@ -5,21 +5,39 @@
 //! Runs on the pipeline's reader thread; what the items mean is left to the
 //! workers and the in-order sink in [`super`].
 
-use std::io::{self, BufReader, Read};
+use std::fs::File;
+use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::iter;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::InputFormat;
 use crate::input::chunk::{Chunker, TARGET};
 use crate::input::lines::{Line, LineBatches, LineFormat, sniff};
-use crate::input::open::{input_name, open};
+use crate::input::open::{Compression, Counted, detect, input_name, open};
+use crate::input::range::{ByteRange, Region, region};
+
+/// Where an input's reading starts and where its games stop belonging to
+/// the run.
+#[derive(Debug, Clone)]
+pub(super) struct Span {
+    /// The `--byte-range` asked for, if any.
+    pub range: Option<ByteRange>,
+    /// Byte offset of the first byte read.
+    pub first_byte: u64,
+    /// Games that start at or after this cut point are not the run's
+    /// (`None`: all games are).
+    pub limit: Option<u64>,
+    /// Set by the in-order side once the run has every game it owns: the
+    /// reader then stops reading this input.
+    pub stop: Arc<AtomicBool>,
+}
 
 /// One unit of work, in input order.
 pub(super) enum Item {
     /// An input was opened: the items up to the next `Opened` are its own.
-    Opened { name: String },
+    Opened { name: String, span: Span },
     /// PGN bytes starting at a game boundary.
     Chunk { data: Vec<u8>, at_end: bool },
     /// Lines of a line-based input.
@@ -38,11 +56,103 @@ type Items = Box<dyn Iterator<Item = Item> + Send>;
 pub(super) fn items(
     files: &[PathBuf],
     format: InputFormat,
+    range: Option<ByteRange>,
     counter: Arc<AtomicU64>,
 ) -> impl Iterator<Item = Item> + Send + '_ {
-    files
-        .iter()
-        .flat_map(move |path| input_items(path, format, Arc::clone(&counter)))
+    files.iter().flat_map(move |path| match range {
+        Some(range) => range_items(path, range, Arc::clone(&counter)),
+        None => input_items(path, format, Arc::clone(&counter)),
+    })
+}
+
+/// The PGN chunks of `reader`, as items; with `not_last`, the final chunk
+/// is marked as not ending the input (more of the file follows).
+fn chunks(
+    reader: impl Read + Send + 'static,
+    name: String,
+    not_last: Option<()>,
+) -> impl Iterator<Item = Item> + Send + 'static {
+    Chunker::new(reader, TARGET).map(move |chunk| match chunk {
+        Ok(chunk) => Item::Chunk {
+            data: chunk.data,
+            at_end: chunk.at_end && not_last.is_none(),
+        },
+        Err(error) => failed(name.clone(), "read failed", error),
+    })
+}
+
+/// The items of one shard of a regular, uncompressed PGN file: the chunks
+/// of its region ([`crate::input::range`]), then, for as long as the
+/// in-order side has not set the stop flag, the chunks after it (the last
+/// game may run past the region's end).
+fn range_items(path: &Path, range: ByteRange, counter: Arc<AtomicU64>) -> Items {
+    let name = input_name(path);
+    let opened = open_range(path, range);
+    let (mut file, len, region) = match opened {
+        Ok(opened) => opened,
+        Err(error) => return Box::new(iter::once(failed(name, "cannot read a byte range", error))),
+    };
+    let Region { first_byte, limit } = region;
+    let stop = Arc::new(AtomicBool::new(false));
+    let span = Span {
+        range: Some(range),
+        first_byte,
+        limit: (limit < len).then_some(limit),
+        stop: Arc::clone(&stop),
+    };
+    let head = match file
+        .seek(SeekFrom::Start(first_byte))
+        .and_then(|_| file.try_clone())
+    {
+        Ok(head) => head,
+        Err(error) => return Box::new(iter::once(failed(name, "read failed", error))),
+    };
+    let opened = iter::once(Item::Opened {
+        name: name.clone(),
+        span,
+    });
+    let inside = Counted::new(head.take(limit - first_byte), Arc::clone(&counter));
+    if limit == len {
+        return Box::new(opened.chain(chunks(inside, name, None)));
+    }
+    let region_chunks = chunks(inside, name.clone(), Some(()));
+    // The rest of the file is read only when the region's chunks are all
+    // out, and only until the in-order side has what it needs.
+    let rest = iter::once_with(move || -> Items {
+        match file.seek(SeekFrom::Start(limit)) {
+            Ok(_) => Box::new(chunks(Counted::new(file, counter), name, None)),
+            Err(error) => Box::new(iter::once(failed(name, "read failed", error))),
+        }
+    })
+    .flatten()
+    .take_while(move |_| !stop.load(Ordering::Acquire));
+    Box::new(opened.chain(region_chunks).chain(rest))
+}
+
+/// Opens `path` for `--byte-range`: a regular file whose bytes are PGN as
+/// they stand (offsets of compressed input would mean nothing), with its
+/// length and the shard's region.
+fn open_range(path: &Path, range: ByteRange) -> io::Result<(File, u64, Region)> {
+    let refuse = |why: &str| io::Error::new(io::ErrorKind::InvalidInput, why.to_owned());
+    if path == Path::new("-") {
+        return Err(refuse("--byte-range needs a file, not standard input"));
+    }
+    let mut file = File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(refuse("--byte-range needs a regular file"));
+    }
+    let mut head = [0u8; 4];
+    let n = file.read(&mut head)?;
+    if detect(&head[..n]) != Compression::None {
+        return Err(refuse(
+            "the file is compressed, and --byte-range counts bytes of uncompressed PGN: \
+             give each compressed file to one run whole, or decompress it first",
+        ));
+    }
+    let len = meta.len();
+    let region = region(&mut file, range, len)?;
+    Ok((file, len, region))
 }
 
 /// An I/O error with what was being done when it happened.
@@ -67,17 +177,18 @@ fn input_items(path: &Path, format: InputFormat, counter: Arc<AtomicU64>) -> Ite
             Err(error) => return Box::new(iter::once(failed(name, "read failed", error))),
         },
     };
-    let opened = iter::once(Item::Opened { name: name.clone() });
+    let span = Span {
+        range: None,
+        first_byte: 0,
+        limit: None,
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    let opened = iter::once(Item::Opened {
+        name: name.clone(),
+        span,
+    });
     match lines {
-        None => Box::new(opened.chain(Chunker::new(reader, TARGET).map(
-            move |chunk| match chunk {
-                Ok(chunk) => Item::Chunk {
-                    data: chunk.data,
-                    at_end: chunk.at_end,
-                },
-                Err(error) => failed(name.clone(), "read failed", error),
-            },
-        ))),
+        None => Box::new(opened.chain(chunks(reader, name, None))),
         Some(format) => {
             let batches = LineBatches::new(BufReader::with_capacity(1 << 16, reader));
             Box::new(opened.chain(batches.map(move |batch| match batch {
