@@ -4,9 +4,10 @@ use std::collections::HashMap;
 
 use crate::util::{CHUNK, code, fixture, multi_chunk_pgn, run, stderr, stdout};
 
-const COLUMNS: [&str; 13] = [
+const COLUMNS: [&str; 14] = [
     "file",
     "game",
+    "offset",
     "white",
     "black",
     "result",

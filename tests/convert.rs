@@ -210,8 +210,10 @@ fn csv_header_from_the_first_games_or_from_tags() {
     let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
     assert_eq!(
-        header[..7],
-        ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
+        header[..10],
+        [
+            "file", "game", "offset", "Event", "Site", "Date", "Round", "White", "Black", "Result"
+        ]
     );
     assert_eq!(header[header.len() - 3..], ["plies", "uci", "final_fen"]);
     assert_eq!(reader.records().count(), 12);
@@ -219,7 +221,7 @@ fn csv_header_from_the_first_games_or_from_tags() {
     let chosen = convert(&["--to", "csv", "--tags", "ECO,White,Nope", TWIC], None, 0);
     assert!(
         chosen
-            .starts_with("Event,Site,Date,Round,White,Black,Result,ECO,Nope,plies,uci,final_fen\n"),
+            .starts_with("file,game,offset,Event,Site,Date,Round,White,Black,Result,ECO,Nope,plies,uci,final_fen\n"),
         "{chosen}"
     );
 }
@@ -248,7 +250,9 @@ fn csv_warns_once_about_a_tag_first_seen_after_the_header_is_fixed() {
     );
     assert_eq!(code(&out), 0);
     let text = stdout(&out);
-    assert!(text.starts_with("Event,Site,Date,Round,White,Black,Result,plies,uci,final_fen\n"));
+    assert!(text.starts_with(
+        "file,game,offset,Event,Site,Date,Round,White,Black,Result,plies,uci,final_fen\n"
+    ));
     assert_eq!(text.lines().count(), 1006);
     let err = stderr(&out);
     let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();

@@ -6,5 +6,6 @@ mod cli;
 mod convert;
 mod hostile;
 mod perft;
+mod shards;
 mod util;
 mod validate;

@@ -17,7 +17,7 @@ fn rows(csv_text: &str) -> Vec<(String, String, String, String, String)> {
     let headers = reader.headers().expect("csv header").clone();
     assert!(
         headers.iter().collect::<Vec<_>>().starts_with(&[
-            "file", "game", "line", "ply", "san", "severity", "code", "message"
+            "file", "game", "offset", "line", "ply", "san", "severity", "code", "message"
         ]),
         "{headers:?}"
     );
@@ -27,10 +27,10 @@ fn rows(csv_text: &str) -> Vec<(String, String, String, String, String)> {
             let r = r.expect("csv row");
             (
                 r[1].to_owned(),
-                r[2].to_owned(),
                 r[3].to_owned(),
                 r[4].to_owned(),
-                r[6].to_owned(),
+                r[5].to_owned(),
+                r[7].to_owned(),
             )
         })
         .collect()
@@ -441,7 +441,7 @@ fn formats_and_output_file() {
     assert_eq!(stdout(&out), "");
     assert_eq!(
         std::fs::read_to_string(&target).unwrap(),
-        "{\"file\":\"fixtures/pgn/ambiguous_move.pgn\",\"game\":1,\"line\":9,\"ply\":5,\"san\":\"Nd2\",\
+        "{\"file\":\"fixtures/pgn/ambiguous_move.pgn\",\"game\":1,\"offset\":0,\"line\":9,\"ply\":5,\"san\":\"Nd2\",\
          \"severity\":\"error\",\"code\":\"ambiguous-move\",\"message\":\"`Nd2` matches several legal moves\",\
          \"white\":\"White\",\"black\":\"Black\"}\n"
     );
@@ -451,7 +451,7 @@ fn formats_and_output_file() {
     );
     assert_eq!(
         stdout(&out),
-        "file,game,line,ply,san,severity,code,message,white,black\n"
+        "file,game,offset,line,ply,san,severity,code,message,white,black\n"
     );
 }
 

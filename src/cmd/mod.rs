@@ -90,7 +90,13 @@ impl Streaming {
     ///
     /// When the range cannot apply.
     pub fn check_range(&self) -> anyhow::Result<()> {
-        if self.range.is_some() && self.files.len() != 1 {
+        if self.range.is_none() {
+            return Ok(());
+        }
+        if self.files.is_empty() || self.files.iter().any(|f| f == Path::new("-")) {
+            anyhow::bail!("--byte-range needs a file, not standard input");
+        }
+        if self.files.len() != 1 {
             anyhow::bail!("--byte-range needs exactly one input file");
         }
         Ok(())
@@ -152,7 +158,7 @@ impl Streaming {
         work: impl Fn(&RawGame<'_>) -> R + Sync,
         sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
     ) -> anyhow::Result<Totals> {
-        stream::for_each_game(
+        stream::for_each_game_in(
             &self.files,
             self.range,
             self.threads,

@@ -114,6 +114,22 @@ pub enum InputFormat {
 /// The first error of `sink` (a write failure), which stops the run.
 pub fn for_each_game<R: Send>(
     files: &[PathBuf],
+    threads: usize,
+    quiet: bool,
+    work: impl Fn(&RawGame<'_>) -> R + Sync,
+    sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
+) -> anyhow::Result<Totals> {
+    for_each_game_in(files, None, threads, quiet, work, sink)
+}
+
+/// [`for_each_game`] on the games of one `--byte-range` shard of a file
+/// (all games when `range` is `None`).
+///
+/// # Errors
+///
+/// The first error of `sink` (a write failure), which stops the run.
+pub fn for_each_game_in<R: Send>(
+    files: &[PathBuf],
     range: Option<ByteRange>,
     threads: usize,
     quiet: bool,
