@@ -244,3 +244,72 @@ fn ranges_are_refused_where_offsets_mean_nothing() {
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("tile"), "{}", stderr(&out));
 }
+
+/// Several compressed inputs (zstd, gzip, bzip2, plain) and a missing one,
+/// read one at a time (`-j1`) or several at once (`-j8` starts two
+/// readers): the same bytes, in input order.
+#[test]
+fn inputs_read_at_once_give_the_same_bytes_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let packed = std::fs::read(fixture("corpus/pgnmentor-2mb.pgn.zst")).unwrap();
+    let pgn = zstd::decode_all(&packed[..]).unwrap();
+    // Five parts cut at game boundaries, of uneven sizes.
+    let mut parts = Vec::new();
+    let mut from = 0;
+    for frac in [0.3, 0.35, 0.7, 0.9] {
+        let at = (pgn.len() as f64 * frac) as usize;
+        let cut = at + memchr::memmem::find(&pgn[at..], b"\r\n\r\n[Event ").unwrap() + 4;
+        parts.push(pgn[from..cut].to_vec());
+        from = cut;
+    }
+    parts.push(pgn[from..].to_vec());
+    let mut files = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let (name, bytes) = match i {
+            0 | 3 => (
+                format!("p{i}.pgn.zst"),
+                zstd::encode_all(&part[..], 3).unwrap(),
+            ),
+            1 => {
+                let mut gz = flate2::write::GzEncoder::new(Vec::new(), Default::default());
+                std::io::Write::write_all(&mut gz, part).unwrap();
+                (format!("p{i}.pgn.gz"), gz.finish().unwrap())
+            }
+            2 => {
+                let mut bz = bzip2::write::BzEncoder::new(Vec::new(), Default::default());
+                std::io::Write::write_all(&mut bz, part).unwrap();
+                (format!("p{i}.pgn.bz2"), bz.finish().unwrap())
+            }
+            _ => (format!("p{i}.pgn"), part.clone()),
+        };
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        files.push(path.to_str().unwrap().to_owned());
+    }
+    files.insert(
+        2,
+        dir.path().join("missing.pgn").to_str().unwrap().to_owned(),
+    );
+    for args in [
+        &["validate", "-f", "csv"][..],
+        &["annotate-outcome", "-f", "jsonl"],
+        &["convert", "--to", "pgn"],
+        &["convert", "--to", "csv", "--tags", "ECO"],
+    ] {
+        let outputs: Vec<(i32, String)> = ["-j1", "-j2", "-j8"]
+            .iter()
+            .map(|j| {
+                let mut all: Vec<&str> = args.to_vec();
+                all.extend(["-q", j]);
+                all.extend(files.iter().map(String::as_str));
+                let out = run(&all, None);
+                (code(&out), stdout(&out))
+            })
+            .collect();
+        assert_eq!(outputs[0].0, 2, "{args:?}: a missing input fails the run");
+        assert!(outputs[0].1.len() > 1000);
+        for other in &outputs[1..] {
+            assert!(*other == outputs[0], "{args:?}: differs across -j");
+        }
+    }
+}

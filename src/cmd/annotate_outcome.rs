@@ -82,6 +82,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
     let mut wrong = 0u64;
     let mut not_replayed = 0u64;
     let totals = streaming.for_each_game(
+        &out.clone(),
         |game| {
             let outcome = annotate(game, profile);
             let (white, black) = players(|tag| game.tag_text(tag));

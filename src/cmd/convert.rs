@@ -25,7 +25,7 @@ use crate::rules::convert::{
     ConvertOptions, ConvertedGame, convert_game, game_from_position_line, game_from_uci_line,
 };
 use crate::rules::finding::Finding;
-use crate::stream::{self, Event, GameCtx, InputFormat};
+use crate::stream::{Event, GameCtx, InputFormat, Spooled};
 
 /// What the output is called in errors.
 const WHAT: &str = "output";
@@ -188,7 +188,7 @@ enum CsvState {
 
 /// The single writer: everything that happens on the calling thread.
 struct Writer<'w> {
-    out: Box<dyn Write + 'w>,
+    out: Spooled<'w>,
     settings: Render,
     csv: CsvState,
     /// Games handed to the writer in the whole run (the EPD `id`).
@@ -370,16 +370,19 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         columns.write_header(&mut writer.out).with_context(failed)?;
     }
 
-    let totals = stream::for_each_record(
-        &streaming.files,
-        from,
-        streaming.range,
-        streaming.threads,
-        streaming.quiet,
-        |raw| render(&convert_game(raw, settings.options), &settings),
-        |line, format| render(&line_game(line, format), &settings),
-        |event| writer.event(event),
-    )?;
+    // EPD records are numbered across inputs, and the CSV header comes from
+    // the first games of the run: those need the inputs one after another.
+    let ordered = settings.format == ConvertFormat::Epd
+        || (settings.format == ConvertFormat::Csv && tags.is_none());
+    let spool = writer.out.clone();
+    let totals = streaming
+        .inputs((!ordered).then_some(&spool))
+        .for_each_record(
+            from,
+            |raw| render(&convert_game(raw, settings.options), &settings),
+            |line, format| render(&line_game(line, format), &settings),
+            |event| writer.event(event),
+        )?;
     if settings.format == ConvertFormat::Csv {
         writer.fix_csv_header().with_context(failed)?;
     }

@@ -26,7 +26,7 @@ use crate::exit::ExitStatus;
 use crate::input::range::ByteRange;
 use crate::output::{diag, json};
 use crate::rules::game::RawGame;
-use crate::stream::{self, Event, Totals};
+use crate::stream::{self, Event, Spooled, Totals};
 
 /// The most workers a run starts per core. The work is CPU-bound, so
 /// threads beyond the cores only add memory (each worker keeps up to four
@@ -135,15 +135,30 @@ impl Streaming {
     /// # Errors
     ///
     /// When the output file is an input or cannot be created.
-    pub fn writer<'a>(&self, stdout: &'a mut dyn Write) -> anyhow::Result<Box<dyn Write + 'a>> {
-        match self.output.as_deref() {
+    /// It is a [`Spooled`] writer: give a clone of it to
+    /// [`Streaming::for_each_game`] and several inputs are read at once.
+    pub fn writer<'a>(&self, stdout: &'a mut dyn Write) -> anyhow::Result<Spooled<'a>> {
+        let out: Box<dyn Write + 'a> = match self.output.as_deref() {
             Some(p) if p != Path::new("-") => {
                 self.check_output(p)?;
                 let file =
                     File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
-                Ok(Box::new(BufWriter::with_capacity(1 << 16, file)))
+                Box::new(BufWriter::with_capacity(1 << 16, file))
             }
-            _ => Ok(Box::new(stdout)),
+            _ => Box::new(stdout),
+        };
+        Ok(Spooled::new(out))
+    }
+
+    /// The inputs as the stream reads them; with `spool` (the product
+    /// writer), several at once.
+    pub fn inputs<'f, 's>(&'f self, spool: Option<&'f Spooled<'s>>) -> stream::Inputs<'f, 's> {
+        stream::Inputs {
+            files: &self.files,
+            range: self.range,
+            threads: self.threads,
+            quiet: self.quiet,
+            spool,
         }
     }
 
@@ -155,17 +170,11 @@ impl Streaming {
     /// The first error of `sink`.
     pub fn for_each_game<R: Send>(
         &self,
+        spool: &Spooled<'_>,
         work: impl Fn(&RawGame<'_>) -> R + Sync,
         sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
     ) -> anyhow::Result<Totals> {
-        stream::for_each_game_in(
-            &self.files,
-            self.range,
-            self.threads,
-            self.quiet,
-            work,
-            sink,
-        )
+        self.inputs(Some(spool)).for_each_game(work, sink)
     }
 
     /// The tail every streaming subcommand shares: flushes the product

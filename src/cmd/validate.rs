@@ -48,6 +48,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
     report::write_header(&mut out, format, !streaming.no_header).with_context(failed)?;
     let mut codes = Codes::new();
     let totals = streaming.for_each_game(
+        &out.clone(),
         |game| {
             let check = check_game(game);
             // Names are only decoded for games that have something to say.

@@ -19,14 +19,16 @@
 
 pub mod progress;
 mod source;
+pub mod spool;
 
 use std::io;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
 
 use self::progress::Progress;
 use self::source::{Item, Span};
+pub use self::spool::Spooled;
 use crate::input::lines::{Line, LineFormat};
 use crate::input::range::{ByteRange, LOOK_BACK, is_cut_point};
 use crate::input::scan::scan;
@@ -119,65 +121,79 @@ pub fn for_each_game<R: Send>(
     work: impl Fn(&RawGame<'_>) -> R + Sync,
     sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
 ) -> anyhow::Result<Totals> {
-    for_each_game_in(files, None, threads, quiet, work, sink)
-}
-
-/// [`for_each_game`] on the games of one `--byte-range` shard of a file
-/// (all games when `range` is `None`).
-///
-/// # Errors
-///
-/// The first error of `sink` (a write failure), which stops the run.
-pub fn for_each_game_in<R: Send>(
-    files: &[PathBuf],
-    range: Option<ByteRange>,
-    threads: usize,
-    quiet: bool,
-    work: impl Fn(&RawGame<'_>) -> R + Sync,
-    sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
-) -> anyhow::Result<Totals> {
-    let no_lines = |_: &Line, _: LineFormat| -> R { unreachable!("PGN inputs hold no lines") };
-    let run = Run {
+    let inputs = Inputs {
         files,
-        format: InputFormat::Pgn,
-        range,
+        range: None,
         threads,
         quiet,
+        spool: None,
     };
-    run.for_each(&work, &no_lines, sink)
+    inputs.for_each_game(work, sink)
 }
 
-/// Runs `game` on every PGN game and `line` on every record line of
-/// `files` (`-` is standard input; none means standard input), each input
-/// read as `format` says, on `threads` threads, and feeds `sink` in input
-/// order. The game number of a [`GameCtx`] counts games or record lines in
-/// their file.
-///
-/// # Errors
-///
-/// The first error of `sink` (a write failure), which stops the run.
-pub fn for_each_record<R: Send>(
-    files: &[PathBuf],
-    format: InputFormat,
-    range: Option<ByteRange>,
-    threads: usize,
-    quiet: bool,
-    game: impl Fn(&RawGame<'_>) -> R + Sync,
-    line: impl Fn(&Line, LineFormat) -> R + Sync,
-    sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
-) -> anyhow::Result<Totals> {
-    let run = Run {
-        files,
-        format,
-        range,
-        threads,
-        quiet,
-    };
-    run.for_each(&game, &line, sink)
+/// The inputs of a run and how to read them.
+#[derive(Clone, Copy)]
+pub struct Inputs<'f, 's> {
+    /// `-` is standard input; none means standard input.
+    pub files: &'f [PathBuf],
+    /// Only the games of this `--byte-range` of the one file.
+    pub range: Option<ByteRange>,
+    pub threads: usize,
+    pub quiet: bool,
+    /// Set when the sink writes through this writer: then several inputs
+    /// may be read at once, and the writer puts what the sink writes for
+    /// each in input order.
+    pub spool: Option<&'f Spooled<'s>>,
+}
+
+impl<'f, 's> Inputs<'f, 's> {
+    /// Runs `work` on every game and feeds `sink` in input order.
+    ///
+    /// # Errors
+    ///
+    /// The first error of `sink` (a write failure), which stops the run.
+    pub fn for_each_game<R: Send>(
+        &self,
+        work: impl Fn(&RawGame<'_>) -> R + Sync,
+        sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Totals> {
+        let no_lines = |_: &Line, _: LineFormat| -> R { unreachable!("PGN inputs hold no lines") };
+        self.run(InputFormat::Pgn).for_each(&work, &no_lines, sink)
+    }
+
+    /// Runs `game` on every PGN game and `line` on every record line, each
+    /// input read as `format` says, and feeds `sink` in input order. The
+    /// game number of a [`GameCtx`] counts games or record lines in their
+    /// file.
+    ///
+    /// # Errors
+    ///
+    /// The first error of `sink` (a write failure), which stops the run.
+    pub fn for_each_record<R: Send>(
+        &self,
+        format: InputFormat,
+        game: impl Fn(&RawGame<'_>) -> R + Sync,
+        line: impl Fn(&Line, LineFormat) -> R + Sync,
+        sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Totals> {
+        self.run(format).for_each(&game, &line, sink)
+    }
+
+    fn run(&self, format: InputFormat) -> Run<'f, 's> {
+        Run {
+            spool: self.spool,
+            files: self.files,
+            format,
+            range: self.range,
+            threads: self.threads,
+            quiet: self.quiet,
+        }
+    }
 }
 
 /// One streaming run over all its inputs.
-struct Run<'f> {
+struct Run<'f, 's> {
+    spool: Option<&'f Spooled<'s>>,
     files: &'f [PathBuf],
     format: InputFormat,
     range: Option<ByteRange>,
@@ -414,6 +430,30 @@ impl InOrder {
         Ok(())
     }
 
+    /// The in-order part of one worker result: hands what it holds to
+    /// `sink` and moves the progress bar.
+    fn handle<R>(
+        &mut self,
+        done: Done<R>,
+        reading: &Reading<'_>,
+        game: &(impl Fn(&RawGame<'_>) -> R + Sync),
+        sink: &mut impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let before = self.totals.games;
+        match done {
+            Done::Opened { name, span } => self.opened(name, span),
+            Done::Failed { name, error } => self.failed(&name, error, sink)?,
+            Done::Chunk(chunk) => self.chunk(chunk, game, sink)?,
+            Done::Lines(results) => self.results(results, sink)?,
+        }
+        let added = self.totals.games - before;
+        let games = reading.games.fetch_add(added, Ordering::Relaxed) + added;
+        reading
+            .progress
+            .update(reading.counter.load(Ordering::Relaxed), games);
+        Ok(())
+    }
+
     /// Whether the game at `offset` in `data` (which follows `self.tail`)
     /// starts at a cut point.
     fn starts_cut(&self, data: &[u8], offset: usize) -> bool {
@@ -429,7 +469,7 @@ impl InOrder {
     }
 }
 
-impl Run<'_> {
+impl Run<'_, '_> {
     fn for_each<R: Send>(
         &self,
         game: &(impl Fn(&RawGame<'_>) -> R + Sync),
@@ -444,42 +484,181 @@ impl Run<'_> {
         };
         let progress = Progress::bytes(crate::input::open::total_size(files), self.quiet);
         let counter = Arc::new(AtomicU64::new(0));
-        let mut state = InOrder::default();
-        pipeline::ordered(
-            source::items(files, self.format, self.range, Arc::clone(&counter)),
-            self.threads,
-            |item| match item {
-                Item::Opened { name, span } => Done::Opened { name, span },
-                Item::Failed { name, error } => Done::Failed { name, error },
-                Item::Chunk { data, at_end } => {
-                    let scanned = scan_chunk(&data, at_end, game);
-                    Done::Chunk(ChunkDone {
-                        data,
-                        at_end,
-                        scanned,
-                    })
-                }
-                Item::Lines { lines, format } => Done::Lines(
-                    lines
-                        .iter()
-                        .filter(|l| format.is_record(l))
-                        .map(|l| line(l, format))
-                        .collect(),
-                ),
-            },
-            |done| {
-                match done {
-                    Done::Opened { name, span } => state.opened(name, span),
-                    Done::Failed { name, error } => state.failed(&name, error, &mut sink)?,
-                    Done::Chunk(chunk) => state.chunk(chunk, game, &mut sink)?,
-                    Done::Lines(results) => state.results(results, &mut sink)?,
-                }
-                progress.update(counter.load(Ordering::Relaxed), state.totals.games);
-                Ok::<(), anyhow::Error>(())
-            },
-        )?;
+        let readers = match &self.spool {
+            Some(_) => (self.threads / WORKERS_PER_READER).clamp(1, files.len()),
+            None => 1,
+        };
+        let totals = if readers == 1 {
+            let games = AtomicU64::new(0);
+            let reading = Reading {
+                files,
+                counter: &counter,
+                progress: &progress,
+                games: &games,
+            };
+            self.read(&reading, self.threads, game, line, &mut sink)?
+        } else {
+            let spool = self.spool.as_ref().expect("several readers need the spool");
+            self.read_concurrently(files, readers, spool, &counter, &progress, game, line, sink)?
+        };
         progress.finish();
+        Ok(totals)
+    }
+
+    /// Reads `files` one after another through one pipeline of `workers`.
+    fn read<R: Send>(
+        &self,
+        reading: &Reading<'_>,
+        workers: usize,
+        game: &(impl Fn(&RawGame<'_>) -> R + Sync),
+        line: &(impl Fn(&Line, LineFormat) -> R + Sync),
+        sink: &mut impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Totals> {
+        let mut state = InOrder::default();
+        let counter = reading.counter;
+        pipeline::ordered(
+            source::items(reading.files, self.format, self.range, Arc::clone(counter)),
+            workers,
+            |item| work_on(item, game, line),
+            |done| state.handle(done, reading, game, sink),
+        )?;
         state.close();
         Ok(state.totals)
     }
+
+    /// Reads up to `readers` inputs at once, each through its own pipeline
+    /// with its share of the workers, on threads of their own; the calling
+    /// thread hands each input's results to the sink in that input's order,
+    /// and `spool` puts what the sink writes in input order.
+    #[allow(clippy::too_many_arguments)]
+    fn read_concurrently<R: Send>(
+        &self,
+        files: &[PathBuf],
+        readers: usize,
+        spool: &Spooled<'_>,
+        counter: &Arc<AtomicU64>,
+        progress: &Progress,
+        game: &(impl Fn(&RawGame<'_>) -> R + Sync),
+        line: &(impl Fn(&Line, LineFormat) -> R + Sync),
+        mut sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Totals> {
+        /// What a reader thread sends the calling thread.
+        enum Msg<R> {
+            Done(Done<R>),
+            /// The input's pipeline ended (with the error that stopped it).
+            End(Option<anyhow::Error>),
+        }
+        let workers = (self.threads / readers).max(1);
+        let (format, range) = (self.format, self.range);
+        let next = AtomicUsize::new(0);
+        let games = AtomicU64::new(0);
+        let reading = Reading {
+            files,
+            counter,
+            progress,
+            games: &games,
+        };
+        let mut states: Vec<InOrder> = Vec::new();
+        states.resize_with(files.len(), InOrder::default);
+        let mut result = Ok(());
+        std::thread::scope(|scope| {
+            let (tx, rx) = mpsc::sync_channel::<(usize, Msg<R>)>(4 * self.threads);
+            for _ in 0..readers {
+                let tx = tx.clone();
+                let next = &next;
+                scope.spawn(move || {
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        if index >= files.len() {
+                            break;
+                        }
+                        let ended = pipeline::ordered(
+                            source::items(
+                                &files[index..=index],
+                                format,
+                                range,
+                                Arc::clone(counter),
+                            ),
+                            workers,
+                            |item| work_on(item, game, line),
+                            |done| tx.send((index, Msg::Done(done))),
+                        );
+                        let error = ended.err().map(|_| anyhow::anyhow!("stopped"));
+                        if tx.send((index, Msg::End(error))).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(tx);
+            for (index, msg) in &rx {
+                spool.enter(index);
+                let state = &mut states[index];
+                let step = match msg {
+                    Msg::Done(done) => state.handle(done, &reading, game, &mut sink),
+                    Msg::End(None) => {
+                        state.close();
+                        spool.finished(index).map_err(anyhow::Error::from)
+                    }
+                    Msg::End(Some(error)) => Err(error),
+                };
+                if let Err(error) = step {
+                    result = Err(error);
+                    // Dropping the receiver stops every reader.
+                    break;
+                }
+            }
+            drop(rx);
+        });
+        result?;
+        let mut totals = Totals::default();
+        for state in states {
+            totals.games += state.totals.games;
+            totals.failed += state.totals.failed;
+            totals.inputs.extend(state.totals.inputs);
+        }
+        Ok(totals)
+    }
+}
+
+/// A worker's part: scans a chunk and runs the per-game work on its games,
+/// or runs the per-line work on a batch of lines.
+fn work_on<R>(
+    item: Item,
+    game: &(impl Fn(&RawGame<'_>) -> R + Sync),
+    line: &(impl Fn(&Line, LineFormat) -> R + Sync),
+) -> Done<R> {
+    match item {
+        Item::Opened { name, span } => Done::Opened { name, span },
+        Item::Failed { name, error } => Done::Failed { name, error },
+        Item::Chunk { data, at_end } => {
+            let scanned = scan_chunk(&data, at_end, game);
+            Done::Chunk(ChunkDone {
+                data,
+                at_end,
+                scanned,
+            })
+        }
+        Item::Lines { lines, format } => Done::Lines(
+            lines
+                .iter()
+                .filter(|l| format.is_record(l))
+                .map(|l| line(l, format))
+                .collect(),
+        ),
+    }
+}
+
+/// Workers one reader keeps busy: decompressing zstd runs several times
+/// faster than validating what it gives, so a run starts one reader (one
+/// input read at a time) per this many workers.
+pub const WORKERS_PER_READER: usize = 4;
+
+/// What the pipelines of a run share.
+struct Reading<'r> {
+    files: &'r [PathBuf],
+    counter: &'r Arc<AtomicU64>,
+    progress: &'r Progress,
+    /// Games delivered by all pipelines, for the progress bar.
+    games: &'r AtomicU64,
 }

@@ -1,0 +1,169 @@
+//! The product writer when several inputs are read at once: what the sink
+//! writes for the input whose turn it is goes straight out; what it writes
+//! for a later input waits in memory, then in a temporary file past
+//! [`IN_MEMORY`], until every earlier input is done. The output is so the
+//! same bytes, in input order, as a run that reads one input after another.
+
+use std::cell::{RefCell, RefMut};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom, Write};
+use std::rc::Rc;
+
+/// Output of one later input held in memory before it goes to a file.
+pub const IN_MEMORY: usize = 8 << 20;
+
+/// What is held for one input.
+enum Held {
+    Memory(Vec<u8>),
+    File(File),
+}
+
+struct State<'a> {
+    out: Box<dyn Write + 'a>,
+    /// The input whose event the sink is handling.
+    current: usize,
+    /// The first input not yet done: its output goes straight out.
+    next: usize,
+    done: Vec<bool>,
+    held: BTreeMap<usize, Held>,
+}
+
+/// The product writer: `Write` for the subcommand, routing by input for
+/// the stream. Clones share it; it stays on the calling thread.
+#[derive(Clone)]
+pub struct Spooled<'a> {
+    state: Rc<RefCell<State<'a>>>,
+}
+
+impl<'a> Spooled<'a> {
+    /// A writer onto `out`.
+    pub fn new(out: Box<dyn Write + 'a>) -> Spooled<'a> {
+        Spooled {
+            state: Rc::new(RefCell::new(State {
+                out,
+                current: 0,
+                next: 0,
+                done: Vec::new(),
+                held: BTreeMap::new(),
+            })),
+        }
+    }
+
+    fn lock(&self) -> RefMut<'_, State<'a>> {
+        self.state.borrow_mut()
+    }
+
+    /// What the sink writes from now on belongs to input `index`.
+    pub fn enter(&self, index: usize) {
+        self.lock().current = index;
+    }
+
+    /// Input `index` is done: the output of every input that is now next
+    /// in turn goes out.
+    ///
+    /// # Errors
+    ///
+    /// When writing the held output fails.
+    pub fn finished(&self, index: usize) -> io::Result<()> {
+        let mut state = self.lock();
+        if state.done.len() <= index {
+            state.done.resize(index + 1, false);
+        }
+        state.done[index] = true;
+        loop {
+            let next = state.next;
+            if let Some(held) = state.held.remove(&next) {
+                let out = &mut state.out;
+                match held {
+                    Held::Memory(bytes) => out.write_all(&bytes)?,
+                    Held::File(mut file) => {
+                        file.seek(SeekFrom::Start(0))?;
+                        io::copy(&mut file, out)?;
+                    }
+                }
+            }
+            if !state.done.get(next).copied().unwrap_or(false) {
+                return Ok(());
+            }
+            state.next += 1;
+        }
+    }
+}
+
+impl Write for Spooled<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut state = self.lock();
+        let current = state.current;
+        // Inputs before `next` are done: what is written then (after the
+        // run) goes out too.
+        if current <= state.next {
+            return state.out.write(buf);
+        }
+        let held = state
+            .held
+            .entry(current)
+            .or_insert_with(|| Held::Memory(Vec::new()));
+        if let Held::Memory(bytes) = held
+            && bytes.len() + buf.len() > IN_MEMORY
+        {
+            let mut file = tempfile::tempfile()?;
+            file.write_all(bytes)?;
+            *held = Held::File(file);
+        }
+        match held {
+            Held::Memory(bytes) => bytes.extend_from_slice(buf),
+            Held::File(file) => file.write_all(buf)?,
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.lock().out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `Write` onto a shared buffer, to look at after the writer is gone.
+    #[derive(Clone, Default)]
+    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn later_inputs_wait_for_earlier_ones() {
+        let sink = Shared::default();
+        let mut w = Spooled::new(Box::new(sink.clone()));
+        w.enter(2);
+        w.write_all(b"c1 ").unwrap();
+        w.enter(0);
+        w.write_all(b"a1 ").unwrap();
+        w.enter(1);
+        w.write_all(b"b1 ").unwrap();
+        w.enter(2);
+        w.finished(2).unwrap();
+        w.enter(0);
+        w.write_all(b"a2 ").unwrap();
+        assert_eq!(&*sink.0.lock().unwrap(), b"a1 a2 ");
+        w.finished(0).unwrap();
+        w.enter(1);
+        w.write_all(&vec![b'x'; IN_MEMORY]).unwrap();
+        w.finished(1).unwrap();
+        w.write_all(b"end").unwrap();
+        let out = sink.0.lock().unwrap().clone();
+        assert!(out.starts_with(b"a1 a2 b1 xxx"));
+        assert!(out.ends_with(b"xxxc1 end"));
+        assert_eq!(out.len(), 12 + IN_MEMORY + 3);
+    }
+}
