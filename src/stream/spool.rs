@@ -10,7 +10,8 @@ use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::rc::Rc;
 
-/// Output of one later input held in memory before it goes to a file.
+/// Output of later inputs held in memory, in all, before what comes next
+/// goes to temporary files.
 pub const IN_MEMORY: usize = 8 << 20;
 
 /// What is held for one input.
@@ -27,6 +28,8 @@ struct State<'a> {
     next: usize,
     done: Vec<bool>,
     held: BTreeMap<usize, Held>,
+    /// Bytes held in memory, over all inputs.
+    in_memory: usize,
 }
 
 /// The product writer: `Write` for the subcommand, routing by input for
@@ -46,6 +49,7 @@ impl<'a> Spooled<'a> {
                 next: 0,
                 done: Vec::new(),
                 held: BTreeMap::new(),
+                in_memory: 0,
             })),
         }
     }
@@ -76,7 +80,10 @@ impl<'a> Spooled<'a> {
             if let Some(held) = state.held.remove(&next) {
                 let out = &mut state.out;
                 match held {
-                    Held::Memory(bytes) => out.write_all(&bytes)?,
+                    Held::Memory(bytes) => {
+                        out.write_all(&bytes)?;
+                        state.in_memory -= bytes.len();
+                    }
                     Held::File(mut file) => {
                         file.seek(SeekFrom::Start(0))?;
                         io::copy(&mut file, out)?;
@@ -100,19 +107,26 @@ impl Write for Spooled<'_> {
         if current <= state.next {
             return state.out.write(buf);
         }
+        let over = state.in_memory + buf.len() > IN_MEMORY;
+        let state = &mut *state;
         let held = state
             .held
             .entry(current)
             .or_insert_with(|| Held::Memory(Vec::new()));
         if let Held::Memory(bytes) = held
-            && bytes.len() + buf.len() > IN_MEMORY
+            && over
         {
+            // Past the bound, this input's output moves to a file.
             let mut file = tempfile::tempfile()?;
             file.write_all(bytes)?;
+            state.in_memory -= bytes.len();
             *held = Held::File(file);
         }
         match held {
-            Held::Memory(bytes) => bytes.extend_from_slice(buf),
+            Held::Memory(bytes) => {
+                bytes.extend_from_slice(buf);
+                state.in_memory += buf.len();
+            }
             Held::File(file) => file.write_all(buf)?,
         }
         Ok(buf.len())
