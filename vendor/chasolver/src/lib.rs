@@ -16,11 +16,13 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+mod budget;
 mod deduction;
 mod search;
 mod utils;
 mod winnability;
 
+pub use budget::Bounded;
 use chess::{Board, ChessMove, Color};
 use winnability::{fast, full};
 
@@ -45,6 +47,24 @@ pub enum Winnability {
 ///
 /// Returns `None` if winnability could not be decided on this position.
 pub fn winnability(board: &Board, intended_winner: Color) -> Option<Winnability> {
+    winnability_bounded(board, intended_winner, u64::MAX).answer
+}
+
+/// [`winnability`] spending at most `max_units` units of work (pgnkit
+/// patch): one per position a search visits, one per square the static
+/// analysis examines a piece from. Past the bound every search stops at
+/// once and [`Bounded::limit_reached`] is set: the answer is then not to be
+/// trusted. Deterministic: the same board and bound give the same answer
+/// and the same count anywhere.
+pub fn winnability_bounded(
+    board: &Board,
+    intended_winner: Color,
+    max_units: u64,
+) -> Bounded<Option<Winnability>> {
+    budget::run(max_units, || winnability_unbounded(board, intended_winner))
+}
+
+fn winnability_unbounded(board: &Board, intended_winner: Color) -> Option<Winnability> {
     match intended_winner {
         Color::White => full::analysis(board),
         Color::Black => {
@@ -62,8 +82,20 @@ pub fn winnability(board: &Board, intended_winner: Color) -> Option<Winnability>
 /// `false` if the analysis is inconclusive (the position may still be
 /// unwinnable).
 pub fn is_unwinnable_fast(board: &Board, intended_winner: Color) -> bool {
-    match intended_winner {
+    is_unwinnable_fast_bounded(board, intended_winner, u64::MAX).answer
+}
+
+/// [`is_unwinnable_fast`] spending at most `max_units` units of work, as
+/// [`winnability_bounded`] counts them (pgnkit patch). Past the bound every
+/// search stops at once and [`Bounded::limit_reached`] is set: the answer is
+/// then not to be trusted.
+pub fn is_unwinnable_fast_bounded(
+    board: &Board,
+    intended_winner: Color,
+    max_units: u64,
+) -> Bounded<bool> {
+    budget::run(max_units, || match intended_winner {
         Color::White => fast::is_unwinnable(board),
         Color::Black => fast::is_unwinnable(&utils::mirror_board(board)),
-    }
+    })
 }

@@ -18,7 +18,7 @@ use super::{
     analysis::Analysis,
     utils::{get_piece_attacks, get_piece_moves},
 };
-use crate::utils::PROMOTION_RANKS;
+use crate::{budget, utils::PROMOTION_RANKS};
 
 impl Analysis {
     /// Recompute the attacked squares for both colors.
@@ -79,6 +79,13 @@ impl Analysis {
                 let color = self.board.color_on(s).unwrap();
 
                 for source in self.reachable[s.to_index()] {
+                    // Out of budget: stop here. The sets are then smaller
+                    // than at the fixpoint and the analysis may wrongly
+                    // rule mate out: a query out of budget has no
+                    // trustworthy answer (see `Bounded`).
+                    if !budget::spend(1) {
+                        return;
+                    }
                     let mut targets = get_piece_moves(piece, color, source, self.steady);
 
                     // Do not consider pawn attacks if White has one only non-king piece left.

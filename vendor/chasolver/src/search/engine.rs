@@ -3,6 +3,8 @@
 use chess::{Board, ChessMove, Color, MoveGen, EMPTY};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::budget;
+
 use super::{
     heuristics::{classify_move, MoveVariation},
     utils::insufficient_white_material,
@@ -102,7 +104,7 @@ impl Search {
     /// explored is exhausted; see [`Search::is_depth_limit_reached`] and
     /// [`Search::is_global_limit_reached`].
     fn is_limit_reached(&self) -> bool {
-        self.is_depth_limit_reached() || self.is_global_limit_reached()
+        self.is_depth_limit_reached() || self.is_global_limit_reached() || !budget::spend(1)
     }
 
     /// True once `iteration_nodes` (positions explored this depth iteration)

@@ -5,7 +5,7 @@
 use chess::{Board, Color, MoveGen, Piece, EMPTY};
 use rustc_hash::FxHashSet;
 
-use crate::{deduction::is_statically_unwinnable, Winnability};
+use crate::{budget, deduction::is_statically_unwinnable, Winnability};
 
 /// Explores moves from `board` up to `max_nodes`, recording in
 /// `non_pawn_seen` (indexed by color) whether each side has any non-pawn
@@ -24,7 +24,7 @@ pub(crate) fn probe_non_pawn_moves(
             non_pawn_seen[color_idx] = true;
         }
         *nodes += 1;
-        if *nodes >= max_nodes || non_pawn_seen.iter().all(|&s| s) {
+        if !budget::spend(1) || *nodes >= max_nodes || non_pawn_seen.iter().all(|&s| s) {
             return;
         }
         let new_board = board.make_move_new(m);
@@ -46,7 +46,8 @@ pub(crate) fn check_chain_search(
     visited: &mut FxHashSet<Board>,
     depth: u32,
 ) -> Option<Winnability> {
-    if depth > 16 {
+    // Out of budget: undecided, which ends the whole search.
+    if depth > 16 || !budget::spend(1) {
         return None;
     }
     visited.insert(*board);
@@ -61,6 +62,9 @@ pub(crate) fn check_chain_search(
     }
 
     for m in legal_moves {
+        if !budget::spend(1) {
+            return None;
+        }
         let new_board = board.make_move_new(m);
         if visited.contains(&new_board) {
             continue;

@@ -9,6 +9,7 @@ use chess::{Board, Color, MoveGen, Piece, EMPTY};
 use rustc_hash::FxHashSet;
 
 use crate::{
+    budget,
     deduction::is_statically_unwinnable,
     search::{
         check_chain_search, has_lonely_pawns, insufficient_white_material, nb_blocked_pawns,
@@ -140,6 +141,10 @@ fn is_dynamically_unwinnable(
     pawn_move_seen: bool,
     moved: &mut MovedPieces,
 ) -> bool {
+    // Out of budget: not proven, which ends the whole exploration.
+    if !budget::spend(1) {
+        return false;
+    }
     if insufficient_white_material(board) {
         return true;
     }
@@ -206,6 +211,9 @@ pub(crate) fn exhaustively_unwinnable(board: &Board) -> bool {
             }
 
             for m in legal_moves {
+                if !budget::spend(1) {
+                    return false;
+                }
                 let new_board = board.make_move_new(m);
                 if seen.insert(new_board) {
                     if seen.len() > 3000 {
