@@ -6,5 +6,6 @@ mod cli;
 mod convert;
 mod hostile;
 mod perft;
+mod solver_bound;
 mod util;
 mod validate;
