@@ -7,5 +7,6 @@ mod convert;
 mod hostile;
 mod perft;
 mod shards;
+mod solver_bound;
 mod util;
 mod validate;

@@ -13,10 +13,14 @@
 //!    position in a few µs, within [`HELPMATE_BUDGET`] nodes (it can only say
 //!    yes);
 //! 3. the exact solver's fast unwinnability check, sound but incomplete (it
-//!    can only say no);
+//!    can only say no), within a bound on its work;
 //! 4. the exact solver's full helpmate search, which either returns a mating
-//!    line, proves none exists, or gives up at its node limit; about 2% of
-//!    the final positions of decisive games get here.
+//!    line, proves none exists, or gives up at its node limits or at the
+//!    bound on its work; about 2% of the final positions of decisive games
+//!    get here.
+//!
+//! The bounds count positions, never time (see [`super::solver`]), so every
+//! answer is the same on any machine and at any thread count.
 //!
 //! Talking to the exact solver (converting positions, catching its panics,
 //! replaying its lines) is left to [`super::solver`], which also says which
@@ -69,7 +73,8 @@ pub enum UndeterminedReason {
     Chess960Castling,
     /// The position could not be converted for the solver.
     Conversion,
-    /// The solver reached its node limit without an answer.
+    /// The solver reached one of its node limits, or the bound pgnkit sets
+    /// on its work per question, without an answer.
     SearchLimit,
     /// The solver panicked, or returned a mating line that does not replay
     /// as checkmate: a bug in the solver, reported rather than believed.

@@ -12,7 +12,19 @@
 //! position holding castling rights that are not "king on the e-file, rook in
 //! the corner" is never analysed and is reported as undetermined, never dead.
 //! Every mating line the solver returns is replayed with shakmaty before it is
-//! believed. A panic inside chasolver is caught and reported as undetermined
+//! believed.
+//!
+//! Each call is bounded by a count of work units (positions searched,
+//! squares examined by the static analysis), never by time, so answers are
+//! the same on any machine and any thread: [`FAST_CHECK_UNITS`] for the fast
+//! check, which is otherwise exponential, and [`SEARCH_UNITS`] for the full
+//! search. A fast check past its bound proves nothing and leaves the
+//! question to the full search; a full search past its bound is reported as
+//! undetermined (`search_limit`), as when it stops at its own node limits.
+//! The units are counted inside chasolver, which pgnkit vendors for that
+//! (`vendor/chasolver/PATCHES.md`).
+//!
+//! A panic inside chasolver is caught and reported as undetermined
 //! (`solver_failure`; this needs `panic = "unwind"`, the crate's setting).
 //! Its message never reaches stderr: the first call installs, once per
 //! process, a panic hook that stays silent for a panic raised inside a
@@ -31,27 +43,63 @@ use shakmaty::{CastlingSide, Chess, Color, EnPassantMode, File, Position, Rank, 
 
 use super::dead::{Mateability, UndeterminedReason};
 
+/// Work units the fast check may spend on one question.
+///
+/// The largest need measured is 46,037 units on the final positions of
+/// pgnmentor's 412,347 games (12,438 fast checks), so no answer on real games
+/// changes. The D3-Chess vector has fast checks of up to 17.7 million units
+/// that prove a side cannot mate: cut here, each of these is settled by the
+/// full search instead within 121,148 units, so no labelled answer changes
+/// either. Without the bound the check spent 26 million units (2.5 s) on
+/// `kb6/b1p2p1p/1pP5/1P6/8/8/5P1P/5K2 w - -` without proving anything; a
+/// unit costs about 100 ns.
+pub const FAST_CHECK_UNITS: u64 = 1 << 17;
+
+/// Work units the full search may spend on one question.
+///
+/// The largest need measured is 115,413 units on pgnmentor's final positions
+/// (5,236 full searches) and 9,226,695 units on the D3-Chess vector (a
+/// mating line in `k1b5/1p1p4/1P1Pb3/B7/8/8/8/K7 w - -`). chasolver's own
+/// node limits stop its helpmate searches below about 18 million nodes; this
+/// bound also stops the parts those limits do not cover (check-chain
+/// search, static analysis).
+pub const SEARCH_UNITS: u64 = 1 << 25;
+
 /// chasolver's full search for `side`: a mating line (replayed with
 /// shakmaty before it is believed), a proof that none exists, or
 /// [`Mateability::Undetermined`] with the reason (castling rights the
-/// `chess` board cannot hold, a failed conversion, the node limit, a solver
-/// panic or a line that does not mate).
+/// `chess` board cannot hold, a failed conversion, a node limit or the
+/// bound of [`SEARCH_UNITS`], a solver panic or a line that does not mate).
 pub fn winnability(pos: &Chess, side: Color) -> Mateability {
+    winnability_within(pos, side, SEARCH_UNITS)
+}
+
+/// [`winnability`] within `units` work units.
+fn winnability_within(pos: &Chess, side: Color, units: u64) -> Mateability {
     match to_solver_board(pos) {
-        Ok(board) => solve(pos, &board, side),
+        Ok(board) => solve(pos, &board, side, units),
         Err(reason) => Mateability::Undetermined(reason),
     }
 }
 
 /// Whether chasolver's fast check proves that `side` cannot mate (sound,
-/// incomplete: `false` means "not proven"). `false` too for a position the
-/// solver cannot hold (Chess960 castling) or a solver panic.
+/// incomplete: `false` means "not proven"), within [`FAST_CHECK_UNITS`].
+/// `false` too past the bound, for a position the solver cannot hold
+/// (Chess960 castling) or a solver panic.
 pub fn is_unwinnable_fast(pos: &Chess, side: Color) -> bool {
+    is_unwinnable_fast_within(pos, side, FAST_CHECK_UNITS)
+}
+
+/// [`is_unwinnable_fast`] within `units` work units.
+fn is_unwinnable_fast_within(pos: &Chess, side: Color, units: u64) -> bool {
     let Ok(board) = to_solver_board(pos) else {
         return false;
     };
     let color = solver_color(side);
-    quietly(|| chasolver::is_unwinnable_fast(&board, color)).unwrap_or(false)
+    // Past the bound a proof is not believed: the static analysis may have
+    // been cut before its fixpoint.
+    quietly(|| chasolver::is_unwinnable_fast_bounded(&board, color, units))
+        .is_ok_and(|bounded| bounded.answer && !bounded.limit_reached)
 }
 
 thread_local! {
@@ -125,15 +173,16 @@ pub fn has_standard_castling(pos: &Chess) -> bool {
     })
 }
 
-/// chasolver's full search for `side`. `pos` and `board` are the same
-/// position; a mating line is replayed on `pos` before it is believed.
-fn solve(pos: &Chess, board: &chess::Board, side: Color) -> Mateability {
+/// chasolver's full search for `side` within `units` work units. `pos` and
+/// `board` are the same position; a mating line is replayed on `pos` before
+/// it is believed.
+fn solve(pos: &Chess, board: &chess::Board, side: Color, units: u64) -> Mateability {
     let color = solver_color(side);
     let board = *board;
     // chasolver has no documented panics, but it unwraps and `expect`s
     // internally; one bad position must not take down a whole run.
-    let answer = quietly(|| chasolver::winnability(&board, color));
-    match answer {
+    let answer = quietly(|| chasolver::winnability_bounded(&board, color, units));
+    match answer.map(|bounded| bounded.answer.filter(|_| !bounded.limit_reached)) {
         Ok(Some(chasolver::Winnability::Unwinnable)) => Mateability::No,
         Ok(Some(chasolver::Winnability::Winnable { helpmate })) => {
             match checked_helpmate(pos, side, &helpmate) {
@@ -211,6 +260,65 @@ pub(super) mod tests {
         // call the flag is down again.
         assert!(silenced_panics() > before);
         assert!(!IN_SOLVER.with(Cell::get));
+    }
+
+    /// Two bishops walled in by their own pawns: chasolver's fast check,
+    /// unbounded, spends 26 million units here without proving anything;
+    /// the full search proves in 190,000 units that White cannot mate.
+    const WALLED_IN: &str = "kb6/b1p2p1p/1pP5/1P6/8/8/5P1P/5K2 w - - 0 1";
+
+    #[test]
+    fn the_fast_check_stops_at_its_bound_every_time() {
+        let board = to_solver_board(&pos(WALLED_IN)).expect("converts");
+        let bounded =
+            chasolver::is_unwinnable_fast_bounded(&board, chess::Color::White, FAST_CHECK_UNITS);
+        // Every search stops as soon as the budget is spent (the later
+        // phases of the check each spend their one unit and return).
+        assert!(bounded.limit_reached);
+        assert!(
+            (FAST_CHECK_UNITS + 1..FAST_CHECK_UNITS + 8).contains(&bounded.units),
+            "{}",
+            bounded.units
+        );
+        // The same count on another thread: the budget is per thread and
+        // counted, not timed.
+        let again = std::thread::spawn(move || {
+            chasolver::is_unwinnable_fast_bounded(&board, chess::Color::White, FAST_CHECK_UNITS)
+        })
+        .join()
+        .expect("no panic");
+        assert_eq!(again, bounded);
+        assert!(!is_unwinnable_fast(&pos(WALLED_IN), Color::White));
+        // The same check proves a pawn wall dead well within the bound.
+        let wall = pos("4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 w - - 0 1");
+        assert!(is_unwinnable_fast(&wall, Color::White));
+        assert!(is_unwinnable_fast(&wall, Color::Black));
+    }
+
+    #[test]
+    fn the_full_search_says_search_limit_past_its_bound() {
+        let walled = pos(WALLED_IN);
+        for units in [1, 1_000, 100_000] {
+            assert_eq!(
+                winnability_within(&walled, Color::White, units),
+                Mateability::Undetermined(UndeterminedReason::SearchLimit),
+                "{units}"
+            );
+        }
+        assert_eq!(winnability(&walled, Color::White), Mateability::No);
+        // A mating line found within the bound is kept.
+        let open = pos("k7/2n5/8/1K6/8/8/8/4B3 w - - 0 1");
+        assert!(matches!(
+            winnability(&open, Color::White),
+            Mateability::Yes { .. }
+        ));
+        // An unbounded query after a bounded one on the same thread is not
+        // cut by the bound left behind.
+        let board = to_solver_board(&walled).expect("converts");
+        assert_eq!(
+            chasolver::winnability(&board, chess::Color::White),
+            Some(chasolver::Winnability::Unwinnable)
+        );
     }
 
     #[test]
