@@ -68,7 +68,7 @@ pub fn code(out: &Output) -> i32 {
 
 /// Bytes at which pgnkit's reader cuts its input into chunks
 /// (`input::chunk::TARGET`); chunks are parsed in parallel.
-pub const CHUNK: usize = 1 << 20;
+pub const CHUNK: usize = 1 << 18;
 
 /// At least `min_len` bytes of PGN made of the real games and damage of
 /// `fixtures/pgn/`, repeated: an input that spans several chunks, so that

@@ -9,15 +9,17 @@
 use std::io::{self, Read};
 
 /// The size chunks aim for. Large enough that per-chunk overhead vanishes,
-/// small enough that two workers get hundreds of chunks from a 100 MB file
-/// and memory stays small.
-pub const TARGET: usize = 1 << 20;
+/// small enough that memory stays small: what a chunk's results take can
+/// be ten times its bytes (`convert --to jsonl` writes 12 bytes per byte of
+/// PGN), and every worker holds a few chunks.
+pub const TARGET: usize = 1 << 18;
 
-/// The most games a chunk holds. Real games take hundreds of bytes each, so
-/// this never binds on them; on a file of tiny games with several findings
-/// each (a million empty games) memory would otherwise follow the findings
-/// of ~60,000 games per chunk rather than the bytes.
-pub const MAX_GAMES: usize = 4096;
+/// The most games a chunk holds. Real games take more than 256 bytes each,
+/// so this never binds on them; on a file of tiny games with several
+/// findings each (a million empty games) memory would otherwise follow the
+/// findings of ~16,000 games per chunk rather than the bytes (a chunk of
+/// 1,024 empty games holds about 2.5 MB of findings in `validate`).
+pub const MAX_GAMES: usize = 1024;
 
 /// Reads `reader` in chunks split at game boundaries.
 pub struct Chunker<R> {

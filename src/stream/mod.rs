@@ -33,6 +33,15 @@ use crate::pipeline;
 use crate::rules::finding::Finding;
 use crate::rules::game::RawGame;
 
+/// The input bytes in flight per worker: two chunks of the usual size.
+/// What a chunk's results take follows its bytes (and [`MAX_GAMES`] bounds
+/// the games of a chunk of tiny games), so this bounds the memory of a run
+/// by its thread count, whatever the input; a chunk heavier than the whole
+/// budget (one giant game) is worked on alone.
+///
+/// [`MAX_GAMES`]: crate::input::chunk::MAX_GAMES
+const BYTES_PER_THREAD: usize = 2 * crate::input::chunk::TARGET;
+
 /// Where a game stands in the input.
 #[derive(Debug, Clone, Copy)]
 pub struct GameCtx<'n> {
@@ -273,9 +282,14 @@ impl Run<'_> {
         let progress = Progress::bytes(crate::input::open::total_size(files), self.quiet);
         let counter = Arc::new(AtomicU64::new(0));
         let mut state = InOrder::default();
-        pipeline::ordered(
+        let budget = pipeline::Budget {
+            bytes: BYTES_PER_THREAD.saturating_mul(self.threads),
+            weigh: Item::weight,
+        };
+        pipeline::ordered_within(
             source::items(files, self.format, Arc::clone(&counter)),
             self.threads,
+            budget,
             |item| match item {
                 Item::Opened { name } => Done::Opened { name },
                 Item::Failed { name, error } => Done::Failed { name, error },
