@@ -524,12 +524,9 @@ fn nul_and_invalid_utf8_stay_out_of_the_reports() {
 
 #[test]
 fn a_huge_token_and_a_huge_name_are_cut_in_the_text_report() {
-    let mut bad = b"[White \"".to_vec();
-    bad.extend(b"W".repeat(1_000_000));
-    bad.extend(b"\"]\n\n1. e4 Q");
-    bad.extend(b"z".repeat(1_000_000));
-    bad.extend(b" *");
-    let pgn = around(&bad);
+    let (name, token) = ("W".repeat(1_000_000), "z".repeat(1_000_000));
+    let bad = format!("[White \"{name}\"]\n\n1. e4 Q{token} *");
+    let pgn = around(bad.as_bytes());
     let out = run(&["validate", "-"], Some(&pgn));
     assert_eq!(code(&out), 1);
     assert_eq!(games_read(&out), 3);
