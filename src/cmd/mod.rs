@@ -28,7 +28,7 @@ use crate::rules::game::RawGame;
 use crate::stream::{self, Event, Totals};
 
 /// The most workers a run starts per core. The work is CPU-bound, so
-/// threads beyond the cores only add memory (each worker keeps up to four
+/// threads beyond the cores only add memory (each worker keeps up to two
 /// chunks of the input in flight) and, in the thousands, exhaust the
 /// system's threads (`-j 20000` made spawning fail).
 pub const THREADS_PER_CORE: usize = 4;
