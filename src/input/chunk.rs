@@ -68,8 +68,12 @@ impl<R: Read> Chunker<R> {
 ///
 /// The read error; `buf` keeps what it held before.
 pub fn read_more(reader: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+    // At most one step is zeroed per read: a reader that gives little per
+    // read (a pipe, a decoder) into a large `want` would otherwise have the
+    // whole rest zeroed again on every read, quadratic in `want`.
+    const STEP: usize = 1 << 20;
     let start = buf.len();
-    buf.resize(want.max(start), 0);
+    buf.resize(start + want.saturating_sub(start).min(STEP), 0);
     loop {
         match reader.read(&mut buf[start..]) {
             Ok(n) => {
