@@ -189,8 +189,11 @@ struct InOrder {
     /// Games (or record lines) of the current input delivered so far.
     game: u64,
     line_offset: u64,
-    /// A chunk that ended in an unclean state, waiting for the next one.
+    /// A chunk that ended in an unclean state, waiting for the next one
+    /// (and the chunks after it, while the join is not clean).
     held: Vec<u8>,
+    /// The length of `held` when it was last scanned.
+    held_scanned: usize,
     totals: Totals,
 }
 
@@ -246,13 +249,21 @@ impl InOrder {
         let (data, scanned) = if self.held.is_empty() {
             (data, scanned)
         } else {
-            // The previous split was wrong: scan both as one.
+            // The previous split was wrong: scan both as one. While the
+            // join stays unclean (a comment that never closes), it is
+            // scanned again only when it has doubled, so the scans of a
+            // long unclean stretch add up to linear time, not quadratic.
             let mut joined = std::mem::take(&mut self.held);
             joined.extend_from_slice(&data);
+            if !at_end && joined.len() < 2 * self.held_scanned {
+                self.held = joined;
+                return Ok(());
+            }
             let scanned = scan_chunk(&joined, at_end, work);
             (joined, scanned)
         };
         let Some(scanned) = scanned else {
+            self.held_scanned = data.len();
             self.held = data;
             return Ok(());
         };
