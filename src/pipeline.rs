@@ -291,9 +291,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!(delivered, 300);
-        // Three light items fit the budget; a heavy one goes alone.
+        // Three light items fit the budget (a heavy one goes alone), plus
+        // the item the sink holds (released just before it is handed over)
+        // and the one the reader has pulled: without the budget, eight
+        // items per the count bound would be in flight.
         let most = most.into_inner();
-        assert!(most <= 1000 + 10, "{most} bytes were held");
+        assert!(most <= 1000 + 30 + 10, "{most} bytes were held");
         assert!(most >= 1000);
     }
 
