@@ -359,3 +359,383 @@ fn a_long_tag_name_in_the_csv_warning_is_cut() {
     assert!(err.lines().all(|l| l.chars().count() < 600), "{err}");
     assert!(!stdout(&out).is_empty());
 }
+
+// The hostile-input matrix (issue 10), scaled down: every case runs through
+// validate, annotate-outcome and convert, and must give a clear report, the
+// documented exit code, and every good game around the damage.
+
+/// A complete, legal game with every tag of the Seven Tag Roster.
+const GOOD: &str = "[Event \"e\"]\n[Site \"s\"]\n[Date \"2024.01.01\"]\n[Round \"1\"]\n\
+                    [White \"w\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n\
+                    1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n";
+
+/// `bad` between two good games.
+fn around(bad: &[u8]) -> Vec<u8> {
+    let mut pgn = GOOD.as_bytes().to_vec();
+    pgn.extend_from_slice(bad);
+    pgn.extend_from_slice(b"\n\n");
+    pgn.extend_from_slice(GOOD.as_bytes());
+    pgn
+}
+
+/// `n` good games told apart by their Round, so they do not compress to
+/// nothing.
+fn good_games(n: usize) -> Vec<u8> {
+    (0..n)
+        .flat_map(|i| GOOD.replace("\"1\"]", &format!("\"{i}\"]")).into_bytes())
+        .collect()
+}
+
+/// The game count of the summary line on standard error.
+fn games_read(out: &Output) -> u64 {
+    let err = stderr(out);
+    let summary = err.lines().last().unwrap_or_default();
+    let count = summary.split(' ').next().unwrap_or_default();
+    count
+        .parse()
+        .unwrap_or_else(|_| panic!("no summary in {err:?}"))
+}
+
+/// Runs every PGN subcommand on `bytes` written to a file called `name`;
+/// the outputs in the order of [`SUBCOMMANDS`]. Nothing may panic.
+fn on_all(name: &str, bytes: &[u8], extra: &[&str]) -> Vec<Output> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    SUBCOMMANDS
+        .iter()
+        .map(|sub| {
+            let mut cmd = pgnkit();
+            cmd.args(*sub)
+                .args(extra)
+                .arg(&path)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            let out = finish(&mut cmd, &format!("{sub:?} on {name}"));
+            assert!(
+                !stderr(&out).contains("panicked"),
+                "{sub:?}: {}",
+                stderr(&out)
+            );
+            out
+        })
+        .collect()
+}
+
+#[test]
+fn truncated_and_corrupt_archives_keep_the_games_before_the_damage() {
+    use std::io::Write as _;
+    let pgn = good_games(4000);
+    let gz = {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(&pgn).unwrap();
+        e.finish().unwrap()
+    };
+    let bz2 = {
+        // Blocks of 100 kB, so that whole blocks come before the damage.
+        let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+        e.write_all(&pgn).unwrap();
+        e.finish().unwrap()
+    };
+    let zst = {
+        // With the checksum the command-line tool writes, so that damage
+        // that still decodes is caught too.
+        let mut e = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+        e.include_checksum(true).unwrap();
+        e.write_all(&pgn).unwrap();
+        e.finish().unwrap()
+    };
+    for (ext, packed) in [("gz", gz), ("bz2", bz2), ("zst", zst)] {
+        let cut = packed.len() * 3 / 4;
+        let mut corrupt = packed.clone();
+        for b in &mut corrupt[cut..cut + 40] {
+            *b ^= 0x55;
+        }
+        for (how, bytes) in [("truncated", &packed[..cut]), ("corrupt", &corrupt[..])] {
+            let name = format!("{how}.pgn.{ext}");
+            let outs = on_all(&name, bytes, &[]);
+            let counts: Vec<u64> = outs.iter().map(games_read).collect();
+            for (sub, out) in SUBCOMMANDS.iter().zip(&outs) {
+                assert_eq!(code(out), 2, "{sub:?} {name}: {}", stderr(out));
+                let err = stderr(out);
+                assert!(err.contains(&format!("{name}: read failed: ")), "{err}");
+            }
+            // Every subcommand saw the same games, most of the file's.
+            assert!(counts.iter().all(|&c| c == counts[0]), "{name}: {counts:?}");
+            assert!(counts[0] >= 1000, "{name}: only {counts:?} games");
+            let converted = String::from_utf8_lossy(&outs[2].stdout);
+            assert!(converted.starts_with("[Event \"e\"]"), "{name}");
+        }
+    }
+}
+
+#[test]
+fn random_bytes_are_reported_not_crashed_on() {
+    // A fixed linear congruential generator: the same 200 kB every run.
+    let mut x: u32 = 12345;
+    let noise: Vec<u8> = (0..200_000)
+        .map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            (x >> 16) as u8
+        })
+        .collect();
+    let outs = on_all("noise.pgn", &around(&noise), &[]);
+    for (sub, out) in SUBCOMMANDS.iter().zip(&outs) {
+        assert_eq!(code(out), 1, "{sub:?}: {}", stderr(out));
+    }
+    let counts: Vec<u64> = outs.iter().map(games_read).collect();
+    assert!(
+        counts.iter().all(|&c| c == counts[0] && c >= 2),
+        "{counts:?}"
+    );
+    // The good game before the noise is written; the report stays text.
+    assert!(String::from_utf8_lossy(&outs[2].stdout).starts_with(GOOD));
+    let report = stdout(&outs[0]);
+    assert!(!report.chars().any(|c| c.is_control() && c != '\n'));
+}
+
+#[test]
+fn nul_and_invalid_utf8_stay_out_of_the_reports() {
+    let bad = b"[Event \"x\0y\xff\"]\n[White \"\x1b[2J\xc3\"]\n[Black \"\xff\xfe\"]\n\n\
+                1. e4 {co\0mm\xffent} e5 2. Nf3\0 Nc6 3. Q\xffz9 *";
+    let pgn = around(bad);
+    let outs = on_all("nul.pgn", &pgn, &[]);
+    assert_eq!(code(&outs[0]), 1);
+    assert!(outs.iter().all(|o| games_read(o) == 3));
+    let report = stdout(&outs[0]);
+    assert!(
+        !report.chars().any(|c| c.is_control() && c != '\n'),
+        "{report:?}"
+    );
+    assert!(report.contains("game 2 (\\u{1b}[2J"), "{report}");
+    assert!(report.contains("layout: 1 NUL byte skipped"), "{report}");
+
+    // CSV and JSON Lines stay valid: every JSON line parses.
+    let out = run(&["validate", "-f", "jsonl", "-"], Some(&pgn));
+    assert_eq!(code(&out), 1);
+    for line in stdout(&out).lines() {
+        let record: serde_json::Value = serde_json::from_str(line).expect("valid JSON");
+        assert!(record["code"].is_string());
+    }
+    let out = run(&["validate", "-f", "csv", "-"], Some(&pgn));
+    assert!(String::from_utf8(out.stdout).is_ok());
+}
+
+#[test]
+fn a_huge_token_and_a_huge_name_are_cut_in_the_text_report() {
+    let (name, token) = ("W".repeat(1_000_000), "z".repeat(1_000_000));
+    let bad = format!("[White \"{name}\"]\n\n1. e4 Q{token} *");
+    let pgn = around(bad.as_bytes());
+    let out = run(&["validate", "-"], Some(&pgn));
+    assert_eq!(code(&out), 1);
+    assert_eq!(games_read(&out), 3);
+    let report = stdout(&out);
+    assert!(
+        report.lines().all(|l| l.chars().count() < 1000),
+        "a long line"
+    );
+    assert!(report.contains("WWW…"), "{}", &report[..500]);
+    // The machine formats keep the values whole.
+    let out = run(&["validate", "-f", "jsonl", "-"], Some(&pgn));
+    assert!(stdout(&out).lines().any(|l| l.len() > 1_000_000));
+}
+
+#[test]
+fn one_huge_line_and_a_long_game_take_linear_time() {
+    // 40,000 plies of knight moves out and back, on one line: a finding for
+    // the repetition, then every ply scanned once.
+    let line = "Nf3 Nf6 Ng1 Ng8 ".repeat(10_000);
+    let bad = format!("[Event \"long\"]\n\n{line}*");
+    let started = Instant::now();
+    let outs = on_all("line.pgn", &around(bad.as_bytes()), &[]);
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(outs.iter().all(|o| games_read(o) == 3));
+    assert_eq!(code(&outs[0]), 1, "{}", stdout(&outs[0]));
+    assert_eq!(code(&outs[2]), 0, "{}", stderr(&outs[2]));
+    let converted = stdout(&outs[2]);
+    assert_eq!(converted.matches("[Event \"e\"]").count(), 2);
+}
+
+#[test]
+fn a_comment_that_never_closes_keeps_the_game_before_it() {
+    let mut bad = b"[Event \"c\"]\n\n1. e4 {never closed ".to_vec();
+    bad.extend(b"words ".repeat(200_000));
+    let outs = on_all("comment.pgn", &around(&bad), &[]);
+    // The comment runs to the end of the input and swallows the last game.
+    assert!(outs.iter().all(|o| games_read(o) == 2));
+    assert_eq!(code(&outs[0]), 1);
+    assert!(
+        stdout(&outs[0]).contains("syntax: comment not closed"),
+        "{}",
+        stdout(&outs[0])
+    );
+    assert_eq!(code(&outs[1]), 1);
+    assert!(stdout(&outs[2]).starts_with(GOOD));
+}
+
+#[test]
+fn unclosed_variations_then_good_games() {
+    let n = 20_000;
+    let bad = format!("[Event \"v\"]\n\n1. e4 {}1. d4 e5 *", "(".repeat(n));
+    let outs = on_all("variations.pgn", &around(bad.as_bytes()), &[]);
+    assert!(outs.iter().all(|o| games_read(o) == 3));
+    assert_eq!(code(&outs[0]), 1);
+    assert_eq!(code(&outs[1]), 1);
+    let converted = stdout(&outs[2]);
+    assert!(converted.starts_with(GOOD), "{converted}");
+    assert!(converted.ends_with(GOOD), "{converted}");
+}
+
+#[test]
+fn tiny_games_with_and_without_blank_lines_are_all_counted() {
+    for (name, game) in [
+        ("blank.pgn", "[Event \"x\"]\n\n*\n"),
+        ("packed.pgn", "[Event \"x\"]\n*\n"),
+    ] {
+        let pgn = game.repeat(20_000);
+        let out = run(&["validate", "-j2", "-"], Some(pgn.as_bytes()));
+        assert_eq!(code(&out), 1);
+        assert_eq!(games_read(&out), 20_000, "{name}");
+        let out = run(
+            &["convert", "--to", "uci", "-j2", "-"],
+            Some(pgn.as_bytes()),
+        );
+        assert_eq!(code(&out), 0);
+        assert_eq!(games_read(&out), 20_000, "{name}");
+        // annotate-outcome asks the solver about every game: fewer.
+        let few = game.repeat(1000);
+        let out = run(&["annotate-outcome", "-j2", "-"], Some(few.as_bytes()));
+        assert_eq!(code(&out), 0);
+        assert_eq!(games_read(&out), 1000, "{name}");
+    }
+}
+
+#[test]
+fn games_without_blank_lines_between_them() {
+    let packed: String = GOOD.replace("\n\n", "\n").repeat(50);
+    let outs = on_all("packed.pgn", packed.as_bytes(), &[]);
+    assert!(outs.iter().all(|o| games_read(o) == 50));
+    assert!(outs.iter().all(|o| code(o) == 0));
+    assert_eq!(stdout(&outs[2]), GOOD.repeat(50));
+}
+
+#[test]
+fn utf16_input_is_refused_with_a_clear_message() {
+    // UTF-16 little endian with its byte order mark, as Windows tools write.
+    let mut utf16 = vec![0xff, 0xfe];
+    utf16.extend(GOOD.encode_utf16().flat_map(u16::to_le_bytes));
+    let outs = on_all("utf16.pgn", &utf16, &[]);
+    for (sub, out) in SUBCOMMANDS.iter().zip(&outs) {
+        assert_eq!(code(out), 2, "{sub:?}");
+        let err = stderr(out);
+        assert!(
+            err.contains(
+                "utf16.pgn: cannot open: UTF-16 input is not supported, convert it to UTF-8"
+            ),
+            "{err}"
+        );
+        assert_eq!(games_read(out), 0);
+    }
+    // A good file beside it is still read.
+    let dir = tempfile::tempdir().unwrap();
+    let (bad, good) = (dir.path().join("u.pgn"), dir.path().join("g.pgn"));
+    std::fs::write(&bad, &utf16).unwrap();
+    std::fs::write(&good, GOOD).unwrap();
+    let out = pgnkit()
+        .args(["convert", "--to", "pgn"])
+        .args([&bad, &good])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2);
+    assert_eq!(stdout(&out), GOOD);
+}
+
+#[test]
+fn lines_read_before_a_read_error_are_converted() {
+    use std::io::Write as _;
+    let fens: String = (0..3000)
+        .map(|i| format!("8/8/8/8/8/8/8/K1k5 w - - 0 {}\n", i + 1))
+        .collect();
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(fens.as_bytes()).unwrap();
+    let packed = e.finish().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.fen.gz");
+    std::fs::write(&path, &packed[..packed.len() * 3 / 4]).unwrap();
+    let out = pgnkit()
+        .args(["convert", "--to", "fen"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cut.fen.gz: read failed: "),
+        "{}",
+        stderr(&out)
+    );
+    let written = stdout(&out).lines().count();
+    assert!(written > 100, "{written} lines");
+    assert_eq!(games_read(&out), written as u64);
+}
+
+#[test]
+fn standard_output_onto_an_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("games.pgn");
+    std::fs::write(&input, GOOD).unwrap();
+    for sub in SUBCOMMANDS {
+        // `>> games.pgn`: the input is whole, and stays so.
+        let appended = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&input)
+            .unwrap();
+        let out = pgnkit()
+            .args(sub)
+            .arg(&input)
+            .stdout(appended)
+            .output()
+            .unwrap();
+        assert_eq!(code(&out), 2, "{sub:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains("refusing to write the output to standard output: it is the input"),
+            "{err}"
+        );
+        assert!(!err.contains("truncated"), "{err}");
+        assert_eq!(std::fs::read_to_string(&input).unwrap(), GOOD);
+    }
+    // `> games.pgn`: the shell has emptied it already; say so.
+    let truncated = File::create(&input).unwrap();
+    let out = pgnkit()
+        .args(["convert", "--to", "pgn"])
+        .arg(&input)
+        .stdout(truncated)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("the shell truncated it"),
+        "{}",
+        stderr(&out)
+    );
+    // Standard input onto itself too (`< games.pgn >> games.pgn`).
+    std::fs::write(&input, GOOD).unwrap();
+    let out = pgnkit()
+        .args(["validate"])
+        .stdin(File::open(&input).unwrap())
+        .stdout(
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(&input)
+                .unwrap(),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("it is the input <stdin>"),
+        "{}",
+        stderr(&out)
+    );
+}

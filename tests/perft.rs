@@ -387,6 +387,32 @@ fn malformed_suite_is_an_error() {
     assert!(util::stderr(&out).contains("failed to read no/such/file.epd"));
 }
 
+#[test]
+fn hostile_bytes_in_a_suite_are_named_and_escaped() {
+    // NUL, ESC and invalid UTF-8 in a count, then a huge token: exit 2,
+    // the line named, nothing that drives a terminal, nothing huge echoed.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hostile.epd");
+    let mut suite =
+        b"8/8/8/8/8/8/8/K1k5 w - - ;D1 3\n8/8/8/8/8/8/8/K1k5 w - - ;D1 \0\x1b[2J\xff\n".to_vec();
+    std::fs::write(&path, &suite).unwrap();
+    let out = util::run(&["perft", "--suite", path.to_str().unwrap()], None);
+    assert_eq!(util::code(&out), 2);
+    let err = util::stderr(&out);
+    assert!(err.contains("line 2: invalid node count"), "{err}");
+    assert!(!err.chars().any(|c| c.is_control() && c != '\n'), "{err:?}");
+
+    suite.truncate(suite.len() - 7);
+    suite.extend(b"9".repeat(1_000_000));
+    suite.push(b'\n');
+    std::fs::write(&path, &suite).unwrap();
+    let out = util::run(&["perft", "--suite", path.to_str().unwrap()], None);
+    assert_eq!(util::code(&out), 2);
+    let err = util::stderr(&out);
+    assert!(err.contains("line 2: "), "{err}");
+    assert!(err.len() < 1000, "{} bytes of message", err.len());
+}
+
 /// The suites of `fixtures/perft/` that hold only correct counts: excerpts
 /// and samples of public perft suites (sources in `fixtures/perft/README.md`).
 /// The samples sit in a folder of their own so that `benches/compare.sh`,

@@ -66,8 +66,9 @@ pub fn code(out: &Output) -> i32 {
     out.status.code().expect("pgnkit exited normally")
 }
 
-/// Bytes at which pgnkit's reader cuts its input into chunks
-/// (`input::chunk::TARGET`); chunks are parsed in parallel.
+/// A size at least that at which pgnkit's reader cuts its input into
+/// chunks (`input::chunk::TARGET`, 256 kB since issue 10; chunks are parsed
+/// in parallel): an input of a few of these spans many chunks.
 pub const CHUNK: usize = 1 << 20;
 
 /// At least `min_len` bytes of PGN made of the real games and damage of

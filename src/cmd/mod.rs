@@ -12,9 +12,10 @@ pub mod perft;
 pub mod validate;
 
 use std::fs::File;
+use std::fs::Metadata;
 use std::io::{BufWriter, Write};
 use std::num::NonZero;
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -29,7 +30,7 @@ use crate::rules::game::RawGame;
 use crate::stream::{self, Event, Spooled, Totals};
 
 /// The most workers a run starts per core. The work is CPU-bound, so
-/// threads beyond the cores only add memory (each worker keeps up to four
+/// threads beyond the cores only add memory (each worker keeps up to two
 /// chunks of the input in flight) and, in the thousands, exhaust the
 /// system's threads (`-j 20000` made spawning fail).
 pub const THREADS_PER_CORE: usize = 4;
@@ -41,13 +42,17 @@ pub(crate) fn thread_count(threads: Option<u16>) -> usize {
     threads.map_or(cores, |n| usize::from(n).min(THREADS_PER_CORE * cores))
 }
 
+/// The metadata of the file open as `fd`.
+fn fd_metadata(fd: BorrowedFd<'_>) -> Option<Metadata> {
+    File::from(fd.try_clone_to_owned().ok()?).metadata().ok()
+}
+
 /// The device and inode of the file `path` names, symlinks followed (`-` is
 /// standard input): two paths name the same file when these are equal,
 /// whatever the spelling, a symlink or a hard link.
 fn identity(path: &Path) -> Option<(u64, u64)> {
     let meta = if path == Path::new("-") {
-        let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
-        File::from(fd).metadata().ok()?
+        fd_metadata(std::io::stdin().as_fd())?
     } else {
         std::fs::metadata(path).ok()?
     };
@@ -110,31 +115,63 @@ impl Streaming {
     ///
     /// When `output` is one of the inputs.
     fn check_output(&self, output: &Path) -> anyhow::Result<()> {
-        if !std::fs::metadata(output).is_ok_and(|m| m.is_file()) {
+        let Some(meta) = std::fs::metadata(output).ok().filter(Metadata::is_file) else {
             return Ok(());
+        };
+        match self.input_of(&meta) {
+            Some(input) => anyhow::bail!(
+                "refusing to write the output to {}: it is the input {input}, which it would destroy",
+                output.display(),
+            ),
+            None => Ok(()),
         }
-        let written = identity(output);
+    }
+
+    /// Refuses a standard output that is a file also read as an input
+    /// (`pgnkit convert x.pgn >> x.pgn`): the run would read what it
+    /// writes, and with `>` the shell has emptied the input already.
+    ///
+    /// # Errors
+    ///
+    /// When standard output is one of the inputs.
+    fn check_stdout(&self) -> anyhow::Result<()> {
+        let Some(meta) = fd_metadata(std::io::stdout().as_fd()).filter(Metadata::is_file) else {
+            return Ok(());
+        };
+        let Some(input) = self.input_of(&meta) else {
+            return Ok(());
+        };
+        let emptied = if meta.len() == 0 {
+            " (it is empty now: the shell truncated it when it opened it for `>`)"
+        } else {
+            ""
+        };
+        anyhow::bail!(
+            "refusing to write the output to standard output: it is the input {input}, \
+             which it would destroy{emptied}; write to another file"
+        )
+    }
+
+    /// The name of the input that is the file `meta` describes, if any.
+    fn input_of(&self, meta: &Metadata) -> Option<String> {
+        let written = Some((meta.dev(), meta.ino()));
         let stdin = [PathBuf::from("-")];
         let inputs = if self.files.is_empty() {
             &stdin[..]
         } else {
             &self.files
         };
-        match inputs.iter().find(|input| identity(input) == written) {
-            Some(input) => anyhow::bail!(
-                "refusing to write the output to {}: it is the input {}, which it would destroy",
-                output.display(),
-                crate::input::open::input_name(input)
-            ),
-            None => Ok(()),
-        }
+        let input = inputs.iter().find(|input| identity(input) == written)?;
+        Some(crate::input::open::input_name(input))
     }
 
     /// The writer for the product: `-o FILE`, or the `stdout` handed to `run`.
     ///
     /// # Errors
     ///
-    /// When the output file is an input or cannot be created.
+    /// When the output file (or standard output, when it is written) is an
+    /// input, or cannot be created.
+    ///
     /// It is a [`Spooled`] writer: give a clone of it to
     /// [`Streaming::for_each_game`] and several inputs are read at once.
     pub fn writer<'a>(&self, stdout: &'a mut dyn Write) -> anyhow::Result<Spooled<'a>> {
@@ -145,7 +182,10 @@ impl Streaming {
                     File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
                 Box::new(BufWriter::with_capacity(1 << 16, file))
             }
-            _ => Box::new(stdout),
+            _ => {
+                self.check_stdout()?;
+                Box::new(stdout)
+            }
         };
         Ok(Spooled::new(out))
     }

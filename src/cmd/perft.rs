@@ -322,7 +322,9 @@ fn run_suite(
     // A suite's comments may be Latin-1: read as such rather than refused.
     let text = crate::rules::game::decode_text(&bytes);
     let selected = limits.selected;
+    // The error quotes the file's bytes: cut, so a giant token is not echoed.
     let records = perft::parse_suite(&text)
+        .map_err(|e| anyhow::anyhow!("{}", diag::clipped(&e.to_string(), 2 * diag::SHOWN)))
         .with_context(|| format!("invalid perft suite {}", path.display()))?;
 
     let planned: u64 = records

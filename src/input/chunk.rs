@@ -9,15 +9,17 @@
 use std::io::{self, Read};
 
 /// The size chunks aim for. Large enough that per-chunk overhead vanishes,
-/// small enough that two workers get hundreds of chunks from a 100 MB file
-/// and memory stays small.
-pub const TARGET: usize = 1 << 20;
+/// small enough that memory stays small: what a chunk's results take can
+/// be ten times its bytes (`convert --to jsonl` writes 12 bytes per byte of
+/// PGN), and every worker holds a few chunks.
+pub const TARGET: usize = 1 << 18;
 
-/// The most games a chunk holds. Real games take hundreds of bytes each, so
-/// this never binds on them; on a file of tiny games with several findings
-/// each (a million empty games) memory would otherwise follow the findings
-/// of ~60,000 games per chunk rather than the bytes.
-pub const MAX_GAMES: usize = 4096;
+/// The most games a chunk holds. Real games take more than 256 bytes each,
+/// so this never binds on them; on a file of tiny games with several
+/// findings each (a million empty games) memory would otherwise follow the
+/// findings of ~16,000 games per chunk rather than the bytes (a chunk of
+/// 1,024 empty games holds about 2.5 MB of findings in `validate`).
+pub const MAX_GAMES: usize = 1024;
 
 /// Reads `reader` in chunks split at game boundaries.
 pub struct Chunker<R> {
@@ -66,8 +68,12 @@ impl<R: Read> Chunker<R> {
 ///
 /// The read error; `buf` keeps what it held before.
 pub fn read_more(reader: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+    // At most one step is zeroed per read: a reader that gives little per
+    // read (a pipe, a decoder) into a large `want` would otherwise have the
+    // whole rest zeroed again on every read, quadratic in `want`.
+    const STEP: usize = 1 << 20;
     let start = buf.len();
-    buf.resize(want.max(start), 0);
+    buf.resize(start + want.saturating_sub(start).min(STEP), 0);
     loop {
         match reader.read(&mut buf[start..]) {
             Ok(n) => {

@@ -143,11 +143,14 @@ fn has_first_line(head: &[u8]) -> bool {
 }
 
 /// Splits an input into batches of numbered lines (without their line
-/// endings, a leading byte order mark stripped); an I/O error ends the input.
+/// endings, a leading byte order mark stripped); an I/O error ends the
+/// input, after the lines read before it.
 pub struct LineBatches<R> {
     reader: R,
     number: u64,
     done: bool,
+    /// A read error to report after the lines read before it.
+    failed: Option<io::Error>,
 }
 
 impl<R: BufRead> LineBatches<R> {
@@ -156,6 +159,7 @@ impl<R: BufRead> LineBatches<R> {
             reader,
             number: 0,
             done: false,
+            failed: None,
         }
     }
 }
@@ -164,35 +168,48 @@ impl<R: BufRead> Iterator for LineBatches<R> {
     type Item = io::Result<Vec<Line>>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(err) = self.failed.take() {
+            return Some(Err(err));
+        }
         if self.done {
             return None;
         }
         let mut batch = Vec::with_capacity(BATCH);
         let mut buf = Vec::new();
         while batch.len() < BATCH {
-            buf.clear();
-            match self.reader.read_until(b'\n', &mut buf) {
+            let read = self.reader.read_until(b'\n', &mut buf);
+            // On a failure, the bytes of the line read before it are kept
+            // (`read_until` leaves them in `buf`) and processed too.
+            let interrupted = matches!(&read, Err(e) if e.kind() == io::ErrorKind::Interrupted);
+            if !buf.is_empty() && !interrupted {
+                self.number += 1;
+                let mut bytes = buf.as_slice();
+                if self.number == 1 {
+                    bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+                }
+                let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+                let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+                batch.push(Line {
+                    text: decode_text(bytes).into_owned(),
+                    number: self.number,
+                });
+                buf.clear();
+            }
+            match read {
                 Ok(0) => {
                     self.done = true;
                     break;
                 }
-                Ok(_) => {
-                    self.number += 1;
-                    let mut bytes = buf.as_slice();
-                    if self.number == 1 {
-                        bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
-                    }
-                    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-                    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-                    batch.push(Line {
-                        text: decode_text(bytes).into_owned(),
-                        number: self.number,
-                    });
-                }
+                Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     self.done = true;
-                    return Some(Err(e));
+                    if batch.is_empty() {
+                        return Some(Err(e));
+                    }
+                    // What was read before the failure is still processed.
+                    self.failed = Some(e);
+                    break;
                 }
             }
         }
@@ -239,6 +256,36 @@ mod tests {
             self.0 = &self.0[n..];
             Ok(n)
         }
+    }
+
+    /// A reader that gives `data` and then fails.
+    struct Failing<'a>(&'a [u8]);
+
+    impl Read for Failing<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(io::Error::other("disk on fire"));
+            }
+            let n = buf.len().min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn lines_before_a_read_error_come_before_the_error() {
+        // See issue 10: the partial batch was dropped.
+        let data = b"a\nb\nc";
+        let reader = io::BufReader::with_capacity(2, Failing(data));
+        let mut batches = LineBatches::new(reader);
+        let first = batches.next().unwrap().unwrap();
+        let got: Vec<&str> = first.iter().map(|l| l.text.as_str()).collect();
+        // `c` has no line ending when the read fails: it is what was read.
+        assert_eq!(got, ["a", "b", "c"]);
+        let err = batches.next().unwrap().unwrap_err();
+        assert_eq!(err.to_string(), "disk on fire");
+        assert!(batches.next().is_none());
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Opening an input: a file or standard input (`-`), decompressed on the fly
-//! when its first bytes say zstd, gzip or bzip2.
+//! when its first bytes say zstd, gzip or bzip2, and refused when they say
+//! UTF-16.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -47,6 +48,22 @@ pub fn detect(head: &[u8]) -> Compression {
     }
 }
 
+/// Whether `head` opens with a UTF-16 byte order mark (little or big
+/// endian). PGN is 8-bit text; UTF-16 would be read as NUL bytes between
+/// the characters, so it is refused with a clear message instead.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::input::open::is_utf16;
+/// assert!(is_utf16(b"\xff\xfe[\0E\0"));
+/// assert!(is_utf16(b"\xfe\xff\0["));
+/// assert!(!is_utf16(b"\xef\xbb\xbf[Event"));
+/// ```
+pub fn is_utf16(head: &[u8]) -> bool {
+    head.starts_with(b"\xff\xfe") || head.starts_with(b"\xfe\xff")
+}
+
 /// Counts the raw (compressed) bytes read, for the progress bar.
 pub struct Counted<R> {
     inner: R,
@@ -65,6 +82,22 @@ impl<R: Read> Read for Counted<R> {
         let n = self.inner.read(buf)?;
         self.counter.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
+    }
+}
+
+/// The most bytes one read asks of a decoder.
+const SIP: usize = 1 << 16;
+
+/// A decoder read in sips of at most [`SIP`] bytes. A decoder asked for a
+/// large buffer fills it over many blocks and, when the stream turns out
+/// corrupt or truncated, returns the error and drops what it had decoded
+/// into the buffer: the good games before the damage would be lost with it.
+struct Sips<R>(R);
+
+impl<R: Read> Read for Sips<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = buf.len().min(SIP);
+        self.0.read(&mut buf[..n])
     }
 }
 
@@ -96,11 +129,18 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> io::Result<Source> {
             counter,
         },
     );
-    let reader: Box<dyn Read + Send> = match detect(buffered.fill_buf()?) {
+    let head = buffered.fill_buf()?;
+    if is_utf16(head) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "UTF-16 input is not supported, convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)",
+        ));
+    }
+    let reader: Box<dyn Read + Send> = match detect(head) {
         Compression::None => Box::new(buffered),
-        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
-        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
-        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(buffered)),
+        Compression::Zstd => Box::new(Sips(zstd::stream::read::Decoder::with_buffer(buffered)?)),
+        Compression::Gzip => Box::new(Sips(flate2::bufread::MultiGzDecoder::new(buffered))),
+        Compression::Bzip2 => Box::new(Sips(bzip2::bufread::MultiBzDecoder::new(buffered))),
     };
     Ok(Source { name, reader, size })
 }

@@ -1,15 +1,28 @@
 //! The `validate` report: one record per finding, as text, CSV or JSON Lines,
-//! and the players' names every report shows.
+//! and the players' names every report shows. The text report escapes and
+//! cuts what it echoes of the input; CSV and JSON Lines keep it whole,
+//! quoted and escaped by their own rules.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use shakmaty::Color;
 
-use super::json;
+use super::{diag, json};
 use crate::rules::finding::Finding;
 
 /// The columns every CSV report starts with (more follow).
 pub const CSV_HEADER: &str = "file,game,offset,line,ply,san,severity,code,message,white,black";
+
+/// How many characters of a message the text report shows: a message
+/// quotes at most a few untrusted texts, each cut at [`diag::SHOWN`] where
+/// it is built or here.
+const MESSAGE_SHOWN: usize = 4 * diag::SHOWN;
+
+/// An untrusted text (a name, a move) as the text report shows it.
+fn shown(text: &str) -> Cow<'_, str> {
+    diag::clipped(text, diag::SHOWN)
+}
 
 /// Report formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,22 +104,28 @@ pub fn write_finding(
 ) -> io::Result<()> {
     match format {
         Format::Text => {
+            // Names, moves and messages echo the input: escaped and cut, as
+            // on standard error, so that no byte of it can drive a terminal
+            // and no giant token fills the report. The file name is the
+            // user's own.
             write!(out, "{}:{}: ", place.file, f.line)?;
             if let Some(game) = place.game {
-                write!(out, "game {game} ({} - {})", place.white, place.black)?;
+                let (white, black) = (shown(place.white), shown(place.black));
+                write!(out, "game {game} ({white} - {black})")?;
                 if let Some(ply) = f.ply {
-                    let san = f.san.as_deref().unwrap_or("");
+                    let san = shown(f.san.as_deref().unwrap_or(""));
                     write!(
                         out,
                         ", ply {ply} ({})",
-                        move_label(ply, place.first_move, san)
+                        move_label(ply, place.first_move, &san)
                     )?;
                 } else if let Some(san) = &f.san {
-                    write!(out, " ({san})")?;
+                    write!(out, " ({})", shown(san))?;
                 }
                 write!(out, ": ")?;
             }
-            writeln!(out, "{}: {}", f.code, f.message)
+            let message = diag::clipped(&f.message, MESSAGE_SHOWN);
+            writeln!(out, "{}: {message}", f.code)
         }
         Format::Csv => {
             let game = place.game.map(|g| g.to_string()).unwrap_or_default();

@@ -36,6 +36,15 @@ use crate::pipeline;
 use crate::rules::finding::Finding;
 use crate::rules::game::RawGame;
 
+/// The input bytes in flight per worker: two chunks of the usual size.
+/// What a chunk's results take follows its bytes (and [`MAX_GAMES`] bounds
+/// the games of a chunk of tiny games), so this bounds the memory of a run
+/// by its thread count, whatever the input; a chunk heavier than the whole
+/// budget (one giant game) is worked on alone.
+///
+/// [`MAX_GAMES`]: crate::input::chunk::MAX_GAMES
+const BYTES_PER_THREAD: usize = 2 * crate::input::chunk::TARGET;
+
 /// Where a game stands in the input.
 #[derive(Debug, Clone, Copy)]
 pub struct GameCtx<'n> {
@@ -250,7 +259,8 @@ struct InOrder {
     /// Games (or record lines) of the current input delivered so far.
     game: u64,
     line_offset: u64,
-    /// A chunk that ended in an unclean state, waiting for the next one.
+    /// A chunk that ended in an unclean state, waiting for the next one
+    /// (and the chunks after it, while the join is not clean).
     held: Vec<u8>,
     /// Where the current input is read from and what of it is the run's.
     span: Option<Span>,
@@ -263,6 +273,8 @@ struct InOrder {
     /// still sends of it is dropped.
     complete: bool,
     stats: InputStats,
+    /// The length of `held` when it was last scanned.
+    held_scanned: usize,
     totals: Totals,
 }
 
@@ -386,13 +398,21 @@ impl InOrder {
         let (data, scanned) = if self.held.is_empty() {
             (data, scanned)
         } else {
-            // The previous split was wrong: scan both as one.
+            // The previous split was wrong: scan both as one. While the
+            // join stays unclean (a comment that never closes), it is
+            // scanned again only when it has doubled, so the scans of a
+            // long unclean stretch add up to linear time, not quadratic.
             let mut joined = std::mem::take(&mut self.held);
             joined.extend_from_slice(&data);
+            if !at_end && joined.len() < 2 * self.held_scanned {
+                self.held = joined;
+                return Ok(());
+            }
             let scanned = scan_chunk(&joined, at_end, work);
             (joined, scanned)
         };
         let Some(scanned) = scanned else {
+            self.held_scanned = data.len();
             self.held = data;
             return Ok(());
         };
@@ -516,9 +536,10 @@ impl Run<'_, '_> {
     ) -> anyhow::Result<Totals> {
         let mut state = InOrder::default();
         let counter = reading.counter;
-        pipeline::ordered(
+        pipeline::ordered_within(
             source::items(reading.files, self.format, self.range, Arc::clone(counter)),
             workers,
+            budget(workers),
             |item| work_on(item, game, line),
             |done| state.handle(done, reading, game, sink),
         )?;
@@ -572,7 +593,7 @@ impl Run<'_, '_> {
                         if index >= files.len() {
                             break;
                         }
-                        let ended = pipeline::ordered(
+                        let ended = pipeline::ordered_within(
                             source::items(
                                 &files[index..=index],
                                 format,
@@ -580,6 +601,7 @@ impl Run<'_, '_> {
                                 Arc::clone(counter),
                             ),
                             workers,
+                            budget(workers),
                             |item| work_on(item, game, line),
                             |done| tx.send((index, Msg::Done(done))),
                         );
@@ -618,6 +640,15 @@ impl Run<'_, '_> {
             totals.inputs.extend(state.totals.inputs);
         }
         Ok(totals)
+    }
+}
+
+/// What the pipeline of `workers` may hold in flight: [`BYTES_PER_THREAD`]
+/// of input per worker.
+fn budget(workers: usize) -> pipeline::Budget<fn(&Item) -> usize> {
+    pipeline::Budget {
+        bytes: BYTES_PER_THREAD.saturating_mul(workers),
+        weigh: Item::weight,
     }
 }
 

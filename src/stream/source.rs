@@ -49,6 +49,18 @@ pub(super) enum Item {
     Failed { name: String, error: io::Error },
 }
 
+impl Item {
+    /// The input bytes an item holds (a line costs its text and a little
+    /// more), as the pipeline's budget counts them.
+    pub(super) fn weight(&self) -> usize {
+        match self {
+            Item::Chunk { data, .. } => data.len(),
+            Item::Lines { lines, .. } => lines.iter().map(|l| l.text.len() + 32).sum(),
+            Item::Opened { .. } | Item::Failed { .. } => 0,
+        }
+    }
+}
+
 type Items = Box<dyn Iterator<Item = Item> + Send>;
 
 /// The items of every file of `files`, in order; raw bytes read are added
