@@ -7,11 +7,14 @@ use std::io::Write;
 use anyhow::Context;
 
 use super::Streaming;
+use super::convert::report_finding;
 use crate::cli::{AnnotateFormat, AnnotateOutcomeArgs, RulesProfile};
 use crate::exit::ExitStatus;
 use crate::output::annotate::{self, Format, PgnSettings, Row};
 use crate::output::diag;
-use crate::output::report::players;
+use crate::output::pgn::damage;
+use crate::output::report::{Place, players};
+use crate::rules::finding::Finding;
 use crate::rules::outcome::{Profile, annotate};
 use crate::stream::Event;
 
@@ -58,6 +61,9 @@ struct Annotated {
     /// The game written back, for `--format pgn`.
     pgn: Option<Vec<u8>>,
     replayed: bool,
+    /// What the scanner repaired in the game ([`damage`]): reported.
+    damage: Vec<Finding>,
+    first_move: (u32, shakmaty::Color),
 }
 
 /// Runs `annotate-outcome`.
@@ -79,6 +85,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
 
     let mut wrong = 0u64;
     let mut not_replayed = 0u64;
+    let mut damaged = 0u64;
     let totals = streaming.for_each_game(
         |game| {
             let outcome = annotate(game, profile);
@@ -91,6 +98,8 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                 row: Row::new(&outcome, white, black),
                 pgn,
                 replayed: outcome.is_replayed(),
+                damage: damage(game),
+                first_move: outcome.first_move,
             }
         },
         |event| {
@@ -100,6 +109,19 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                         not_replayed += 1;
                     } else if !done.row.result_ok {
                         wrong += 1;
+                    }
+                    if !done.damage.is_empty() {
+                        damaged += 1;
+                        let place = Place {
+                            file: ctx.file,
+                            game: Some(ctx.game),
+                            white: &diag::clipped(&done.row.white, diag::SHOWN),
+                            black: &diag::clipped(&done.row.black, diag::SHOWN),
+                            first_move: done.first_move,
+                        };
+                        for finding in done.damage {
+                            report_finding(&place, ctx.line_offset, finding);
+                        }
                     }
                     match (&done.pgn, written) {
                         (Some(pgn), _) => out.write_all(pgn),
@@ -117,7 +139,13 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
             Ok(())
         },
     )?;
-    let summary =
+    let mut summary =
         format!("{wrong} with a result the rules do not give, {not_replayed} not replayed");
-    streaming.finish(&mut out, WHAT, totals, wrong + not_replayed, &summary)
+    if damaged > 0 {
+        summary.push_str(&format!(
+            ", {damaged} with damaged movetext (what could not be read left out)"
+        ));
+    }
+    let problems = wrong + not_replayed + damaged;
+    streaming.finish(&mut out, WHAT, totals, problems, &summary)
 }

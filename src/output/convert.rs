@@ -11,8 +11,8 @@ use std::io::{self, Write};
 use shakmaty::CastlingMode;
 
 use super::json;
-use crate::rules::convert::{Annotations, ConvertedGame, RawToken};
-use crate::rules::game::{SEVEN_TAG_ROSTER, TokenKind};
+use crate::rules::convert::{Annotations, ConvertedGame, VariationToken};
+use crate::rules::game::SEVEN_TAG_ROSTER;
 use crate::rules::notation::{append_fen, epd, fen, lan, uci};
 use crate::rules::san::append_san;
 
@@ -118,32 +118,29 @@ pub fn write_epd(out: &mut dyn Write, record: &str, game: u64, ply: usize) -> io
     writeln!(out, "{record} id \"{game}:{ply}\";")
 }
 
-/// A variation's raw tokens as PGN text (without move numbers, which the
-/// tokens do not carry): `(d4 {also} d5 (Nf6))`.
-pub fn variation_text(tokens: &[RawToken]) -> String {
-    let mut s = String::new();
+/// A replayed variation as PGN text without move numbers (JSON Lines
+/// keeps it as one string): `(d4 {also} d5 (Nf6))`.
+pub fn variation_text(tokens: &[VariationToken]) -> String {
+    let mut s = Vec::new();
     let mut after_open = true;
     for t in tokens {
-        if t.kind != TokenKind::VariationEnd && !after_open {
-            s.push(' ');
+        if *t != VariationToken::Close && !after_open {
+            s.push(b' ');
         }
-        match t.kind {
-            TokenKind::VariationStart | TokenKind::VariationEnd | TokenKind::Move => {
-                s.push_str(&t.text);
-            }
-            TokenKind::Nag => {
-                s.push('$');
-                s.push_str(&t.text);
-            }
-            TokenKind::Comment => {
-                s.push('{');
-                s.push_str(&t.text);
-                s.push('}');
+        match t {
+            VariationToken::Open => s.push(b'('),
+            VariationToken::Close => s.push(b')'),
+            VariationToken::Move(san) => append_san(san, &mut s),
+            VariationToken::Nag(n) => s.extend_from_slice(format!("${n}").as_bytes()),
+            VariationToken::Comment(c) => {
+                s.push(b'{');
+                s.extend_from_slice(c.as_bytes());
+                s.push(b'}');
             }
         }
-        after_open = t.kind == TokenKind::VariationStart;
+        after_open = *t == VariationToken::Open;
     }
-    s
+    String::from_utf8(s).expect("SAN is ASCII and comments are UTF-8")
 }
 
 /// Writes the `nags`, `comments` and `variations` members of `notes` that
@@ -379,13 +376,13 @@ fn write_row(out: &mut dyn Write, row: &[&str]) -> io::Result<()> {
 pub fn write_pgn(game: &ConvertedGame, keep: super::pgn::Keep, out: &mut Vec<u8>) {
     use super::pgn::Tok;
     use std::borrow::Cow;
-    fn raw(token: &RawToken) -> Tok<'_> {
-        match token.kind {
-            TokenKind::Move => Tok::Move(Cow::Borrowed(&token.text)),
-            TokenKind::Nag => Tok::Nag(Cow::Borrowed(&token.text)),
-            TokenKind::Comment => Tok::Comment(Cow::Borrowed(&token.text)),
-            TokenKind::VariationStart => Tok::Open,
-            TokenKind::VariationEnd => Tok::Close,
+    fn token(token: &VariationToken) -> Tok<'_> {
+        match token {
+            VariationToken::Move(san) => Tok::San(san),
+            VariationToken::Nag(n) => Tok::NagNumber(*n),
+            VariationToken::Comment(c) => Tok::Comment(Cow::Borrowed(c)),
+            VariationToken::Open => Tok::Open,
+            VariationToken::Close => Tok::Close,
         }
     }
     fn notes(notes: &Annotations) -> impl Iterator<Item = Tok<'_>> {
@@ -394,7 +391,7 @@ pub fn write_pgn(game: &ConvertedGame, keep: super::pgn::Keep, out: &mut Vec<u8>
             .comments
             .iter()
             .map(|c| Tok::Comment(Cow::Borrowed(c)));
-        let variations = notes.variations.iter().flatten().map(raw);
+        let variations = notes.variations.iter().flatten().map(token);
         nags.chain(comments).chain(variations)
     }
     let plies = game
