@@ -119,7 +119,8 @@ pub fn write_epd(out: &mut dyn Write, record: &str, game: u64, ply: usize) -> io
 }
 
 /// A replayed variation as PGN text without move numbers (JSON Lines
-/// keeps it as one string): `(d4 {also} d5 (Nf6))`.
+/// keeps it as one string): `(d4 {also} d5 (Nf6))`. A `}` inside a
+/// comment is written as `)`, as in PGN output.
 pub fn variation_text(tokens: &[VariationToken]) -> String {
     let mut s = Vec::new();
     let mut after_open = true;
@@ -133,8 +134,9 @@ pub fn variation_text(tokens: &[VariationToken]) -> String {
             VariationToken::Move(san) => append_san(san, &mut s),
             VariationToken::Nag(n) => s.extend_from_slice(format!("${n}").as_bytes()),
             VariationToken::Comment(c) => {
+                // As in PGN output: `}` would end the comment.
                 s.push(b'{');
-                s.extend_from_slice(c.as_bytes());
+                s.extend(c.bytes().map(|b| if b == b'}' { b')' } else { b }));
                 s.push(b'}');
             }
         }
