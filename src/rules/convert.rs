@@ -252,9 +252,19 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
             });
             return;
         }
+        let suffix = ev.check.then(|| {
+            if is_checkmate(ev.after) {
+                Suffix::Checkmate
+            } else {
+                Suffix::Check
+            }
+        });
         plies.push(ConvertedPly {
             mv: ev.mv,
-            san: normalised(ev.after, &ev.san.san, ev.mv, ev.check),
+            san: SanPlus {
+                san: normalised_san(ev.after, &ev.san.san, ev.mv),
+                suffix,
+            },
             annotations: None,
         });
     });
@@ -267,26 +277,12 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
     converted
 }
 
-/// The SAN of `mv`, just played to reach `after`, normalised (minimal
-/// disambiguation) with the suffix the position gives (`check`: whether
-/// it gives check).
-#[inline]
-fn normalised(after: &Chess, written: &San, mv: Move, check: bool) -> SanPlus {
-    let suffix = check.then(|| {
-        if is_checkmate(after) {
-            Suffix::Checkmate
-        } else {
-            Suffix::Check
-        }
-    });
-    SanPlus {
-        san: normalised_san(after, written, mv),
-        suffix,
-    }
-}
-
 /// Hangs depth-0 comments and NAGs, and replayed variations, on the ply
 /// they follow; stops at the first main-line move that was not replayed.
+///
+/// Kept out of [`convert_game`] (once a game, so the call costs nothing),
+/// whose replay loop is the hot path of `convert`.
+#[inline(never)]
 fn attach_annotations(game: &RawGame<'_>, options: ConvertOptions, out: &mut ConvertedGame) {
     fn notes(out: &mut ConvertedGame, seen: usize) -> &mut Annotations {
         match seen {
@@ -466,11 +462,13 @@ fn replay_variation(
         // A nested variation that does not replay: its `(` and why.
         let failed = match t.kind {
             TokenKind::Move => match resolve_written(&pos, t) {
-                Ok((mv, written)) => {
+                Ok(mv) => {
                     let before = pos.clone();
-                    pos.play_unchecked(mv);
-                    let check = pos.is_check();
-                    out.push(VariationToken::Move(normalised(&pos, &written, mv, check)));
+                    // shakmaty's SAN, which the main line's agrees with (a
+                    // test checks it): the main line's is inlined in its
+                    // hot loop, and variations are few.
+                    let san = SanPlus::from_move_and_play_unchecked(&mut pos, mv);
+                    out.push(VariationToken::Move(san));
                     last = Some((before, mv));
                     continue;
                 }
@@ -561,14 +559,13 @@ fn invalid_comment(what: &str, finding: &Finding, tokens: &[Token<'_>]) -> Strin
     )
 }
 
-/// The legal move the move token `t` writes in `pos`, and its SAN as
-/// written.
+/// The legal move the move token `t` writes in `pos`.
 ///
 /// # Errors
 ///
 /// A finding on the token: `syntax` when it is not SAN, `null-move`,
 /// `ambiguous-move` or `illegal-move` when it is not one legal move.
-fn resolve_written(pos: &Chess, t: &Token<'_>) -> Result<(Move, San), Finding> {
+fn resolve_written(pos: &Chess, t: &Token<'_>) -> Result<Move, Finding> {
     let shown = || String::from_utf8_lossy(t.text).into_owned();
     let finding = |code, message: String| Finding {
         line: t.line,
@@ -579,7 +576,7 @@ fn resolve_written(pos: &Chess, t: &Token<'_>) -> Result<(Move, San), Finding> {
     };
     let san = parse_san(t.text).map_err(|e| finding(Code::Syntax, e.to_string()))?;
     match resolve_with_check(pos, &san.san, pos.is_check()) {
-        Ok(mv) => Ok((mv, san.san)),
+        Ok(mv) => Ok(mv),
         Err(_) if san.san == San::Null => Err(finding(
             Code::NullMove,
             "a null move is not a legal move".to_owned(),
