@@ -685,6 +685,13 @@ fn pgn_output_reads_back_clean_and_is_a_fixed_point_for_every_fixture() {
             String::from_utf8_lossy(&once.stdout),
             String::from_utf8_lossy(&twice.stdout)
         );
+        // With --keep-invalid too, what is kept reads back as it is.
+        let keep = ["convert", "-q", "--to", "pgn", "--keep-invalid"];
+        let once = run(&[&keep[..], &[file]].concat(), None);
+        let validated = run(&["validate", "-q", "-f", "csv"], Some(&once.stdout));
+        assert!(!stdout(&validated).contains(",syntax,"), "{file}");
+        let twice = run(&keep, Some(&once.stdout));
+        assert!(once.stdout == twice.stdout, "{file}: --keep-invalid");
     }
 }
 
@@ -819,6 +826,20 @@ fn keep_invalid_keeps_a_variation_that_does_not_replay_as_a_comment() {
     );
     // The comments are comments: the output reads back as it is.
     assert_eq!(convert(&["--to", "pgn"], Some(once.as_bytes()), 0), once);
+
+    // The comment of a game kept despite its error goes before the
+    // variations of its last legal move, where it reads back.
+    let pgn = b"1. e4 e5 (1... c5) 2. Ke3 Nc6 *\n";
+    let once = convert(&["--to", "pgn", "--keep-invalid"], Some(pgn), 1);
+    assert!(
+        once.ends_with(
+            "\n\n1. e4 e5 {pgnkit: not replayed from ply 3 (Ke3): illegal-move: `Ke3` is not a\n\
+             legal move} (1... c5) *\n\n"
+        ),
+        "{once}"
+    );
+    let twice = convert(&["--to", "pgn", "--keep-invalid"], Some(once.as_bytes()), 0);
+    assert_eq!(twice, once);
 }
 
 // See: issue 10, "an unclosed comment or variation".

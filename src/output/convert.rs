@@ -374,10 +374,26 @@ fn write_row(out: &mut dyn Write, row: &[&str]) -> io::Result<()> {
 /// [`super::pgn::write_export`] (the layout `annotate-outcome` uses too)
 /// with its normalised SAN; comments, NAGs and variations are kept as `keep`
 /// says. A game kept despite its error (`--keep-invalid`) stops after its
-/// last legal move with a comment saying where it broke.
+/// last legal move with a comment saying where it broke, after that move's
+/// comments and before its variations, where it reads back.
 pub fn write_pgn(game: &ConvertedGame, keep: super::pgn::Keep, out: &mut Vec<u8>) {
     use super::pgn::Tok;
     use std::borrow::Cow;
+    if let Some(comment) = game.break_comment() {
+        // Rare: the game as it reads back, with the comment on its last
+        // move (or before the first), and without the error.
+        let mut kept = game.clone();
+        kept.error = None;
+        match kept.plies.last_mut() {
+            Some(ply) => ply
+                .annotations
+                .get_or_insert_default()
+                .comments
+                .push(comment),
+            None => kept.pre.comments.push(comment),
+        }
+        return write_pgn(&kept, keep, out);
+    }
     fn token(token: &VariationToken) -> Tok<'_> {
         match token {
             VariationToken::Move(san) => Tok::San(san),
@@ -400,8 +416,7 @@ pub fn write_pgn(game: &ConvertedGame, keep: super::pgn::Keep, out: &mut Vec<u8>
         .plies
         .iter()
         .flat_map(|p| std::iter::once(Tok::San(&p.san)).chain(notes(p.notes())));
-    let broke = game.break_comment().map(|c| Tok::Comment(Cow::Owned(c)));
-    let tokens = notes(&game.pre).chain(plies).chain(broke);
+    let tokens = notes(&game.pre).chain(plies);
     super::pgn::write_export(
         out,
         &game.tags,
