@@ -1,6 +1,7 @@
 //! `pgnkit annotate-outcome`: what the Laws say happened in every game, as a
 //! table (CSV, JSON Lines) or as the games written back with the outcome in
-//! tags and comments ([`crate::output::annotate`]).
+//! tags and comments ([`crate::output::annotate`]). Damaged movetext is
+//! reported on standard error as `validate` reports it.
 
 use std::io::Write;
 

@@ -2,8 +2,10 @@
 //! line) and write it in another format.
 //!
 //! Each game is converted and rendered on a worker ([`render`]); the sink
-//! here reports games that cannot be replayed on standard error, fixes the
-//! CSV header, numbers EPD records, and copies bytes to the output. Which
+//! here reports on standard error, in `validate`'s words, games that cannot
+//! be replayed, variations left out and damaged movetext (each makes the
+//! exit status 1), fixes the CSV header, numbers EPD records, and copies
+//! bytes to the output. Which
 //! input holds what is told by [`crate::stream`] (`--from`, or sniffed).
 
 use std::io::Write;

@@ -11,6 +11,11 @@
 //! not are read as Latin-1 ([`decode_text`]). What to add (tags, comments at
 //! given plies, a new result, regenerated SAN) is the caller's: see
 //! [`Edits`].
+//!
+//! Nothing unparseable is written: a variation the game ended inside is
+//! left out ([`closed_tokens`]), and the termination marker is always
+//! written. [`damage`] says, in `validate`'s words, what of a game could
+//! not be written back as it was read.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
