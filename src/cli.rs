@@ -37,6 +37,18 @@ pub enum Command {
     Perft(PerftArgs),
     /// Convert games and positions between PGN, CSV, JSON Lines, UCI, SAN,
     /// LAN, FEN and EPD.
+    ///
+    /// Every move written, in the main line and in variations, is legal in
+    /// its position and in normalised SAN: a variation is replayed from the
+    /// position before the move it replaces, a nested one from the position
+    /// before the move of its own line it replaces. A variation that does
+    /// not replay is reported and left out whole, however many of its moves
+    /// were legal (a nested variation is left out alone). Damaged movetext
+    /// (an unclosed comment or variation, a stray `)` or `}`, no
+    /// termination marker) is reported as `validate` reports it, and the
+    /// game is written without what could not be read. Either makes the
+    /// exit status 1. PGN output re-reads without a syntax finding and
+    /// converts to the same bytes.
     #[command(after_help = EXIT_CODES)]
     Convert(ConvertArgs),
     /// Merge the CSV or JSON Lines outputs of `--byte-range` shards into the
@@ -155,7 +167,11 @@ pub struct AnnotateOutcomeArgs {
     pub input: InputArgs,
 
     /// Output format: one CSV row or JSON object per game, or the games
-    /// written back as PGN with the outcome as tags and comments.
+    /// written back as PGN with the outcome as tags and comments. Damaged
+    /// movetext (an unclosed comment or variation, a stray `)` or `}`, no
+    /// termination marker) is reported on standard error as `validate`
+    /// reports it, exit status 1; the game keeps its row and is written
+    /// back without what could not be read.
     #[arg(short = 'f', long, value_enum, default_value_t = AnnotateFormat::Csv)]
     pub format: AnnotateFormat,
 
@@ -174,7 +190,8 @@ pub struct AnnotateOutcomeArgs {
 pub enum AnnotateFormat {
     /// One row per game.
     Csv,
-    /// Every game written back whole, with outcome tags and comments.
+    /// Every game written back, with outcome tags and comments (damaged
+    /// movetext without what could not be read).
     Pgn,
     /// One JSON object per game: the CSV fields plus the helpmate line.
     Jsonl,
@@ -257,8 +274,11 @@ pub struct ConvertArgs {
     pub from: Option<SourceFormat>,
 
     /// Write games that cannot be replayed up to their last legal move, with
-    /// a comment saying where they broke, instead of leaving them out. They
-    /// are still reported on standard error, and the exit status is still 1.
+    /// a comment saying where they broke, and keep variations that cannot
+    /// be replayed (or that the game ends inside) as a comment holding
+    /// their text and why, where they stood, instead of leaving them out.
+    /// They are still reported on standard error, and the exit status is
+    /// still 1.
     #[arg(long)]
     pub keep_invalid: bool,
 

@@ -407,3 +407,60 @@ fn the_full_search_settles_what_the_fast_checks_leave_open() {
     assert_eq!(full[0]["winner_can_mate"], "no");
     assert_eq!(full[0]["fide_result"], "1-0");
 }
+
+// See: issue 10, "an unclosed comment or variation produces `1. e4 e5 (*`".
+#[test]
+fn damaged_movetext_is_reported_and_written_back_repaired() {
+    let file = "fixtures/convert/damaged_movetext.pgn";
+    let marker = "result-mismatch: the movetext has no termination marker (1-0, 0-1, \
+                  1/2-1/2 or *)";
+    let reports = [
+        format!("pgnkit: {file}:10: game 1 (Kasparov, Garry - Topalov, Veselin): {marker}"),
+        format!(
+            "pgnkit: {file}:20: game 2 (Anand, Viswanathan - Kramnik, Vladimir): syntax: \
+             variation not closed before the next game"
+        ),
+        format!("pgnkit: {file}:21: game 2 (Anand, Viswanathan - Kramnik, Vladimir): {marker}"),
+        format!(
+            "pgnkit: {file}:41: game 4 (Topalov, Veselin - Anand, Viswanathan): syntax: \
+             comment not closed before the end of the input"
+        ),
+        format!("pgnkit: {file}:41: game 4 (Topalov, Veselin - Anand, Viswanathan): {marker}"),
+    ];
+    let out = run(&["annotate-outcome", "-q", "-f", "pgn", file], None);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stderr(&out).lines().collect::<Vec<_>>(), reports);
+    let text = stdout(&out);
+    let movetext: Vec<String> = text
+        .split("\n\n")
+        .filter(|s| s.starts_with("1."))
+        .map(|s| s.replace('\n', " "))
+        .collect();
+    assert_eq!(
+        movetext,
+        [
+            "1. e4 d6 2. d4 Nf6 3. Nc3 g6 4. Be3 Bg7 5. Qd2 c6 6. f3 b5 7. Nge2 Nbd7 8. Bh6 \
+             Bxh6 9. Qxh6 Bb7 10. a3 e5 11. O-O-O Qe7 12. Kb1 a6 1-0",
+            "1. e4 e5 2. Nf3 Nf6 3. Nxe5 d6 4. Nf3 Nxe4 5. d4 d5 6. Bd3 Be7 1/2-1/2",
+            "1. Nf3 Nf6 2. c4 g6 3. Nc3 d5 4. cxd5 Nxd5 5. Qa4+ Bd7 6. Qb3 Nb6 1/2-1/2",
+            "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 6. Be3 e5 0-1",
+        ]
+    );
+    // What was written back reads back without a syntax finding.
+    let validated = run(&["validate", "-q", "-f", "csv"], Some(text.as_bytes()));
+    assert!(
+        !stdout(&validated).contains(",syntax,"),
+        "{}",
+        stdout(&validated)
+    );
+    assert!(!stdout(&validated).contains(",result-mismatch,"));
+
+    // The table: every game has its row, the damage is reported, exit 1.
+    let out = run(&["annotate-outcome", "-q", file], None);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stderr(&out).lines().collect::<Vec<_>>(), reports);
+    let (status, rows) = rows(&[file], None);
+    assert_eq!(status, 1);
+    let plies: Vec<&str> = rows.iter().map(|r| r["plies"].as_str()).collect();
+    assert_eq!(plies, ["24", "12", "12", "12"]);
+}

@@ -637,3 +637,271 @@ fn fifo_and_stdin_convert_like_the_file() {
         }
     }
 }
+
+/// Every `.pgn` file under `fixtures/`, found when the test runs (so a
+/// fixture added later is covered), sorted.
+fn pgn_fixtures() -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![crate::util::fixture("")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "pgn") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The two properties `convert --to pgn` promises for any input whatever
+/// (issue 10): its output re-read by `validate` has no `syntax` finding,
+/// and converting the output again gives the same bytes (and finds
+/// nothing to report). Checked on every PGN fixture, hostile ones
+/// included.
+#[test]
+fn pgn_output_reads_back_clean_and_is_a_fixed_point_for_every_fixture() {
+    let fixtures = pgn_fixtures();
+    assert!(fixtures.len() >= 30, "{fixtures:?}");
+    for path in fixtures {
+        let file = path.to_str().unwrap();
+        let once = run(&["convert", "-q", "--to", "pgn", file], None);
+        assert!(
+            matches!(code(&once), 0 | 1),
+            "{file}: exit {}: {}",
+            code(&once),
+            stderr(&once)
+        );
+        let validated = run(&["validate", "-q", "-f", "jsonl"], Some(&once.stdout));
+        for line in stdout(&validated).lines() {
+            let finding: Value = serde_json::from_str(line).unwrap();
+            assert_ne!(finding["code"], "syntax", "{file}: {line}");
+            assert_ne!(finding["code"], "result-mismatch", "{file}: {line}");
+        }
+        let twice = run(&["convert", "-q", "--to", "pgn"], Some(&once.stdout));
+        assert_eq!(code(&twice), 0, "{file}: {}", stderr(&twice));
+        assert!(
+            once.stdout == twice.stdout,
+            "{file}: pgn -> pgn is not a fixed point:\n{}\n---\n{}",
+            String::from_utf8_lossy(&once.stdout),
+            String::from_utf8_lossy(&twice.stdout)
+        );
+        // With --keep-invalid too, what is kept reads back as it is.
+        let keep = ["convert", "-q", "--to", "pgn", "--keep-invalid"];
+        let once = run(&[&keep[..], &[file]].concat(), None);
+        let validated = run(&["validate", "-q", "-f", "csv"], Some(&once.stdout));
+        assert!(!stdout(&validated).contains(",syntax,"), "{file}");
+        let twice = run(&keep, Some(&once.stdout));
+        assert!(once.stdout == twice.stdout, "{file}: --keep-invalid");
+    }
+}
+
+/// The lines of standard error of a `-q` run, with the `pgnkit: ` prefix.
+fn reports(out: &std::process::Output) -> Vec<String> {
+    stderr(out).lines().map(str::to_owned).collect()
+}
+
+// See: issue 10, "convert writes what it has not replayed".
+#[test]
+fn variations_are_replayed_and_those_that_do_not_replay_are_left_out() {
+    let pgn = b"[Event \"a\"]\n[Result \"*\"]\n\n1. e4 (1. Qh5xh8 Kxe1 Zz9) 1... c5 *\n";
+    let out = run(&["convert", "-q", "--to", "pgn"], Some(pgn));
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).ends_with("[Result \"*\"]\n\n1. e4 c5 *\n\n"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        reports(&out),
+        [
+            "pgnkit: <stdin>:4: game 1 (? - ?) (Qh5xh8): illegal-move: `Qh5xh8` is not a legal move: \
+          the variation on 1. e4 is left out"
+        ]
+    );
+
+    let file = "fixtures/convert/invalid_variations.pgn";
+    let out = run(&["convert", "-q", "--to", "pgn", file], None);
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    let movetext: Vec<&str> = text.split("\n\n").filter(|s| !s.starts_with('[')).collect();
+    assert_eq!(
+        movetext,
+        [
+            "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 (5... g6 6. Be3 Bg7 7. f3\n\
+             O-O 8. Qd2 Nc6 9. Bc4 (9. O-O-O d5) 9... Bd7 10. O-O-O) 6. Be3 e5 7. Nb3 Be6\n\
+             8. f3 Be7 9. Qd2 O-O 10. O-O-O Nbd7 *",
+            "{A variation before the first move replaces nothing.} 1. d4 Nf6 2. c4 e6 3. Nc3\n\
+             Bb4 4. Qc2 O-O 5. a3 Bxc3+ 6. Qxc3 b6 (6... d5 7. Nf3 (7. Nh3 Ne4 8. Nf4 {a ) in\n\
+             a line comment}) 7... c5) 7. Bg5 Bb7 8. f3 h6 9. Bh4 d5 10. e3 Nbd7 11. cxd5\n\
+             Nxd5 12. Bxd8 Nxc3 13. Bh4 Nd5 14. Bf2 c5 15. e4 Ne7 16. Ne2 1/2-1/2",
+            "1. Nf3 d5 2. Nc3 d4 3. e3 (3. Nb1 e5 (3... c5 4. e3 (4. c3) 4... Nc6)) 3... Nc6\n\
+             4. Bb5 *",
+            "",
+        ]
+    );
+    let at = |line: u32, game: &str| format!("pgnkit: {file}:{line}: game {game}");
+    let (jansen, bakker) = (
+        "1 (Jansen, Pieter - de Vries, Anna)",
+        "2 (Bakker, Joost - Visser, Lotte)",
+    );
+    assert_eq!(
+        reports(&out),
+        [
+            format!(
+                "{} (Qh5xh8): illegal-move: `Qh5xh8` is not a legal move: the variation on \
+                 1. e4 is left out",
+                at(9, jansen)
+            ),
+            // Legal first moves then an illegal one: the whole variation.
+            format!(
+                "{} (Ke3): illegal-move: `Ke3` is not a legal move: the variation on 2... d6 \
+                 is left out",
+                at(11, jansen)
+            ),
+            format!(
+                "{} (Nb3..): syntax: `Nb3..` is not a move in SAN: the variation on 6. Be3 is \
+                 left out",
+                at(13, jansen)
+            ),
+            format!(
+                "{} (--): null-move: a null move is not a legal move: the variation on 6. Be3 \
+                 is left out",
+                at(13, jansen)
+            ),
+            format!(
+                "{}: syntax: a variation before the first move of its line replaces no move: \
+                 the variation before the first move is left out",
+                at(24, bakker)
+            ),
+            format!(
+                "{} (Nf4): illegal-move: `Nf4` is not a legal move: the variation on \
+                 11... Nxd5 is left out",
+                at(28, bakker)
+            ),
+            format!(
+                "{} (Ng5): ambiguous-move: `Ng5` matches several legal moves: the variation on \
+                 3. e3 is left out",
+                at(39, "3 (kasparov_fan - nimzo77)")
+            ),
+        ]
+    );
+    // JSON Lines carries the same replayed variations, in normalised SAN.
+    let jsonl = convert(&["--to", "jsonl", file], None, 1);
+    let games: Vec<Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        games[1]["moves"][11]["variations"],
+        serde_json::json!(["(d5 Nf3 (Nh3 Ne4 Nf4 { a ) in a line comment}) c5)"])
+    );
+    assert_eq!(
+        games[2]["moves"][4]["variations"],
+        serde_json::json!(["(Nb1 e5 (c5 e3 (c3) Nc6))"])
+    );
+    assert!(games[0]["moves"][0].get("variations").is_none());
+}
+
+#[test]
+fn keep_invalid_keeps_a_variation_that_does_not_replay_as_a_comment() {
+    let pgn = b"1. e4 (1. Qh5xh8 {mate?} Kxe1) (1. d4 d5 (1... Zz9 ; }\n) 2. c4) e5 *\n";
+    let out = run(
+        &["convert", "-q", "--to", "pgn", "--keep-invalid"],
+        Some(pgn),
+    );
+    assert_eq!(code(&out), 1);
+    let once = stdout(&out);
+    assert!(
+        once.ends_with(
+            "\n\n1. e4 {pgnkit: variation on 1. e4 not replayed (illegal-move: `Qh5xh8` is not a\n\
+             legal move): (Qh5xh8 <mate?> Kxe1)} (1. d4 d5 {pgnkit: a variation not replayed\n\
+             (syntax: `Zz9` is not a move in SAN): (Zz9 <)>)} 2. c4) 1... e5 *\n\n"
+        ),
+        "{once}"
+    );
+    assert_eq!(
+        reports(&out)[1],
+        "pgnkit: <stdin>:1: game 1 (? - ?) (Zz9): syntax: `Zz9` is not a move in SAN: a variation \
+         inside the variation on 1. e4 is kept as a comment"
+    );
+    // The comments are comments: the output reads back as it is.
+    assert_eq!(convert(&["--to", "pgn"], Some(once.as_bytes()), 0), once);
+
+    // The comment of a game kept despite its error goes before the
+    // variations of its last legal move, where it reads back.
+    let pgn = b"1. e4 e5 (1... c5) 2. Ke3 Nc6 *\n";
+    let once = convert(&["--to", "pgn", "--keep-invalid"], Some(pgn), 1);
+    assert!(
+        once.ends_with(
+            "\n\n1. e4 e5 {pgnkit: not replayed from ply 3 (Ke3): illegal-move: `Ke3` is not a\n\
+             legal move} (1... c5) *\n\n"
+        ),
+        "{once}"
+    );
+    let twice = convert(&["--to", "pgn", "--keep-invalid"], Some(once.as_bytes()), 0);
+    assert_eq!(twice, once);
+}
+
+// See: issue 10, "an unclosed comment or variation".
+#[test]
+fn damaged_movetext_is_reported_and_the_game_written_repaired() {
+    let file = "fixtures/convert/damaged_movetext.pgn";
+    let out = run(&["convert", "-q", "--to", "pgn", file], None);
+    assert_eq!(code(&out), 1);
+    let movetext: Vec<String> = stdout(&out)
+        .split("\n\n")
+        .filter(|s| s.starts_with("1."))
+        .map(|s| s.replace('\n', " "))
+        .collect();
+    assert_eq!(
+        movetext,
+        [
+            // No termination marker: the Result tag's.
+            "1. e4 d6 2. d4 Nf6 3. Nc3 g6 4. Be3 Bg7 5. Qd2 c6 6. f3 b5 7. Nge2 Nbd7 8. Bh6 \
+             Bxh6 9. Qxh6 Bb7 10. a3 e5 11. O-O-O Qe7 12. Kb1 a6 1-0",
+            // The variation still open at the next game is dropped.
+            "1. e4 e5 2. Nf3 Nf6 3. Nxe5 d6 4. Nf3 Nxe4 5. d4 d5 6. Bd3 Be7 1/2-1/2",
+            "1. Nf3 Nf6 2. c4 g6 3. Nc3 d5 4. cxd5 Nxd5 5. Qa4+ Bd7 6. Qb3 Nb6 1/2-1/2",
+            // So is the one whose comment runs to the end of the input.
+            "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 6. Be3 e5 0-1",
+        ]
+    );
+    let marker = "result-mismatch: the movetext has no termination marker (1-0, 0-1, \
+                  1/2-1/2 or *)";
+    let expected = [
+        format!("{file}:10: game 1 (Kasparov, Garry - Topalov, Veselin): {marker}"),
+        format!(
+            "{file}:20: game 2 (Anand, Viswanathan - Kramnik, Vladimir): syntax: variation \
+             not closed before the next game"
+        ),
+        format!("{file}:21: game 2 (Anand, Viswanathan - Kramnik, Vladimir): {marker}"),
+        format!(
+            "{file}:41: game 4 (Topalov, Veselin - Anand, Viswanathan): syntax: comment not \
+             closed before the end of the input"
+        ),
+        format!("{file}:41: game 4 (Topalov, Veselin - Anand, Viswanathan): {marker}"),
+    ];
+    let with_prefix: Vec<String> = expected.iter().map(|l| format!("pgnkit: {l}")).collect();
+    assert_eq!(reports(&out), with_prefix);
+    // As validate reports them.
+    let validate = run(&["validate", "-q", file], None);
+    assert_eq!(code(&validate), 1);
+    assert_eq!(stdout(&validate).lines().collect::<Vec<_>>(), expected);
+    // Every format reports them; the main lines are all written.
+    let out = run(&["convert", "-q", "--to", "uci", file], None);
+    assert_eq!((code(&out), stdout(&out).lines().count()), (1, 4));
+    assert_eq!(reports(&out), with_prefix);
+    // With --keep-invalid, the open variation is kept as a comment.
+    let kept = convert(&["--to", "pgn", "--keep-invalid", file], None, 1);
+    assert!(
+        kept.contains(
+            "6. Bd3 Be7 {pgnkit:\nvariation on 6... Be7 not closed: (Nc6 O-O Be7 c4 Nb4 (Be6} \
+             1/2-1/2\n"
+        ),
+        "{kept}"
+    );
+}

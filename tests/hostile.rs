@@ -340,7 +340,7 @@ fn input_bytes_in_messages_are_escaped_and_cut() {
     assert!(err.contains("game 2 (a\\u{7} - ?)"), "{err}");
     assert!(err.contains('…'), "{err}");
     assert!(err.lines().all(|l| l.chars().count() < 600), "{err}");
-    assert_eq!(err.lines().count(), 3, "{err}");
+    assert_eq!(err.lines().count(), 4, "{err}");
 }
 
 #[test]

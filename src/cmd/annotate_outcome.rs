@@ -1,17 +1,21 @@
 //! `pgnkit annotate-outcome`: what the Laws say happened in every game, as a
 //! table (CSV, JSON Lines) or as the games written back with the outcome in
-//! tags and comments ([`crate::output::annotate`]).
+//! tags and comments ([`crate::output::annotate`]). Damaged movetext is
+//! reported on standard error as `validate` reports it.
 
 use std::io::Write;
 
 use anyhow::Context;
 
+use super::convert::report_finding;
 use super::{Codes, Streaming};
 use crate::cli::{AnnotateFormat, AnnotateOutcomeArgs, RulesProfile};
 use crate::exit::ExitStatus;
 use crate::output::annotate::{self, Format, PgnSettings, Row};
 use crate::output::diag;
-use crate::output::report::players;
+use crate::output::pgn::damage;
+use crate::output::report::{Place, players};
+use crate::rules::finding::Finding;
 use crate::rules::outcome::{Profile, annotate};
 use crate::stream::Event;
 
@@ -58,6 +62,9 @@ struct Annotated {
     /// The game written back, for `--format pgn`.
     pgn: Option<Vec<u8>>,
     replayed: bool,
+    /// What the scanner repaired in the game ([`damage`]): reported.
+    damage: Vec<Finding>,
+    first_move: (u32, shakmaty::Color),
 }
 
 /// Runs `annotate-outcome`.
@@ -81,6 +88,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
 
     let mut wrong = 0u64;
     let mut not_replayed = 0u64;
+    let mut damaged = 0u64;
     let totals = streaming.for_each_game(
         &out.clone(),
         |game| {
@@ -94,6 +102,8 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                 row: Row::new(&outcome, white, black),
                 pgn,
                 replayed: outcome.is_replayed(),
+                damage: damage(game),
+                first_move: outcome.first_move,
             }
         },
         |event| {
@@ -105,6 +115,21 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                     } else if !done.row.result_ok {
                         wrong += 1;
                         *codes.entry("wrong-result").or_default() += 1;
+                    }
+                    if !done.damage.is_empty() {
+                        damaged += 1;
+                        let place = Place {
+                            file: ctx.file,
+                            game: Some(ctx.game),
+                            offset: ctx.offset,
+                            white: &diag::clipped(&done.row.white, diag::SHOWN),
+                            black: &diag::clipped(&done.row.black, diag::SHOWN),
+                            first_move: done.first_move,
+                        };
+                        for finding in done.damage {
+                            *codes.entry(finding.code.as_str()).or_default() += 1;
+                            report_finding(&place, ctx.line_offset, finding);
+                        }
                     }
                     match (&done.pgn, written) {
                         (Some(pgn), _) => out.write_all(pgn),
@@ -126,14 +151,13 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
             Ok(())
         },
     )?;
-    let summary =
+    let mut summary =
         format!("{wrong} with a result the rules do not give, {not_replayed} not replayed");
-    streaming.finish(
-        &mut out,
-        WHAT,
-        &totals,
-        wrong + not_replayed,
-        &summary,
-        &codes,
-    )
+    if damaged > 0 {
+        summary.push_str(&format!(
+            ", {damaged} with damaged movetext (what could not be read left out)"
+        ));
+    }
+    let problems = wrong + not_replayed + damaged;
+    streaming.finish(&mut out, WHAT, &totals, problems, &summary, &codes)
 }

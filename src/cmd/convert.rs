@@ -2,8 +2,10 @@
 //! line) and write it in another format.
 //!
 //! Each game is converted and rendered on a worker ([`render`]); the sink
-//! here reports games that cannot be replayed on standard error, fixes the
-//! CSV header, numbers EPD records, and copies bytes to the output. Which
+//! here reports on standard error, in `validate`'s words, games that cannot
+//! be replayed, variations left out and damaged movetext (each makes the
+//! exit status 1), fixes the CSV header, numbers EPD records, and copies
+//! bytes to the output. Which
 //! input holds what is told by [`crate::stream`] (`--from`, or sniffed).
 
 use std::io::Write;
@@ -18,7 +20,7 @@ use crate::output::convert::{
     CsvColumns, CsvRecord, epd_records, write_epd, write_fens, write_jsonl, write_lan, write_pgn,
     write_san, write_uci,
 };
-use crate::output::pgn::Keep;
+use crate::output::pgn::{Keep, damage};
 use crate::output::report::{self, Format as ReportFormat, Place, players};
 use crate::output::{diag, json};
 use crate::rules::convert::{
@@ -94,6 +96,7 @@ fn settings(args: &ConvertArgs) -> anyhow::Result<Settings> {
                 comments: notes && !args.no_comments,
                 nags: notes && !args.no_nags,
                 variations: notes && !args.no_variations,
+                keep_invalid: args.keep_invalid,
             },
         },
         tags: args.tags.clone(),
@@ -103,8 +106,8 @@ fn settings(args: &ConvertArgs) -> anyhow::Result<Settings> {
 /// What a worker hands the writer for one game.
 struct GameOut {
     body: Body,
-    /// The finding that stopped the replay, with the names to report it.
-    broken: Option<Broken>,
+    /// What is reported about the game on standard error, if anything.
+    report: Option<Report>,
 }
 
 enum Body {
@@ -116,8 +119,14 @@ enum Body {
     Csv(CsvRecord),
 }
 
-struct Broken {
-    finding: Finding,
+/// The findings of one game, with the names to report them.
+struct Report {
+    /// In input order: the damage the scanner repaired, the variations
+    /// that did not replay, then what stopped the replay.
+    findings: Vec<Finding>,
+    /// Whether the main line could not be replayed (the game is left out,
+    /// or written up to its last legal move).
+    broken: bool,
     white: String,
     black: String,
     first_move: (u32, shakmaty::Color),
@@ -131,21 +140,27 @@ fn line_game(line: &Line, format: LineFormat) -> ConvertedGame {
     }
 }
 
-/// Renders one converted game.
-fn render(game: &ConvertedGame, settings: &Render) -> GameOut {
-    let broken = game.error.clone().map(|finding| {
+/// Renders one converted game; `damage` is what its scanner repaired
+/// ([`damage`]).
+fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> GameOut {
+    let broken = game.error.is_some();
+    let mut findings = damage;
+    findings.extend(game.left_out.iter().cloned());
+    findings.extend(game.error.iter().cloned());
+    let report = (!findings.is_empty()).then(|| {
         let (white, black) = players(|tag| game.tag(tag));
-        Broken {
-            finding,
+        Report {
+            findings,
+            broken,
             white,
             black,
             first_move: game.first_move(),
         }
     });
-    if broken.is_some() && !settings.keep_invalid {
+    if broken && !settings.keep_invalid {
         return GameOut {
             body: Body::None,
-            broken,
+            report,
         };
     }
     let bytes = |f: fn(&ConvertedGame, &mut Vec<u8>)| {
@@ -172,7 +187,7 @@ fn render(game: &ConvertedGame, settings: &Render) -> GameOut {
             Body::Bytes(out)
         }
     };
-    GameOut { body, broken }
+    GameOut { body, report }
 }
 
 /// The CSV header: waiting for the first games, or fixed.
@@ -193,7 +208,11 @@ struct Writer<'w> {
     csv: CsvState,
     /// Games handed to the writer in the whole run (the EPD `id`).
     games: u64,
+    /// Games whose main line could not be replayed.
     broken: u64,
+    /// Other games with a finding: written without what was damaged or
+    /// did not replay.
+    repaired: u64,
     /// Whether the CSV header is written (`--no-header` not given).
     header: bool,
     codes: Codes,
@@ -214,29 +233,24 @@ impl Writer<'_> {
 
     fn game(&mut self, ctx: GameCtx<'_>, out: GameOut) -> anyhow::Result<()> {
         self.games += 1;
-        if let Some(b) = out.broken {
-            self.broken += 1;
-            *self.codes.entry(b.finding.code.as_str()).or_default() += 1;
-            // The report goes to standard error: what came from the input
-            // is escaped and cut there (the file name is the user's own).
-            let mut finding = b.finding;
-            finding.line += ctx.line_offset;
-            finding.san = finding
-                .san
-                .map(|san| diag::clipped(&san, diag::SHOWN).into_owned());
-            finding.message = diag::clipped(&finding.message, 2 * diag::SHOWN).into_owned();
+        if let Some(report) = out.report {
+            if report.broken {
+                self.broken += 1;
+            } else {
+                self.repaired += 1;
+            }
             let place = Place {
                 file: ctx.file,
                 game: Some(ctx.game),
                 offset: ctx.offset,
-                white: &diag::clipped(&b.white, diag::SHOWN),
-                black: &diag::clipped(&b.black, diag::SHOWN),
-                first_move: b.first_move,
+                white: &diag::clipped(&report.white, diag::SHOWN),
+                black: &diag::clipped(&report.black, diag::SHOWN),
+                first_move: report.first_move,
             };
-            let mut text = Vec::new();
-            report::write_finding(&mut text, ReportFormat::Text, &place, &finding)
-                .expect("writing to a Vec cannot fail");
-            diag::error(String::from_utf8_lossy(text.trim_ascii_end()));
+            for finding in report.findings {
+                *self.codes.entry(finding.code.as_str()).or_default() += 1;
+                report_finding(&place, ctx.line_offset, finding);
+            }
         }
         let failed = || format!("failed to write the {WHAT}");
         match out.body {
@@ -325,6 +339,22 @@ impl Writer<'_> {
     }
 }
 
+/// Reports `finding` of the game at `place` (its line relative to the
+/// chunk at `line_offset`) on standard error, in `validate`'s words: what
+/// came from the input is escaped and cut there (the file name is the
+/// user's own).
+pub(super) fn report_finding(place: &Place<'_>, line_offset: u64, mut finding: Finding) {
+    finding.line += line_offset;
+    finding.san = finding
+        .san
+        .map(|san| diag::clipped(&san, diag::SHOWN).into_owned());
+    finding.message = diag::clipped(&finding.message, 2 * diag::SHOWN).into_owned();
+    let mut text = Vec::new();
+    report::write_finding(&mut text, ReportFormat::Text, place, &finding)
+        .expect("writing to a Vec cannot fail");
+    diag::error(String::from_utf8_lossy(text.trim_ascii_end()));
+}
+
 /// Runs `convert`.
 ///
 /// # Errors
@@ -351,6 +381,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         },
         games: 0,
         broken: 0,
+        repaired: 0,
         header: !streaming.no_header,
         codes: Codes::new(),
     };
@@ -379,8 +410,8 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         .inputs((!ordered).then_some(&spool))
         .for_each_record(
             from,
-            |raw| render(&convert_game(raw, settings.options), &settings),
-            |line, format| render(&line_game(line, format), &settings),
+            |raw| render(&convert_game(raw, settings.options), damage(raw), &settings),
+            |line, format| render(&line_game(line, format), Vec::new(), &settings),
             |event| writer.event(event),
         )?;
     if settings.format == ConvertFormat::Csv {
@@ -391,13 +422,21 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
     } else {
         "left out"
     };
-    let broken = writer.broken;
-    let summary = format!("{broken} could not be replayed ({what})");
+    let (broken, repaired) = (writer.broken, writer.repaired);
+    let mut summary = format!("{broken} could not be replayed ({what})");
+    if repaired > 0 {
+        summary.push_str(&format!(", {repaired} written "));
+        summary.push_str(if settings.keep_invalid {
+            "with what could not be replayed as comments"
+        } else {
+            "without what could not be read or replayed"
+        });
+    }
     streaming.finish(
         &mut writer.out,
         WHAT,
         &totals,
-        broken,
+        broken + repaired,
         &summary,
         &writer.codes,
     )

@@ -11,8 +11,8 @@ use std::io::{self, Write};
 use shakmaty::CastlingMode;
 
 use super::json;
-use crate::rules::convert::{Annotations, ConvertedGame, RawToken};
-use crate::rules::game::{SEVEN_TAG_ROSTER, TokenKind};
+use crate::rules::convert::{Annotations, ConvertedGame, VariationToken};
+use crate::rules::game::SEVEN_TAG_ROSTER;
 use crate::rules::notation::{append_fen, epd, fen, lan, uci};
 use crate::rules::san::append_san;
 
@@ -118,32 +118,31 @@ pub fn write_epd(out: &mut dyn Write, record: &str, game: u64, ply: usize) -> io
     writeln!(out, "{record} id \"{game}:{ply}\";")
 }
 
-/// A variation's raw tokens as PGN text (without move numbers, which the
-/// tokens do not carry): `(d4 {also} d5 (Nf6))`.
-pub fn variation_text(tokens: &[RawToken]) -> String {
-    let mut s = String::new();
+/// A replayed variation as PGN text without move numbers (JSON Lines
+/// keeps it as one string): `(d4 {also} d5 (Nf6))`. A `}` inside a
+/// comment is written as `)`, as in PGN output.
+pub fn variation_text(tokens: &[VariationToken]) -> String {
+    let mut s = Vec::new();
     let mut after_open = true;
     for t in tokens {
-        if t.kind != TokenKind::VariationEnd && !after_open {
-            s.push(' ');
+        if *t != VariationToken::Close && !after_open {
+            s.push(b' ');
         }
-        match t.kind {
-            TokenKind::VariationStart | TokenKind::VariationEnd | TokenKind::Move => {
-                s.push_str(&t.text);
-            }
-            TokenKind::Nag => {
-                s.push('$');
-                s.push_str(&t.text);
-            }
-            TokenKind::Comment => {
-                s.push('{');
-                s.push_str(&t.text);
-                s.push('}');
+        match t {
+            VariationToken::Open => s.push(b'('),
+            VariationToken::Close => s.push(b')'),
+            VariationToken::Move(san) => append_san(san, &mut s),
+            VariationToken::Nag(n) => s.extend_from_slice(format!("${n}").as_bytes()),
+            VariationToken::Comment(c) => {
+                // As in PGN output: `}` would end the comment.
+                s.push(b'{');
+                s.extend(c.bytes().map(|b| if b == b'}' { b')' } else { b }));
+                s.push(b'}');
             }
         }
-        after_open = t.kind == TokenKind::VariationStart;
+        after_open = *t == VariationToken::Open;
     }
-    s
+    String::from_utf8(s).expect("SAN is ASCII and comments are UTF-8")
 }
 
 /// Writes the `nags`, `comments` and `variations` members of `notes` that
@@ -384,17 +383,33 @@ fn write_row(out: &mut dyn Write, row: &[&str]) -> io::Result<()> {
 /// [`super::pgn::write_export`] (the layout `annotate-outcome` uses too)
 /// with its normalised SAN; comments, NAGs and variations are kept as `keep`
 /// says. A game kept despite its error (`--keep-invalid`) stops after its
-/// last legal move with a comment saying where it broke.
+/// last legal move with a comment saying where it broke, after that move's
+/// comments and before its variations, where it reads back.
 pub fn write_pgn(game: &ConvertedGame, keep: super::pgn::Keep, out: &mut Vec<u8>) {
     use super::pgn::Tok;
     use std::borrow::Cow;
-    fn raw(token: &RawToken) -> Tok<'_> {
-        match token.kind {
-            TokenKind::Move => Tok::Move(Cow::Borrowed(&token.text)),
-            TokenKind::Nag => Tok::Nag(Cow::Borrowed(&token.text)),
-            TokenKind::Comment => Tok::Comment(Cow::Borrowed(&token.text)),
-            TokenKind::VariationStart => Tok::Open,
-            TokenKind::VariationEnd => Tok::Close,
+    if let Some(comment) = game.break_comment() {
+        // Rare: the game as it reads back, with the comment on its last
+        // move (or before the first), and without the error.
+        let mut kept = game.clone();
+        kept.error = None;
+        match kept.plies.last_mut() {
+            Some(ply) => ply
+                .annotations
+                .get_or_insert_default()
+                .comments
+                .push(comment),
+            None => kept.pre.comments.push(comment),
+        }
+        return write_pgn(&kept, keep, out);
+    }
+    fn token(token: &VariationToken) -> Tok<'_> {
+        match token {
+            VariationToken::Move(san) => Tok::San(san),
+            VariationToken::Nag(n) => Tok::NagNumber(*n),
+            VariationToken::Comment(c) => Tok::Comment(Cow::Borrowed(c)),
+            VariationToken::Open => Tok::Open,
+            VariationToken::Close => Tok::Close,
         }
     }
     fn notes(notes: &Annotations) -> impl Iterator<Item = Tok<'_>> {
@@ -403,15 +418,14 @@ pub fn write_pgn(game: &ConvertedGame, keep: super::pgn::Keep, out: &mut Vec<u8>
             .comments
             .iter()
             .map(|c| Tok::Comment(Cow::Borrowed(c)));
-        let variations = notes.variations.iter().flatten().map(raw);
+        let variations = notes.variations.iter().flatten().map(token);
         nags.chain(comments).chain(variations)
     }
     let plies = game
         .plies
         .iter()
         .flat_map(|p| std::iter::once(Tok::San(&p.san)).chain(notes(p.notes())));
-    let broke = game.break_comment().map(|c| Tok::Comment(Cow::Owned(c)));
-    let tokens = notes(&game.pre).chain(plies).chain(broke);
+    let tokens = notes(&game.pre).chain(plies);
     super::pgn::write_export(
         out,
         &game.tags,

@@ -1,7 +1,16 @@
 //! Games as `convert` sees them: a [`ConvertedGame`] is a game replayed
-//! through the rules core, with normalised SAN for every legal main-line
-//! move, the comments, NAGs and (raw) variations attached to the ply they
-//! follow, and the finding that stopped the replay, if one did.
+//! through the rules core, with normalised SAN for every legal move, the
+//! comments, NAGs and variations attached to the ply they follow, and the
+//! finding that stopped the replay, if one did.
+//!
+//! Variations are replayed too, each from the position before the move it
+//! replaces (PGN standard 8.2.5), nested ones from the position before the
+//! move of their parent line they replace: every move a [`ConvertedGame`]
+//! holds is legal in its position and in normalised SAN. A variation that
+//! does not replay is left out whole (or kept as the text of a comment,
+//! [`ConvertOptions::keep_invalid`]) and said in
+//! [`ConvertedGame::left_out`]; so is a variation the end of the game cut
+//! off before its `)`.
 //!
 //! This module also reads the line-based inputs of `convert --from
 //! uci|fen|epd` into the same [`ConvertedGame`]. SAN is [`super::san`]'s,
@@ -9,28 +18,33 @@
 //! [`super::setup`]'s; writing bytes is left to [`crate::output::convert`]
 //! (and to the PGN writer for `--to pgn`).
 
-use shakmaty::san::{SanPlus, Suffix};
+use shakmaty::san::{San, SanError, SanPlus, Suffix};
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use super::attacks::is_checkmate;
 use super::finding::{Code, Finding};
-use super::game::{GameResult, RawGame, TokenKind, decode_text, roster_with_result};
+use super::game::{GameResult, RawGame, Token, TokenKind, decode_text, roster_with_result};
 use super::notation::{UciMoveErrorKind, fen, play_uci_moves};
 use super::replay::replay;
-use super::san::normalised_san;
+use super::san::{normalised_san, parse_san, resolve_with_check};
 use super::setup::{FenLeniency, Start, read_start, start_position};
-// Shims for callers of the old paths; the lead removes them at merge.
 
 /// What to keep of the movetext besides the moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConvertOptions {
     /// Normalise the SAN of every move. Without it [`ConvertedPly::san`] is
     /// the SAN as written (parsed, suffix as written): for formats that write
-    /// no SAN, which then skip the cost of recomputing it.
+    /// no SAN, which then skip the cost of recomputing it. Moves of
+    /// variations are always normalised.
     pub san: bool,
     pub comments: bool,
     pub nags: bool,
+    /// Replay and keep the variations.
     pub variations: bool,
+    /// Keep a variation that does not replay as a comment holding its text
+    /// and why it was not replayed, where it stood (after the comments of
+    /// the move it follows), instead of leaving it out.
+    pub keep_invalid: bool,
 }
 
 impl Default for ConvertOptions {
@@ -40,19 +54,23 @@ impl Default for ConvertOptions {
             comments: true,
             nags: true,
             variations: true,
+            keep_invalid: false,
         }
     }
 }
 
-/// A movetext token kept verbatim (inside a variation).
+/// A token of a replayed variation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawToken {
-    pub kind: TokenKind,
-    /// As in [`super::game::Token`]: the move as written, the NAG number,
-    /// the comment text without its delimiters, `(` or `)`.
-    pub text: String,
-    /// Variation depth, 1 for a variation of the main line.
-    pub depth: u32,
+pub enum VariationToken {
+    /// A move, legal in its position, in normalised SAN.
+    Move(SanPlus),
+    Nag(u8),
+    /// A comment's text without `{}` or `;`.
+    Comment(String),
+    /// `(`: a variation starts, replacing the move before it.
+    Open,
+    /// `)`
+    Close,
 }
 
 /// What follows a move (or stands before the first one) in the movetext.
@@ -62,10 +80,9 @@ pub struct Annotations {
     pub nags: Vec<u8>,
     /// Comment texts without `{}` or `;`, decoded as UTF-8 or Latin-1.
     pub comments: Vec<String>,
-    /// Variations as raw tokens, each from its `(` to its `)` (an unclosed
-    /// variation at the end of a game has no `)`). Their moves are not
-    /// replayed: they are kept, not checked.
-    pub variations: Vec<Vec<RawToken>>,
+    /// Replayed variations, each from its `(` to its `)`, with the
+    /// comments, NAGs and nested variations inside it in input order.
+    pub variations: Vec<Vec<VariationToken>>,
 }
 
 impl Annotations {
@@ -114,6 +131,12 @@ pub struct ConvertedGame {
     pub marker: Option<GameResult>,
     /// What stopped the game from being replayed to its end.
     pub error: Option<Finding>,
+    /// Variations that were not replayed, one finding each (the move that
+    /// failed, or the `(` of a variation that replaces no move), in input
+    /// order: left out, or kept as comments. A variation the end of the
+    /// game cut off before its `)` is dropped (or kept) without a finding
+    /// here: the scanner's finding says it.
+    pub left_out: Vec<Finding>,
 }
 
 impl ConvertedGame {
@@ -209,6 +232,7 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
         plies: Vec::new(),
         marker: game.marker.map(|m| m.result),
         error: None,
+        left_out: Vec::new(),
     };
     let start = match start_position(game) {
         Ok(start) => start,
@@ -253,8 +277,12 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
     converted
 }
 
-/// Hangs depth-0 comments and NAGs, and whole variations, on the ply they
-/// follow; stops at the first main-line move that was not replayed.
+/// Hangs depth-0 comments and NAGs, and replayed variations, on the ply
+/// they follow; stops at the first main-line move that was not replayed.
+///
+/// Kept out of [`convert_game`] (once a game, so the call costs nothing),
+/// whose replay loop is the hot path of `convert`.
+#[inline(never)]
 fn attach_annotations(game: &RawGame<'_>, options: ConvertOptions, out: &mut ConvertedGame) {
     fn notes(out: &mut ConvertedGame, seen: usize) -> &mut Annotations {
         match seen {
@@ -263,60 +291,335 @@ fn attach_annotations(game: &RawGame<'_>, options: ConvertOptions, out: &mut Con
         }
     }
     let legal = out.plies.len();
+    let tokens = &game.tokens;
+    // The position after `.1` main-line plies, made when a variation first
+    // needs one and moved forward from there.
+    let mut cursor: Option<(Chess, usize)> = None;
     let mut seen = 0usize;
-    let mut variation: Option<Vec<RawToken>> = None;
-    for t in &game.tokens {
-        if t.depth == 0 {
-            match t.kind {
-                TokenKind::Move => {
-                    seen += 1;
-                    if seen > legal {
-                        break;
-                    }
+    let mut i = 0;
+    // Only depth-0 tokens and the `(` of a variation of the main line
+    // reach the match: a variation is taken whole.
+    while let Some(t) = tokens.get(i) {
+        i += 1;
+        match t.kind {
+            TokenKind::Move => {
+                seen += 1;
+                if seen > legal {
+                    break;
                 }
-                TokenKind::Nag if options.nags => {
-                    if let Some(n) = std::str::from_utf8(t.text)
-                        .ok()
-                        .and_then(|s| s.parse().ok())
-                    {
-                        notes(out, seen).nags.push(n);
-                    }
-                }
-                TokenKind::Comment if options.comments => {
-                    notes(out, seen)
-                        .comments
-                        .push(decode_text(t.text).into_owned());
-                }
-                _ => {}
             }
-            continue;
-        }
-        if !options.variations
-            || (t.kind == TokenKind::Comment && !options.comments)
-            || (t.kind == TokenKind::Nag && !options.nags)
-        {
-            continue;
-        }
-        if t.kind == TokenKind::VariationStart && t.depth == 1 {
-            variation = Some(Vec::new());
-        }
-        if let Some(v) = variation.as_mut() {
-            v.push(RawToken {
-                kind: t.kind,
-                text: decode_text(t.text).into_owned(),
-                depth: t.depth,
-            });
-        }
-        if t.kind == TokenKind::VariationEnd
-            && t.depth == 1
-            && let Some(v) = variation.take()
-        {
-            notes(out, seen).variations.push(v);
+            TokenKind::Nag if options.nags => {
+                if let Some(n) = nag_number(t) {
+                    notes(out, seen).nags.push(n);
+                }
+            }
+            TokenKind::Comment if options.comments => {
+                notes(out, seen)
+                    .comments
+                    .push(decode_text(t.text).into_owned());
+            }
+            TokenKind::VariationStart => {
+                let (end, closed) = variation_end(tokens, i - 1);
+                let variation = &tokens[i - 1..end];
+                i = end;
+                if !options.variations {
+                    continue;
+                }
+                let replayed = if !closed {
+                    Err(None)
+                } else if seen == 0 {
+                    Err(Some(replaces_nothing(t)))
+                } else {
+                    let (pos, at) = cursor.get_or_insert_with(|| {
+                        let start = out.start.as_ref().expect("a replayed game has a start");
+                        (start.pos.clone(), 0)
+                    });
+                    for ply in &out.plies[*at..seen - 1] {
+                        pos.play_unchecked(ply.mv);
+                    }
+                    *at = seen - 1;
+                    let on = on_ply(out, seen);
+                    replay_variation(variation, pos.clone(), &on, options, &mut out.left_out)
+                        .map_err(Some)
+                };
+                match replayed {
+                    Ok(v) => notes(out, seen).variations.push(v),
+                    Err(finding) => {
+                        let on = on_ply(out, seen);
+                        let what = format!("variation {on}");
+                        let (fate, comment) = if options.keep_invalid {
+                            let text = match &finding {
+                                Some(f) => invalid_comment(&what, f, variation),
+                                None => format!(
+                                    "pgnkit: {what} not closed: {}",
+                                    written_variation(variation)
+                                ),
+                            };
+                            ("kept as a comment", Some(text))
+                        } else {
+                            ("left out", None)
+                        };
+                        if let Some(mut f) = finding {
+                            f.message = format!("{}: the {what} is {fate}", f.message);
+                            out.left_out.push(f);
+                        }
+                        notes(out, seen).comments.extend(comment);
+                    }
+                }
+            }
+            _ => {}
         }
     }
-    if let Some(v) = variation.take() {
-        notes(out, seen.min(legal)).variations.push(v);
+}
+
+/// The NAG number of a NAG token (the scanner keeps only 0 to 255).
+fn nag_number(t: &Token<'_>) -> Option<u8> {
+    std::str::from_utf8(t.text).ok()?.parse().ok()
+}
+
+/// Where the variation whose `(` is `tokens[start]` ends: the index past
+/// its `)` and `true`, or the end of `tokens` and `false` when the game
+/// ends before the variation is closed.
+fn variation_end(tokens: &[Token<'_>], start: usize) -> (usize, bool) {
+    let depth = tokens[start].depth;
+    match tokens[start + 1..]
+        .iter()
+        .position(|t| t.kind == TokenKind::VariationEnd && t.depth == depth)
+    {
+        Some(off) => (start + off + 2, true),
+        None => (tokens.len(), false),
     }
+}
+
+/// `on 12. Nf3` (the main-line move a variation replaces), or `before the
+/// first move`.
+fn on_ply(game: &ConvertedGame, seen: usize) -> String {
+    let Some(ply) = seen.checked_sub(1).and_then(|i| game.plies.get(i)) else {
+        return "before the first move".to_owned();
+    };
+    let (first, side) = game.first_move();
+    let index = seen - 1 + usize::from(side == Color::Black);
+    let number = first as usize + index / 2;
+    let dots = if index % 2 == 1 { "..." } else { "." };
+    format!("on {number}{dots} {}", ply.san)
+}
+
+/// The finding for a variation whose `(` (the token `open`) stands before
+/// any move of the line it branches from: there is no move to replace.
+fn replaces_nothing(open: &Token<'_>) -> Finding {
+    Finding::game(
+        Code::Syntax,
+        open.line,
+        "a variation before the first move of its line replaces no move",
+    )
+}
+
+/// Replays one variation, `tokens` from its `(` to its `)`, from `pos`, the
+/// position before the move it replaces (PGN standard 8.2.5), `on` naming
+/// that move; a variation nested in it replaces the move of its own line
+/// just before it. Keeps comments and NAGs as `options` says.
+///
+/// A nested variation that does not replay is left out alone (or kept as a
+/// comment where it stood, [`ConvertOptions::keep_invalid`]), with a
+/// finding pushed on `left_out`, and its parent goes on.
+///
+/// Iterative, so that 200,000 nested variations need no deep stack: what
+/// each enclosing line needs to go on is the position before its last move
+/// and that move.
+///
+/// # Errors
+///
+/// The first move of the variation's own line that is not legal (or not
+/// SAN) in its position: then the whole variation is not replayed, and
+/// nothing is pushed on `left_out`.
+fn replay_variation(
+    tokens: &[Token<'_>],
+    pos: Chess,
+    on: &str,
+    options: ConvertOptions,
+    left_out: &mut Vec<Finding>,
+) -> Result<Vec<VariationToken>, Finding> {
+    /// A line a nested variation branched from.
+    struct Outer {
+        /// The position before the line's last move, and the move.
+        last: (Chess, Move),
+        /// Where the nested variation starts in `tokens` and in `out`.
+        token: usize,
+        out: usize,
+    }
+    let reported = left_out.len();
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut pos = pos;
+    // The position before the last move of the current line, and the move.
+    let mut last: Option<(Chess, Move)> = None;
+    let mut outer: Vec<Outer> = Vec::new();
+    out.push(VariationToken::Open);
+    let body = tokens.len() - 1;
+    let mut i = 1;
+    while i < body {
+        let t = &tokens[i];
+        i += 1;
+        // A nested variation that does not replay: its `(` and why.
+        let failed = match t.kind {
+            TokenKind::Move => match resolve_written(&pos, t) {
+                Ok(mv) => {
+                    let before = pos.clone();
+                    // shakmaty's SAN, which the main line's agrees with (a
+                    // test checks it): the main line's is inlined in its
+                    // hot loop, and variations are few.
+                    let san = SanPlus::from_move_and_play_unchecked(&mut pos, mv);
+                    out.push(VariationToken::Move(san));
+                    last = Some((before, mv));
+                    continue;
+                }
+                Err(finding) => match outer.pop() {
+                    None => {
+                        left_out.truncate(reported);
+                        return Err(finding);
+                    }
+                    Some(o) => {
+                        out.truncate(o.out);
+                        (pos, last) = resume(o.last);
+                        (o.token, finding)
+                    }
+                },
+            },
+            TokenKind::Nag => {
+                if let Some(n) = nag_number(t).filter(|_| options.nags) {
+                    out.push(VariationToken::Nag(n));
+                }
+                continue;
+            }
+            TokenKind::Comment => {
+                if options.comments {
+                    out.push(VariationToken::Comment(decode_text(t.text).into_owned()));
+                }
+                continue;
+            }
+            TokenKind::VariationStart => match last.take() {
+                Some((before, mv)) => {
+                    pos = before.clone();
+                    outer.push(Outer {
+                        last: (before, mv),
+                        token: i - 1,
+                        out: out.len(),
+                    });
+                    out.push(VariationToken::Open);
+                    continue;
+                }
+                None => (i - 1, replaces_nothing(t)),
+            },
+            TokenKind::VariationEnd => {
+                if let Some(o) = outer.pop() {
+                    (pos, last) = resume(o.last);
+                }
+                out.push(VariationToken::Close);
+                continue;
+            }
+        };
+        let (open, mut finding) = failed;
+        let (end, _) = variation_end(tokens, open);
+        i = end;
+        let fate = if options.keep_invalid {
+            out.push(VariationToken::Comment(invalid_comment(
+                "a variation",
+                &finding,
+                &tokens[open..end],
+            )));
+            "kept as a comment"
+        } else {
+            "left out"
+        };
+        finding.message = format!(
+            "{}: a variation inside the variation {on} is {fate}",
+            finding.message
+        );
+        left_out.push(finding);
+    }
+    out.push(VariationToken::Close);
+    Ok(out)
+}
+
+/// The position after `last`, a position and the move made in it, and
+/// `last` itself: a line resumed after a nested variation.
+fn resume(last: (Chess, Move)) -> (Chess, Option<(Chess, Move)>) {
+    let mut pos = last.0.clone();
+    pos.play_unchecked(last.1);
+    (pos, Some(last))
+}
+
+/// The comment that keeps a variation that did not replay (`finding` says
+/// why; `what` names it): its text as written.
+fn invalid_comment(what: &str, finding: &Finding, tokens: &[Token<'_>]) -> String {
+    format!(
+        "pgnkit: {what} not replayed ({}: {}): {}",
+        finding.code,
+        finding.message,
+        written_variation(tokens)
+    )
+}
+
+/// The legal move the move token `t` writes in `pos`.
+///
+/// # Errors
+///
+/// A finding on the token: `syntax` when it is not SAN, `null-move`,
+/// `ambiguous-move` or `illegal-move` when it is not one legal move.
+fn resolve_written(pos: &Chess, t: &Token<'_>) -> Result<Move, Finding> {
+    let shown = || String::from_utf8_lossy(t.text).into_owned();
+    let finding = |code, message: String| Finding {
+        line: t.line,
+        ply: None,
+        san: Some(shown()),
+        code,
+        message,
+    };
+    let san = parse_san(t.text).map_err(|e| finding(Code::Syntax, e.to_string()))?;
+    match resolve_with_check(pos, &san.san, pos.is_check()) {
+        Ok(mv) => Ok(mv),
+        Err(_) if san.san == San::Null => Err(finding(
+            Code::NullMove,
+            "a null move is not a legal move".to_owned(),
+        )),
+        Err(SanError::AmbiguousSan) => Err(finding(
+            Code::AmbiguousMove,
+            format!("`{}` matches several legal moves", shown()),
+        )),
+        Err(_) => Err(finding(
+            Code::IllegalMove,
+            format!("`{}` is not a legal move", shown()),
+        )),
+    }
+}
+
+/// A variation as it was written, for a comment: moves as written, NAGs as
+/// `$n`, comments inside `<` and `>` (a brace would end the comment that
+/// holds the text), no move numbers (the scanner keeps none).
+fn written_variation(tokens: &[Token<'_>]) -> String {
+    let mut s = String::new();
+    let mut after_open = true;
+    for t in tokens {
+        if t.kind != TokenKind::VariationEnd && !after_open {
+            s.push(' ');
+        }
+        let text = decode_text(t.text);
+        match t.kind {
+            TokenKind::VariationStart | TokenKind::VariationEnd | TokenKind::Move => {
+                s.push_str(&text);
+            }
+            TokenKind::Nag => {
+                s.push('$');
+                s.push_str(&text);
+            }
+            TokenKind::Comment => {
+                s.push('<');
+                s.push_str(text.trim());
+                s.push('>');
+            }
+        }
+        after_open = t.kind == TokenKind::VariationStart;
+    }
+    s
 }
 
 /// The seven tags every game made from a line gets, as PGN export needs.
@@ -359,6 +662,7 @@ fn failed_game(tags: Vec<(String, String)>, finding: Finding) -> ConvertedGame {
         plies: Vec::new(),
         marker: None,
         error: Some(finding),
+        left_out: Vec::new(),
     }
 }
 
@@ -388,6 +692,7 @@ pub fn game_from_position_line(text: &str, line: u64) -> ConvertedGame {
             plies: Vec::new(),
             marker: Some(GameResult::Unfinished),
             error: None,
+            left_out: Vec::new(),
         },
         Err(err) => failed_game(
             roster(GameResult::Unfinished),
@@ -488,6 +793,7 @@ pub fn game_from_uci_line(text: &str, line: u64) -> ConvertedGame {
         plies,
         marker: Some(result),
         error,
+        left_out: Vec::new(),
     }
 }
 
@@ -506,6 +812,199 @@ mod tests {
 
     fn sans(game: &ConvertedGame) -> Vec<String> {
         game.plies.iter().map(|p| p.san.to_string()).collect()
+    }
+
+    /// A replayed variation as words: `(`, SAN, `$n`, `{comment}`, `)`.
+    fn words(variation: &[VariationToken]) -> Vec<String> {
+        variation
+            .iter()
+            .map(|t| match t {
+                VariationToken::Move(san) => san.to_string(),
+                VariationToken::Nag(n) => format!("${n}"),
+                VariationToken::Comment(c) => format!("{{{c}}}"),
+                VariationToken::Open => "(".to_owned(),
+                VariationToken::Close => ")".to_owned(),
+            })
+            .collect()
+    }
+
+    /// The messages of the variations `game` left out.
+    fn left_out(game: &ConvertedGame) -> Vec<(u64, Code, &str)> {
+        game.left_out
+            .iter()
+            .map(|f| (f.line, f.code, f.message.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn variations_are_replayed_from_the_position_before_the_move_they_replace() {
+        // Nested: (1... Nf6) replaces d5 of its parent line; (2. c4) and
+        // (2. Nf3) both replace 2. Bf4; NAGs and comments stay in order.
+        let game = convert(
+            "1. e4 (1. d4 d5 (1... Nf6 2. c4) 2. Bf4 (2. c4 $1 {QG}) (2. Ng1f3) e6) 1... e5 *",
+        );
+        assert!(game.left_out.is_empty(), "{:?}", game.left_out);
+        assert_eq!(
+            words(&game.plies[0].notes().variations[0]).join(" "),
+            "( d4 d5 ( Nf6 c4 ) Bf4 ( c4 $1 {QG} ) ( Nf3 ) e6 )"
+        );
+        // Suffixes come from the position: a missing mate sign is added.
+        let mate = convert("1. f3 e5 2. g4 (2. Kf2 Qh4+) 2... Qh4 *");
+        assert_eq!(
+            words(&mate.plies[2].notes().variations[0]),
+            ["(", "Kf2", "Qh4+", ")"]
+        );
+        let mate = convert("1. f3 e5 2. a3 (2. g4 Qh4) *");
+        assert_eq!(
+            words(&mate.plies[2].notes().variations[0]),
+            ["(", "g4", "Qh4#", ")"]
+        );
+    }
+
+    #[test]
+    fn a_variation_that_does_not_replay_is_left_out_whole() {
+        // Legal first moves, then an illegal one: the whole variation goes.
+        let game = convert("1. e4 (1. d4 d5 2. Ke3) (1. c4) e5 *");
+        assert_eq!(game.plies[0].notes().variations.len(), 1);
+        assert_eq!(
+            words(&game.plies[0].notes().variations[0]),
+            ["(", "c4", ")"]
+        );
+        assert_eq!(
+            left_out(&game),
+            [(
+                1,
+                Code::IllegalMove,
+                "`Ke3` is not a legal move: the variation on 1. e4 is left out"
+            )]
+        );
+        // A bad nested variation goes alone; its parent stays.
+        let game = convert("1. e4 e5 (1... c5 (1... Zz9) 2. Nf3) *");
+        assert_eq!(
+            words(&game.plies[1].notes().variations[0]).join(" "),
+            "( c5 Nf3 )"
+        );
+        assert_eq!(left_out(&game)[0].1, Code::Syntax);
+        assert!(
+            left_out(&game)[0]
+                .2
+                .ends_with("the variation on 1... e5 is left out")
+        );
+        // Before any move there is no move to replace; nor is there one
+        // for a variation that opens a variation.
+        let game = convert("(1. d4) 1. e4 *");
+        assert!(game.pre.is_empty() && game.plies[0].notes().is_empty());
+        assert_eq!(
+            left_out(&game),
+            [(
+                1,
+                Code::Syntax,
+                "a variation before the first move of its line replaces no move: \
+                 the variation before the first move is left out"
+            )]
+        );
+        let game = convert("1. e4 ((1. c4) 1. d4) *");
+        assert_eq!(
+            words(&game.plies[0].notes().variations[0]),
+            ["(", "d4", ")"]
+        );
+        assert!(
+            left_out(&game)[0].2.ends_with(
+                "replaces no move: a variation inside the variation on 1. e4 is left out"
+            )
+        );
+        // Ambiguous and null moves are not legal moves either.
+        let game = convert(
+            "1. Nf3 d5 2. Nc3 d4 3. e3 (3. Ne4 c5 4. Ke3) (3. Ne4 c5 4. Ng5) (3. Nb5 --) \
+             (3. Ne4 c5 4. Nfg5 Nf6) *",
+        );
+        let codes: Vec<Code> = game.left_out.iter().map(|f| f.code).collect();
+        assert_eq!(
+            codes,
+            [Code::IllegalMove, Code::AmbiguousMove, Code::NullMove]
+        );
+        assert_eq!(
+            words(&game.plies[4].notes().variations[0]).join(" "),
+            "( Ne4 c5 Nfg5 Nf6 )"
+        );
+    }
+
+    #[test]
+    fn keep_invalid_keeps_the_variation_as_text() {
+        let pgn = b"1. e4 (1. Qh5xh8 {a {b} c} $2 Kxe1) (1. d4 (1. c4 d5 (1... Zz9 ; }x\n))) *";
+        let options = ConvertOptions {
+            keep_invalid: true,
+            ..ConvertOptions::default()
+        };
+        let game = convert_game(&scan(pgn, true).games[0], options);
+        // The first variation as a comment after the move's comments; the
+        // nested one as a comment where it stood.
+        assert_eq!(
+            game.plies[0].notes().comments,
+            [
+                "pgnkit: variation on 1. e4 not replayed (illegal-move: `Qh5xh8` is not a \
+              legal move): (Qh5xh8 <a {b> c $2 Kxe1)"
+            ]
+        );
+        assert_eq!(
+            words(&game.plies[0].notes().variations[0]),
+            [
+                "(",
+                "d4",
+                "(",
+                "c4",
+                "d5",
+                "{pgnkit: a variation not replayed (syntax: `Zz9` is not a move in SAN): \
+                 (Zz9 <}x>)}",
+                ")",
+                ")"
+            ]
+        );
+        assert_eq!(
+            left_out(&game),
+            [
+                (
+                    1,
+                    Code::IllegalMove,
+                    "`Qh5xh8` is not a legal move: the variation on 1. e4 is kept as a comment"
+                ),
+                (
+                    1,
+                    Code::Syntax,
+                    "`Zz9` is not a move in SAN: a variation inside the variation on 1. e4 \
+                     is kept as a comment"
+                )
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unclosed_variation_is_dropped() {
+        let game = convert("1. e4 e5 (1... c5 (1... e6) 2. Nf3");
+        assert_eq!(sans(&game), ["e4", "e5"]);
+        assert!(game.plies[1].notes().is_empty());
+        // The scanner says it: no finding of its own.
+        assert!(game.left_out.is_empty());
+    }
+
+    #[test]
+    fn two_hundred_thousand_nested_variations() {
+        let n = 200_000;
+        let mut text = String::from("1. e4 ");
+        for _ in 0..n {
+            text.push_str("(1. d4 ");
+        }
+        text.push_str(&")".repeat(n));
+        text.push_str(" e5 *");
+        let game = convert(&text);
+        assert!(game.left_out.is_empty());
+        let variation = &game.plies[0].notes().variations[0];
+        assert_eq!(variation.len(), 3 * n);
+        let moves = variation
+            .iter()
+            .filter(|t| matches!(t, VariationToken::Move(_)))
+            .count();
+        assert_eq!(moves, n);
     }
 
     #[test]
@@ -552,11 +1051,10 @@ mod tests {
         assert_eq!(game.pre.comments, ["intro"]);
         assert_eq!(game.plies[0].notes().nags, [1]);
         assert_eq!(game.plies[0].notes().comments, ["good"]);
-        let var: Vec<&str> = game.plies[0].notes().variations[0]
-            .iter()
-            .map(|t| t.text.as_str())
-            .collect();
-        assert_eq!(var, ["(", "d4", "also", "d5", "(", "Nf6", ")", ")"]);
+        assert_eq!(
+            words(&game.plies[0].notes().variations[0]),
+            ["(", "d4", "{also}", "d5", "(", "Nf6", ")", ")"]
+        );
         assert_eq!(game.plies[1].notes().comments, [" rest of line"]);
         assert_eq!(game.plies[2].notes().comments, ["last"]);
         let bare = convert_game(
@@ -566,6 +1064,7 @@ mod tests {
                 comments: false,
                 nags: false,
                 variations: false,
+                keep_invalid: false,
             },
         );
         assert!(bare.pre.is_empty() && bare.plies.iter().all(|p| p.notes().is_empty()));
