@@ -10,8 +10,8 @@ use libfuzzer_sys::fuzz_target;
 use pgnkit_fuzz::{input_file, run, syntax_findings};
 
 fuzz_target!(|data: &[u8]| {
-    let path = input_file("annotate-in", data);
-    let path = path.to_str().expect("scratch paths are UTF-8");
+    let file = input_file("annotate-in", data);
+    let path = file.path();
     let n = data.len();
     let format = ["csv", "pgn", "jsonl"][n % 3];
     let rules = ["fide", "app", "online"][n / 3 % 3];

@@ -10,8 +10,8 @@ use libfuzzer_sys::fuzz_target;
 use pgnkit_fuzz::{check_pgn_output, input_file, pgn_options, run};
 
 fuzz_target!(|data: &[u8]| {
-    let path = input_file("convert-in", data);
-    let path = path.to_str().expect("scratch paths are UTF-8");
+    let file = input_file("convert-in", data);
+    let path = file.path();
     let flags = pgn_options(data.len());
     let mut args = vec!["convert", "--from", "pgn", "--to", "pgn", "-j1", "-q"];
     args.extend_from_slice(&flags);

@@ -24,8 +24,8 @@ fuzz_target!(|data: &[u8]| {
     let Some((&select, input)) = data.split_first() else {
         return;
     };
-    let path = input_file("lines-in", input);
-    let path = path.to_str().expect("scratch paths are UTF-8");
+    let file = input_file("lines-in", input);
+    let path = file.path();
     let to =
         ["pgn", "uci", "san", "lan", "fen", "epd", "csv", "jsonl"][usize::from(select >> 2 & 7)];
     let mut args = vec!["convert", "-j1", "-q", "--to", to];

@@ -8,8 +8,8 @@ use libfuzzer_sys::fuzz_target;
 use pgnkit_fuzz::{input_file, run};
 
 fuzz_target!(|data: &[u8]| {
-    let path = input_file("validate", data);
+    let file = input_file("validate", data);
     let format = ["text", "csv", "jsonl"][data.len() % 3];
-    let path = path.to_str().expect("scratch paths are UTF-8");
+    let path = file.path();
     run(&["validate", "-j1", "-q", "-f", format, path]).completed("validate");
 });

@@ -51,15 +51,41 @@ pub fn scratch(name: &str) -> PathBuf {
     dir.join(format!("pgnkit-fuzz-{name}-{}", std::process::id()))
 }
 
-/// Writes `data` to the scratch file `name` and returns its path.
+/// A scratch file holding one input, removed when dropped: a campaign
+/// runs many processes (one per fork job) and must not leave one file for
+/// each in `/dev/shm`.
+pub struct InputFile {
+    path: String,
+}
+
+impl InputFile {
+    /// The path, as the command line takes it.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+impl Drop for InputFile {
+    fn drop(&mut self) {
+        // Already gone when a nested use of the same name removed it.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Writes `data` to the scratch file `name`.
 ///
 /// # Panics
 ///
 /// When the file cannot be written (a full `/dev/shm`).
-pub fn input_file(name: &str, data: &[u8]) -> PathBuf {
+pub fn input_file(name: &str, data: &[u8]) -> InputFile {
     let path = scratch(name);
     std::fs::write(&path, data).expect("write the fuzz input to /dev/shm");
-    path
+    InputFile {
+        path: path
+            .into_os_string()
+            .into_string()
+            .expect("scratch paths are UTF-8"),
+    }
 }
 
 /// Runs `pgnkit ARGS…` in this process, stdout into memory.
@@ -86,8 +112,8 @@ pub fn run(args: &[&str]) -> Run {
 /// The `syntax` findings `validate` reports on `pgn`, as JSON lines; empty
 /// when the PGN re-reads without one. `name` names the scratch file.
 pub fn syntax_findings(name: &str, pgn: &[u8]) -> Vec<String> {
-    let path = input_file(name, pgn);
-    let path = path.to_str().expect("scratch paths are UTF-8");
+    let file = input_file(name, pgn);
+    let path = file.path();
     let run = run(&["validate", "-j1", "-q", "-f", "jsonl", path]);
     run.completed("validate of convert's output");
     String::from_utf8(run.stdout)
@@ -139,8 +165,8 @@ pub fn check_pgn_output(name: &str, out: &[u8], flags: &[&str]) {
         syntax.join("\n"),
         String::from_utf8_lossy(out)
     );
-    let path = input_file(name, out);
-    let path = path.to_str().expect("scratch paths are UTF-8");
+    let file = input_file(name, out);
+    let path = file.path();
     let mut args = vec!["convert", "--from", "pgn", "--to", "pgn", "-j1", "-q"];
     if flags.contains(&"--keep-invalid") {
         args.push("--keep-invalid");
