@@ -4,6 +4,7 @@ mod annotate_outcome;
 mod bounds;
 mod cli;
 mod convert;
+mod fuzz_replay;
 mod hostile;
 mod perft;
 mod shards;
