@@ -32,7 +32,9 @@ dead_reason,loss_rule,undetermined_reason,helpmate,error";
 /// once the fast check has stopped at its bound; the loss becomes a draw.
 fn row(n: usize) -> String {
     let offset = (n - 1) * WALLED_IN.len();
-    format!("<stdin>,{n},{offset},Walled,Free,0-1,1,dead-position,1,,,no,1/2-1/2,false,unwinnable,,,,")
+    format!(
+        "<stdin>,{n},{offset},Walled,Free,0-1,1,dead-position,1,,,no,1/2-1/2,false,unwinnable,,,,"
+    )
 }
 
 #[test]

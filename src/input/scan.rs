@@ -48,7 +48,9 @@ pub struct Scan<'a> {
 }
 
 /// Scans `buf`, which starts at a game boundary (or at the start of a file).
-/// `at_file_end` says whether the end of `buf` is the end of the input.
+/// `at_file_end` says whether the end of `buf` is the end of the input;
+/// when it is not, `buf` ends where [`crate::input::chunk`] cuts: just
+/// before a `[` that starts a line.
 pub fn scan(buf: &[u8], at_file_end: bool) -> Scan<'_> {
     let mut scanner = Scanner {
         buf,
@@ -492,7 +494,15 @@ impl<'a> Scanner<'a> {
             let newlines = self.skip_between_tokens(game);
             if self.at_end() {
                 if nesting.depth > 0 {
-                    self.unclosed(game, nesting.line, "variation");
+                    if !self.at_file_end && self.buf.last() == Some(&b'\n') {
+                        // A chunk that is not the last ends just before a
+                        // `[` that starts a line (where the chunker cuts):
+                        // the scan of the whole input ends the variation
+                        // there as the next game starts, so this one can.
+                        Scanner::next_game_starts(game, nesting);
+                    } else {
+                        self.unclosed(game, nesting.line, "variation");
+                    }
                 }
                 return;
             }
@@ -780,6 +790,30 @@ mod tests {
         let scan = scan(pgn, true);
         assert_eq!(scan.games.len(), games);
         scan
+    }
+
+    #[test]
+    fn a_chunk_ending_inside_a_variation_before_a_tag_is_clean() {
+        // Random bytes keep variations open for megabytes; each chunk must
+        // not be held for the next (issue 10: memory grew with the input).
+        let pgn = b"[Event \"a\"]\n\n1. e4 (1. d4 (1... d5\n[Event \"b\"]\n\n1. c4 *\n";
+        let cut = memchr::memmem::find(pgn, b"[Event \"b").unwrap();
+        let whole = scan(pgn, true);
+        let first = scan(&pgn[..cut], false);
+        let second = scan(&pgn[cut..], true);
+        assert!(first.clean_end);
+        assert_eq!(whole.games.len(), 2);
+        assert_eq!(first.games.len() + second.games.len(), 2);
+        assert_eq!(whole.games[0].findings, first.games[0].findings);
+        assert_eq!(moves(&whole.games[1]), moves(&second.games[0]));
+        assert!(
+            first.games[0]
+                .findings
+                .iter()
+                .any(|f| f.message == "variation not closed before the next game")
+        );
+        // Cut anywhere else (not after a line end), it is a wrong split.
+        assert!(!scan(&pgn[..cut - 1], false).clean_end);
     }
 
     fn moves<'a>(game: &RawGame<'a>) -> Vec<&'a str> {
