@@ -56,6 +56,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator
 from urllib.parse import urlparse
@@ -446,18 +447,24 @@ class Runner:
     fetch: str | None = None
 
     def executable(self) -> str:
-        if os.path.isfile(self.pgnkit):
-            return self.pgnkit
+        """An absolute path: a relative PATH names a file in the task's
+        directory (where YARN puts `--files`), which $PATH would not find."""
+        candidates = [self.pgnkit]
         try:
             from pyspark import SparkFiles
 
-            shipped = SparkFiles.get(os.path.basename(self.pgnkit))
-            if os.path.isfile(shipped):
-                if not os.access(shipped, os.X_OK):
-                    os.chmod(shipped, 0o755)
-                return shipped
-        except Exception:  # noqa: BLE001 - not on Spark, or nothing shipped
+            candidates.append(SparkFiles.get(os.path.basename(self.pgnkit)))
+        except Exception:  # noqa: BLE001 - not in a Spark task
             pass
+        for path in candidates:
+            if os.path.isfile(path):
+                path = os.path.abspath(path)
+                if not os.access(path, os.X_OK):
+                    try:
+                        os.chmod(path, 0o755)  # shipped files may lose the bit
+                    except OSError:
+                        pass  # running it will say what is wrong
+                return path
         found = shutil.which(self.pgnkit)
         if found is None:
             raise FileNotFoundError(
@@ -660,6 +667,7 @@ class Result:
     skipped: int = 0
     rows: int = 0
     header: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)  # wall time per phase
 
 
 def run_job(spark, job: Job, log=sys.stderr) -> Result:
@@ -667,6 +675,14 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
     from pyspark.sql import functions as F
 
     sc = spark.sparkContext
+    clock = [time.monotonic()]
+
+    def lap(phase: str) -> None:
+        now = time.monotonic()
+        result.seconds[phase] = result.seconds.get(phase, 0.0) + now - clock[0]
+        clock[0] = now
+
+    result = Result(status=0)
     sc.addPyFile(os.path.abspath(__file__))  # the tasks import this module
     threads = job.threads or int(sc.getConf().get("spark.task.cpus", "1"))
     sources = find_sources(spark, job)
@@ -675,6 +691,7 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
 
     tags_known = job.subcommand != "convert" or has_option(flags, "--tags")
     header = sc.parallelize([0], 1).map(lambda _: runner.probe_header(sources, tags_known)).first()
+    lap("header")
     if not tags_known:
         # Every shard gets the columns the single-machine run chose.
         tags = convert_tags(header) or ["Event"]  # a roster tag: no extra column
@@ -695,7 +712,7 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
         )
         return {(r.file_index, r.shard_index): json.loads(r.stats) for r in notes}
 
-    result = Result(status=0, shards=len(shards), header=header)
+    result.shards, result.header = len(shards), header
     latest: dict[tuple[int, int], tuple[int, dict]] = {}
     pending = [(0, shards)]
     walks = {
@@ -706,6 +723,7 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
         while pending:
             run, items = pending.pop()
             notes = stage(items, run)
+            lap("shards" if run == 0 else "reruns")
             failed = [(k, n) for k, n in sorted(notes.items()) if n["exit"] not in (0, 1)]
             if len(notes) != len(items):
                 failed.append((None, {"stderr": "a shard left no statistics", "shard": {}}))
@@ -759,6 +777,7 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
         merged = joined.select(*columns).orderBy("record")
         parquet = out_url(os.path.join(job.out, "parquet")) if not is_remote(job.out) else job.out.rstrip("/") + "/parquet"
         merged.write.mode("overwrite").parquet(parquet)
+        lap("parquet")
         if job.csv:
             csv_dir = out_url(os.path.join(job.out, "csv")) if not is_remote(job.out) else job.out.rstrip("/") + "/csv"
             delete_path(spark, csv_dir)
@@ -767,6 +786,7 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
             # order of its parts' partitions, so the header comes first.
             body = spark.read.parquet(parquet).orderBy("record").rdd.map(lambda r: csv_line(r[1:]))
             sc.parallelize([csv_line(header)], 1).union(body).saveAsTextFile(csv_dir)
+            lap("csv")
     finally:
         if not job.keep_staging:
             delete_path(spark, staging)
@@ -782,6 +802,7 @@ def main(argv: list[str]) -> int:
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.appName(f"pgnkit {job.subcommand}").getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")  # Spark's INFO lines would bury pgnkit's own
     try:
         result = run_job(spark, job)
     except JobError as e:

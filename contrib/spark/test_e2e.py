@@ -132,7 +132,8 @@ def compare(check, spark, pgnkit, work, name, inputs, shard_bytes, expect_reruns
         result = ps.run_job(spark, job, log=open(os.devnull, "w"))
         took = time.monotonic() - t
         print(f"     {label}: {result.shards} shards, {result.reruns} rerun, {result.skipped} skipped, "
-              f"{result.rows} rows, {took:.1f} s")
+              f"{result.rows} rows, {took:.1f} s ("
+              + ", ".join(f"{k} {v:.1f}" for k, v in result.seconds.items()) + ")")
         check(f"{label}: exit status {status}", result.status == status, f"(job: {result.status})")
         records = list(csv.reader(io.StringIO(direct.decode("utf-8"), newline=""), strict=True))
         header, expected = records[0], [ps.typed_row(records[0], r) for r in records[1:]]
