@@ -289,7 +289,7 @@ class Stats:
     start: int
     end: int | None
     first_byte: int
-    limit: int | None  # None: the whole file (no range)
+    limit: int | None  # None: to the end of the file
     end_byte: int
     games: int
     lines: int
@@ -301,12 +301,16 @@ class Stats:
         if len(inputs) != 1:
             raise JobError(f"a shard's --stats names {len(inputs)} inputs, not one")
         i = inputs[0]
+        end_byte = int(i["end_byte"])
+        # A null limit: the region reached the end of the file, and the shard
+        # read to it (end_byte is the file's size).
+        limit = i.get("limit")
         return Stats(
             start=int(i.get("start") or 0),
             end=i.get("end"),
             first_byte=int(i["first_byte"]),
-            limit=i.get("limit"),
-            end_byte=int(i["end_byte"]),
+            limit=end_byte if limit is None else int(limit),
+            end_byte=end_byte,
             games=int(i["games"]),
             lines=int(i["lines"]),
             rows=rows,

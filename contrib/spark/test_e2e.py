@@ -178,11 +178,11 @@ def main():
     check = Check()
     try:
         # The fixtures, plus one compressed file (a whole-file shard), in
-        # shards of 1,000 bytes.
+        # shards of 2,000 bytes.
         fixtures = sorted(glob.glob(os.path.join(ROOT, "fixtures/**/*.pgn"), recursive=True))
         zst = os.path.join(work, "twic1599_excerpt.pgn.zst")
         subprocess.run(["zstd", "-qf", os.path.join(ROOT, "fixtures/pgn/twic1599_excerpt.pgn"), "-o", zst], check=True)
-        compare(check, spark, args.pgnkit, work, "fixtures", fixtures + [zst], 1000, False)
+        compare(check, spark, args.pgnkit, work, "fixtures", fixtures + [zst], 2000, False)
 
         # The corpus slice, in shards of --shard-bytes; boundary 3 inside a comment.
         sliced = os.path.join(work, "slice.pgn")

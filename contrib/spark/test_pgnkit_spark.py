@@ -107,6 +107,30 @@ class Planning(unittest.TestCase):
         self.assertEqual(ps.local_path("rel/x.pgn"), "rel/x.pgn")
 
 
+class StatsFile(unittest.TestCase):
+    def test_the_binary_s_statistics(self):
+        doc = {
+            "inputs": [{"file": "f.pgn", "start": 100, "end": None, "first_byte": 120, "limit": None,
+                        "end_byte": 900, "games": 4, "lines": 40, "first_offset": 120, "last_offset": 700}],
+            "games": 4, "failed": 0, "findings": {}, "args": ["validate"], "cwd": "/",
+        }
+        s = ps.Stats.from_pgnkit(doc, rows=2)
+        self.assertEqual((s.start, s.end, s.first_byte, s.limit, s.end_byte, s.games, s.lines, s.rows),
+                         (100, None, 120, 900, 900, 4, 40, 2))
+        doc["inputs"][0]["limit"] = 500
+        self.assertEqual(ps.Stats.from_pgnkit(doc, 0).limit, 500)
+        with self.assertRaises(ps.JobError):
+            ps.Stats.from_pgnkit({"inputs": []}, 0)
+
+    def test_a_shard_after_one_that_read_to_the_end_is_skipped(self):
+        w = ps.FileWalk(0, 2)
+        last = ps.Stats.from_pgnkit({"inputs": [{"start": 50, "end": None, "first_byte": 60, "limit": None,
+                                                  "end_byte": 100, "games": 0, "lines": 0}]}, 0)
+        runs = [stats(0, 60, 100, 2), last]
+        self.assertIsNone(w.advance(lambda k: (0, runs[k])))
+        self.assertEqual(w.skipped, [1])
+
+
 class ChainWalk(unittest.TestCase):
     def walk(self, runs):
         """Walks one file whose shards have the given runs: {k: [stats of run 0, of run 1, ...]}."""
