@@ -197,6 +197,20 @@ def main():
             f.write(with_tricky_game(data, 3 * args.shard_bytes))
         compare(check, spark, args.pgnkit, work, "slice", [sliced], args.shard_bytes, True)
 
+        # A file the executors fetch (as from an object store): pgnkit reads
+        # the command's output, and the rows name the URL.
+        url = "s3a://bucket/twic1599_excerpt.pgn.zst"
+        runner = ps.Runner(args.pgnkit, "validate", (), 1, fetch=f"cat {zst} # {{url}}")
+        source = ps.Source(url, None, None, True)
+        [shard] = ps.plan_file(0, source, 1000)
+        header = runner.probe_header([source], True)
+        *rows, note = runner.run_shard(shard, header)
+        _, direct = single_machine(args.pgnkit, "validate", [], [zst], 1)
+        expected = [[url if h == "file" else v for h, v in zip(header, ps.typed_row(header, r))]
+                    for r in list(csv.reader(io.StringIO(direct.decode()), strict=True))[1:]]
+        check("a fetched file: its rows, named by the URL", [list(r[4:]) for r in rows] == expected,
+              first_difference([list(r[4:]) for r in rows], expected))
+
         # A shard that cannot do the job (a truncated .zst): exit 2.
         broken = os.path.join(work, "truncated.pgn.zst")
         with open(zst, "rb") as f:
