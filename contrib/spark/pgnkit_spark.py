@@ -493,7 +493,9 @@ class Runner:
             path=shlex.quote(u.path.lstrip("/")),
         )
 
-    def start(self, shard_or_source, cmd: list[str], **kw) -> tuple[subprocess.Popen, subprocess.Popen | None]:
+    def start(
+        self, shard_or_source, cmd: list[str], **kw
+    ) -> tuple[subprocess.Popen, subprocess.Popen | None]:
         """Starts pgnkit, fed by the fetch command when the file is remote."""
         source = shard_or_source.source if isinstance(shard_or_source, Shard) else shard_or_source
         feeder = None
@@ -569,7 +571,9 @@ class Runner:
         cmd = [exe, self.subcommand, *CSV_FLAGS[self.subcommand], *self.flags, "-q", "-j", str(self.threads)]
         feeder = None
         if tags_known:
-            proc = subprocess.Popen(cmd + ["-"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc = subprocess.Popen(
+                cmd + ["-"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
         elif all(s.path is not None for s in sources):
             proc = subprocess.Popen(
                 cmd + ["--"] + [s.path for s in sources],
@@ -655,10 +659,12 @@ def delete_path(spark, path: str) -> None:
     hpath.getFileSystem(spark._jsc.hadoopConfiguration()).delete(hpath, True)
 
 
-def out_url(path: str) -> str:
-    """A local output directory as a URL, so that a cluster's default file
-    system (HDFS) does not take it."""
-    return path if urlparse(path).scheme else "file://" + os.path.abspath(path)
+def out_url(out: str, name: str) -> str:
+    """`name` under the output directory, as a URL: a local directory gets
+    `file://`, so that a cluster's default file system (HDFS) does not take it."""
+    if urlparse(out).scheme:
+        return out.rstrip("/") + "/" + name
+    return "file://" + os.path.join(os.path.abspath(out), name)
 
 
 @dataclass
@@ -702,7 +708,7 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
         runner = replace(runner, flags=tuple(flags + ["--tags", ",".join(tags)]))
     schema = spark_types(header)
     shards = plan(sources, job.shard_bytes)
-    staging = out_url(os.path.join(job.out, "_staging")) if not is_remote(job.out) else job.out.rstrip("/") + "/_staging"
+    staging = out_url(job.out, "_staging")
     delete_path(spark, staging)
 
     def stage(items: list[Shard], run: int) -> dict[tuple[int, int], dict]:
@@ -731,23 +737,26 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
             failed = [(k, n) for k, n in sorted(notes.items()) if n["exit"] not in (0, 1)]
             if len(notes) != len(items):
                 failed.append((None, {"stderr": "a shard left no statistics", "shard": {}}))
-            for k, n in failed:
-                print(f"pgnkit_spark: shard {n['shard'].get('file')} {n['shard'].get('range') or ''}: "
-                      f"pgnkit exit {n.get('exit')}: {n['stderr'].strip()}", file=log)
+            for _, n in failed:
+                where = f"{n['shard'].get('file')} {n['shard'].get('range') or ''}".strip()
+                print(f"pgnkit_spark: shard {where}: pgnkit exit {n.get('exit')}: "
+                      f"{n['stderr'].strip()}", file=log)
             if failed:
                 result.status = 2
                 return result
-            for k, n in notes.items():
-                latest[k] = (run, n)
+            for key, n in notes.items():
+                latest[key] = (run, n)
+
+            def latest_of(file_index: int) -> Callable[[int], tuple[int, Stats]]:
+                def get(k: int) -> tuple[int, Stats]:
+                    run, note = latest[(file_index, k)]
+                    return run, Stats.from_pgnkit(note["stats"], note["rows"])
+
+                return get
+
             reruns = []
             for w in walks.values():
-                if w.next >= w.shard_count:
-                    continue
-                r = w.advance(
-                    lambda k, w=w: (latest[(w.file_index, k)][0],
-                                    Stats.from_pgnkit(latest[(w.file_index, k)][1]["stats"],
-                                                      latest[(w.file_index, k)][1]["rows"]))
-                )
+                r = w.advance(latest_of(w.file_index))
                 if r is not None:
                     reruns.append(replace(by_key[(r.file_index, r.shard_index)], start=r.start, end=r.end))
             if reruns:
@@ -765,8 +774,13 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
         before = records_before(accepted)
         result.rows = sum(a.rows for a in accepted)
         plan_df = spark.createDataFrame(
-            [(a.file_index, a.shard_index, a.run, a.games_before, a.lines_before, before[(a.file_index, a.shard_index, a.run)]) for a in accepted],
-            "file_index int, shard_index int, run int, games_before long, lines_before long, rows_before long",
+            [
+                (a.file_index, a.shard_index, a.run, a.games_before, a.lines_before,
+                 before[(a.file_index, a.shard_index, a.run)])
+                for a in accepted
+            ],
+            "file_index int, shard_index int, run int, games_before long, lines_before long, "
+            "rows_before long",
         )
         rows = spark.read.parquet(staging).where(F.col("stats").isNull())
         joined = rows.join(F.broadcast(plan_df), ["file_index", "shard_index", "run"])
@@ -779,11 +793,11 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
                 c = c + F.col("lines_before")
             columns.append(c.alias(h))
         merged = joined.select(*columns).orderBy("record")
-        parquet = out_url(os.path.join(job.out, "parquet")) if not is_remote(job.out) else job.out.rstrip("/") + "/parquet"
+        parquet = out_url(job.out, "parquet")
         merged.write.mode("overwrite").parquet(parquet)
         lap("parquet")
         if job.csv:
-            csv_dir = out_url(os.path.join(job.out, "csv")) if not is_remote(job.out) else job.out.rstrip("/") + "/csv"
+            csv_dir = out_url(job.out, "csv")
             delete_path(spark, csv_dir)
             # Read back from the Parquet just written, in record order: the
             # same rows, without running the merge again. A union keeps the
