@@ -708,7 +708,8 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
         runner = replace(runner, flags=tuple(flags + ["--tags", ",".join(tags)]))
     schema = spark_types(header)
     shards = plan(sources, job.shard_bytes)
-    staging = out_url(job.out, "_staging")
+    # Not `_staging`: Spark warns that it ignores a path that starts with `_`.
+    staging = out_url(job.out, "staging")
     delete_path(spark, staging)
 
     def stage(items: list[Shard], run: int) -> dict[tuple[int, int], dict]:
