@@ -53,6 +53,10 @@ else
     (cd "$root" && cargo build --release --locked --quiet)
     pgnkit=$root/target/release/pgnkit
 fi
+if ! "$pgnkit" validate --help | grep -q -- '--byte-range'; then
+    say "$pgnkit has no --byte-range (the shards of issue 11), which the job needs"
+    exit 1
+fi
 
 corpus=${PGNKIT_CORPUS:-}
 if [[ -z "$corpus" ]]; then
