@@ -43,6 +43,8 @@ fi
 py=$venv/bin/python
 # The executors' Python must be the driver's (same version, same pyspark).
 export PYSPARK_PYTHON=$py PYSPARK_DRIVER_PYTHON=$py
+# No __pycache__ left in the work tree.
+export PYTHONDONTWRITEBYTECODE=1
 
 say "unit tests"
 (cd "$here" && "$py" -m unittest test_pgnkit_spark)
