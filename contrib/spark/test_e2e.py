@@ -1,0 +1,234 @@
+"""The Spark job end to end, in local[2] mode: its Parquet rows (and its CSV,
+byte for byte) equal the single-machine output of the same binary, for
+validate, annotate-outcome and convert --to csv, on the repo's fixtures and
+on a corpus slice cut into several shards, one boundary of which falls inside
+a comment that holds a blank line and `[Event`. Run by test_spark.sh:
+
+    python test_e2e.py --pgnkit BIN --work DIR [--corpus FILE.pgn.zst] [--mb 30]
+"""
+
+import argparse
+import csv
+import glob
+import io
+import os
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import pgnkit_spark as ps  # noqa: E402
+
+SUBCOMMANDS = [("validate", []), ("annotate-outcome", []), ("convert", [])]
+
+# A game whose comment holds a blank line and a tag section: a cut point by
+# the byte-range rule, and not a game. FILLER is sized so that a shard
+# boundary falls inside the comment, before the false `[Event`.
+TRICKY_HEAD = (
+    '[Event "Shard boundary test"]\n[Site "?"]\n[Date "2026.11.30"]\n[Round "1"]\n'
+    '[White "Comment, A"]\n[Black "Blank, Line"]\n[Result "1-0"]\n\n'
+    "1. e4 {A comment with a blank line and a tag section in it:\n"
+)
+TRICKY_TAIL = (
+    '\n\n[Event "not a game"]\n[Site "inside a comment"]\n\n'
+    "1. d4 d5 } 1... e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n"
+)
+
+
+def filler(length):
+    """`length` bytes of comment text in lines of at most 70, none opening with `[`."""
+    words, out, line = "the shard boundary falls somewhere in this comment".split(), [], ""
+    i = 0
+    while sum(len(x) + 1 for x in out) + len(line) < length:
+        w = words[i % len(words)]
+        i += 1
+        line = f"{line} {w}".strip() if len(line) + len(w) < 70 else (out.append(line) or w)
+    text = "\n".join(out + [line])
+    return (text + "x" * length)[:length]
+
+
+def corpus_slice(corpus, mb):
+    """The first `mb` MB of `corpus` (a .pgn.zst), cut at a game boundary."""
+    want = mb << 20
+    data = subprocess.run(
+        f"zstd -dc {corpus} | head -c {want + (1 << 20)}", shell=True, check=True, capture_output=True
+    ).stdout
+    return data[: max(game_starts(data, want))]
+
+
+def generated(copies):
+    """The fixtures concatenated many times (when there is no corpus)."""
+    parts = [open(p, "rb").read() for p in sorted(glob.glob(os.path.join(ROOT, "fixtures/pgn/*.pgn")))]
+    return b"".join(p.rstrip(b"\r\n") + b"\n\n" for p in parts if p.strip()) * copies
+
+
+def game_starts(data, up_to):
+    return [0] + [i + 1 for i in iter_find(data, b"\n[Event ") if i + 1 <= up_to]
+
+
+def with_tricky_game(data, at):
+    """`data` with the tricky game inserted at a game boundary, so that byte
+    `at` falls inside its comment, 40 bytes before the blank line."""
+    head = len(TRICKY_HEAD)
+    insert = max(game_starts(data, at - head - 200))
+    fill = at - insert - head + 40
+    game = TRICKY_HEAD + filler(fill) + TRICKY_TAIL
+    assert insert + head < at < insert + head + fill, "the boundary is inside the comment"
+    return data[:insert] + game.encode() + data[insert:]
+
+
+def iter_find(data, needle):
+    i = data.find(needle)
+    while i >= 0:
+        yield i
+        i = data.find(needle, i + 1)
+
+
+def single_machine(pgnkit, sub, flags, inputs, threads):
+    cmd = [pgnkit, sub, *ps.CSV_FLAGS[sub], *flags, "-q", "-j", str(threads), "--", *inputs]
+    p = subprocess.run(cmd, capture_output=True)
+    return p.returncode, p.stdout
+
+
+def parquet_rows(spark, path):
+    df = spark.read.parquet(path).orderBy("record")
+    rows = [list(r) for r in df.collect()]
+    return df.columns, rows
+
+
+class Check:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def __call__(self, name, ok, detail=""):
+        if ok:
+            self.passed += 1
+            print(f"ok   {name}")
+        else:
+            self.failed += 1
+            print(f"FAIL {name} {detail}")
+
+
+def first_difference(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"first difference at row {i + 1}: {x!r} != {y!r}"
+    return f"{len(a)} rows != {len(b)} rows"
+
+
+def compare(check, spark, pgnkit, work, name, inputs, shard_bytes, expect_reruns):
+    for sub, flags in SUBCOMMANDS:
+        label = f"{name} {sub}"
+        status, direct = single_machine(pgnkit, sub, flags, inputs, 2)
+        out = os.path.join(work, f"out-{name}-{sub}")
+        job = ps.Job(inputs=inputs, subcommand=sub, flags=list(flags), out=out, pgnkit=pgnkit,
+                     shard_bytes=shard_bytes, csv=True)
+        t = time.monotonic()
+        result = ps.run_job(spark, job, log=open(os.devnull, "w"))
+        took = time.monotonic() - t
+        print(f"     {label}: {result.shards} shards, {result.reruns} rerun, {result.skipped} skipped, "
+              f"{result.rows} rows, {took:.1f} s ("
+              + ", ".join(f"{k} {v:.1f}" for k, v in result.seconds.items()) + ")")
+        check(f"{label}: exit status {status}", result.status == status, f"(job: {result.status})")
+        records = list(csv.reader(io.StringIO(direct.decode("utf-8"), newline=""), strict=True))
+        header, expected = records[0], [ps.typed_row(records[0], r) for r in records[1:]]
+        columns, rows = parquet_rows(spark, os.path.join(out, "parquet"))
+        check(f"{label}: Parquet columns", columns == ["record"] + header, f"{columns} vs {header}")
+        check(f"{label}: record numbers", [r[0] for r in rows] == list(range(1, len(rows) + 1)))
+        got = [r[1:] for r in rows]
+        check(f"{label}: Parquet rows = single machine ({len(expected)} rows)", got == expected,
+              first_difference(got, expected))
+        parts = sorted(glob.glob(os.path.join(out, "csv", "part-*")))
+        text = b"".join(open(p, "rb").read() for p in parts)
+        check(f"{label}: CSV byte-identical", text == direct,
+              f"({len(text)} vs {len(direct)} bytes)")
+        if expect_reruns:
+            check(f"{label}: several shards, a rerun", result.shards >= 5 and result.reruns >= 1,
+                  f"({result.shards} shards, {result.reruns} reruns)")
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def main():
+    a = argparse.ArgumentParser()
+    a.add_argument("--pgnkit", required=True)
+    a.add_argument("--work", required=True)
+    a.add_argument("--corpus")
+    a.add_argument("--mb", type=int, default=30)
+    a.add_argument("--shard-bytes", type=int, default=4 << 20)
+    args = a.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    work = os.path.abspath(args.work)
+
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName("pgnkit_spark test")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    check = Check()
+    try:
+        # The fixtures, plus one compressed file (a whole-file shard), in
+        # shards of 2,000 bytes.
+        fixtures = sorted(glob.glob(os.path.join(ROOT, "fixtures/**/*.pgn"), recursive=True))
+        zst = os.path.join(work, "twic1599_excerpt.pgn.zst")
+        subprocess.run(["zstd", "-qf", os.path.join(ROOT, "fixtures/pgn/twic1599_excerpt.pgn"), "-o", zst], check=True)
+        compare(check, spark, args.pgnkit, work, "fixtures", fixtures + [zst], 2000, False)
+
+        # The corpus slice, in shards of --shard-bytes; boundary 3 inside a comment.
+        sliced = os.path.join(work, "slice.pgn")
+        if args.corpus and os.path.exists(args.corpus):
+            data = corpus_slice(args.corpus, args.mb)
+            print(f"     slice: {len(data)} bytes of {args.corpus}")
+        else:
+            data = generated(200)
+            args.shard_bytes = len(data) // 7
+            print(f"     no corpus at {args.corpus}: {len(data)} bytes of fixtures instead")
+        with open(sliced, "wb") as f:
+            f.write(with_tricky_game(data, 3 * args.shard_bytes))
+        compare(check, spark, args.pgnkit, work, "slice", [sliced], args.shard_bytes, True)
+
+        # A file the executors fetch (as from an object store): pgnkit reads
+        # the command's output, and the rows name the URL.
+        url = "s3a://bucket/twic1599_excerpt.pgn.zst"
+        runner = ps.Runner(args.pgnkit, "validate", (), 1, fetch=f"cat {zst} # {{url}}")
+        source = ps.Source(url, None, None, True)
+        [shard] = ps.plan_file(0, source, 1000)
+        header = runner.probe_header([source], True)
+        *rows, note = runner.run_shard(shard, header)
+        _, direct = single_machine(args.pgnkit, "validate", [], [zst], 1)
+        expected = [[url if h == "file" else v for h, v in zip(header, ps.typed_row(header, r))]
+                    for r in list(csv.reader(io.StringIO(direct.decode()), strict=True))[1:]]
+        check("a fetched file: its rows, named by the URL", [list(r[4:]) for r in rows] == expected,
+              first_difference([list(r[4:]) for r in rows], expected))
+
+        # A shard that cannot do the job (a truncated .zst): exit 2.
+        broken = os.path.join(work, "truncated.pgn.zst")
+        with open(zst, "rb") as f:
+            data = f.read()
+        with open(broken, "wb") as f:
+            f.write(data[: len(data) // 2])
+        job = ps.Job(inputs=[broken], subcommand="validate", flags=[], out=os.path.join(work, "out-broken"),
+                     pgnkit=args.pgnkit, shard_bytes=1000)
+        result = ps.run_job(spark, job, log=open(os.devnull, "w"))
+        check("a truncated .zst: exit 2", result.status == 2, f"(got {result.status})")
+    except Exception:  # noqa: BLE001 - a crash is a failure with its traceback
+        traceback.print_exc()
+        check("the test ran to its end", False)
+    finally:
+        spark.stop()
+    print(f"spark: {check.passed} passed, {check.failed} failed")
+    return 1 if check.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

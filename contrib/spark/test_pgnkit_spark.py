@@ -1,0 +1,314 @@
+"""Unit tests of the pure parts of pgnkit_spark.py: arguments, planning, the
+chain walk and renumbering (on synthetic statistics, and against a model of
+a byte-range shard), and CSV writing. They need no Spark and no binary:
+
+    python3 -m unittest -v test_pgnkit_spark
+"""
+
+import csv
+import io
+import random
+import unittest
+
+import pgnkit_spark as ps
+
+
+def stats(first_byte, limit, end_byte, games, lines=None, rows=None, start=None, end=None):
+    return ps.Stats(
+        start=first_byte if start is None else start,
+        end=end,
+        first_byte=first_byte,
+        limit=limit,
+        end_byte=end_byte,
+        games=games,
+        lines=games * 10 if lines is None else lines,
+        rows=games if rows is None else rows,
+    )
+
+
+class Arguments(unittest.TestCase):
+    def test_inputs_options_and_subcommand(self):
+        job = ps.parse_args(
+            ["--out", "o", "--shard-bytes", "64M", "a.pgn", "b.pgn.zst", "--", "validate", "-f", "csv", "--quiet-not"]
+        )
+        self.assertEqual(job.inputs, ["a.pgn", "b.pgn.zst"])
+        self.assertEqual(job.subcommand, "validate")
+        self.assertEqual(job.flags, ["--quiet-not"])  # -f csv is the job's
+        self.assertEqual(job.shard_bytes, 64 << 20)
+
+    def test_flags_of_the_subcommand_pass(self):
+        job = ps.parse_args(["--out", "o", "x", "--", "convert", "--to=csv", "--tags", "ECO,Opening"])
+        self.assertEqual(job.flags, ["--tags", "ECO,Opening"])
+        job = ps.parse_args(["--out", "o", "x", "--", "annotate-outcome", "--rules", "online", "-fcsv"])
+        self.assertEqual(job.flags, ["--rules", "online"])
+
+    def test_refusals(self):
+        bad = [
+            ["--out", "o", "x"],  # no --
+            ["--out", "o", "x", "--", "perft"],
+            ["--out", "o", "x", "--", "validate", "-o", "y"],
+            ["--out", "o", "x", "--", "validate", "-oy"],
+            ["--out", "o", "x", "--", "validate", "-j", "4"],
+            ["--out", "o", "x", "--", "validate", "-j4"],
+            ["--out", "o", "x", "--", "validate", "--byte-range=0..9"],
+            ["--out", "o", "x", "--", "validate", "--stats", "s"],
+            ["--out", "o", "x", "--", "validate", "--no-header"],
+            ["--out", "o", "x", "--", "validate", "-f", "jsonl"],
+            ["--out", "o", "x", "--", "convert", "--to", "pgn"],
+            ["--out", "o", "--shard-bytes", "0", "x", "--", "validate"],
+        ]
+        for argv in bad:
+            with self.subTest(argv=argv), self.assertRaises(ps.JobError):
+                ps.parse_args(argv)
+
+    def test_sizes(self):
+        self.assertEqual(ps.parse_size("4096"), 4096)
+        self.assertEqual(ps.parse_size("64k"), 65536)
+        self.assertEqual(ps.parse_size("256MB"), 256 << 20)
+        self.assertEqual(ps.parse_size("1G"), 1 << 30)
+
+    def test_has_option(self):
+        self.assertTrue(ps.has_option(["--tags", "A"], "--tags"))
+        self.assertTrue(ps.has_option(["--tags=A"], "--tags"))
+        self.assertFalse(ps.has_option(["--tagsx"], "--tags"))
+
+
+class Planning(unittest.TestCase):
+    def src(self, size, compressed=False, path="f.pgn"):
+        return ps.Source(path, path, size, compressed)
+
+    def test_plain_file_is_tiled_with_an_open_last_range(self):
+        shards = ps.plan_file(3, self.src(10), 4)
+        self.assertEqual([(s.start, s.end) for s in shards], [(0, 4), (4, 8), (8, None)])
+        self.assertEqual([s.byte_range() for s in shards], ["0..4", "4..8", "8.."])
+        self.assertEqual({s.file_index for s in shards}, {3})
+        self.assertEqual([s.shard_index for s in shards], [0, 1, 2])
+
+    def test_exact_multiple(self):
+        shards = ps.plan_file(0, self.src(8), 4)
+        self.assertEqual([(s.start, s.end) for s in shards], [(0, 4), (4, None)])
+
+    def test_whole_file_shards(self):
+        for source in [self.src(100, compressed=True), self.src(4), self.src(0), ps.Source("s3a://b/k", None, 10**9, False)]:
+            with self.subTest(source=source):
+                [s] = ps.plan_file(0, source, 4)
+                self.assertIsNone(s.byte_range())
+
+    def test_files_in_order(self):
+        shards = ps.plan([self.src(9, path="a"), self.src(3, path="b")], 4)
+        self.assertEqual([(s.file_index, s.shard_index) for s in shards], [(0, 0), (0, 1), (0, 2), (1, 0)])
+
+    def test_paths(self):
+        self.assertTrue(ps.is_remote("s3a://bucket/x.pgn.zst"))
+        self.assertFalse(ps.is_remote("file:///data/x.pgn"))
+        self.assertFalse(ps.is_remote("/data/x.pgn"))
+        self.assertFalse(ps.is_remote("C:/data/x.pgn"))
+        self.assertEqual(ps.local_path("file:///data/x.pgn"), "/data/x.pgn")
+        self.assertEqual(ps.local_path("rel/x.pgn"), "rel/x.pgn")
+
+
+class StatsFile(unittest.TestCase):
+    def test_the_binary_s_statistics(self):
+        doc = {
+            "inputs": [{"file": "f.pgn", "start": 100, "end": None, "first_byte": 120, "limit": None,
+                        "end_byte": 900, "games": 4, "lines": 40, "first_offset": 120, "last_offset": 700}],
+            "games": 4, "failed": 0, "findings": {}, "args": ["validate"], "cwd": "/",
+        }
+        s = ps.Stats.from_pgnkit(doc, rows=2)
+        self.assertEqual((s.start, s.end, s.first_byte, s.limit, s.end_byte, s.games, s.lines, s.rows),
+                         (100, None, 120, 900, 900, 4, 40, 2))
+        doc["inputs"][0]["limit"] = 500
+        self.assertEqual(ps.Stats.from_pgnkit(doc, 0).limit, 500)
+        with self.assertRaises(ps.JobError):
+            ps.Stats.from_pgnkit({"inputs": []}, 0)
+
+    def test_a_shard_after_one_that_read_to_the_end_is_skipped(self):
+        w = ps.FileWalk(0, 2)
+        last = ps.Stats.from_pgnkit({"inputs": [{"start": 50, "end": None, "first_byte": 60, "limit": None,
+                                                  "end_byte": 100, "games": 0, "lines": 0}]}, 0)
+        runs = [stats(0, 60, 100, 2), last]
+        self.assertIsNone(w.advance(lambda k: (0, runs[k])))
+        self.assertEqual(w.skipped, [1])
+
+
+class ChainWalk(unittest.TestCase):
+    def walk(self, runs):
+        """Walks one file whose shards have the given runs: {k: [stats of run 0, of run 1, ...]}."""
+        w = ps.FileWalk(0, len(runs))
+        done = {k: 0 for k in runs}
+        requests = []
+        while True:
+            r = w.advance(lambda k: (done[k], runs[k][done[k]]))
+            if r is None:
+                return w, requests
+            requests.append(r)
+            done[r.shard_index] += 1
+
+    def test_shards_in_step_are_shifted_by_what_came_before(self):
+        w, requests = self.walk({0: [stats(0, 100, 100, 3)], 1: [stats(100, 250, 250, 4)], 2: [stats(250, None, 300, 2)]})
+        self.assertEqual(requests, [])
+        self.assertEqual(
+            [(a.shard_index, a.run, a.games_before, a.lines_before) for a in w.accepted],
+            [(0, 0, 0, 0), (1, 0, 3, 30), (2, 0, 7, 70)],
+        )
+
+    def test_a_shard_that_began_inside_a_game_is_rerun_from_where_that_game_ended(self):
+        # Shard 0's region ends at a cut point inside a comment (100); it reads
+        # on to 130. Shard 1 began at 100, inside that game.
+        runs = {
+            0: [stats(0, 100, 130, 3)],
+            1: [stats(100, 200, 200, 5, end=200), stats(130, 200, 200, 4, start=130, end=200)],
+            2: [stats(200, None, 260, 2)],
+        }
+        w, requests = self.walk(runs)
+        self.assertEqual(requests, [ps.Rerun(0, 1, 130, 200)])
+        self.assertEqual(
+            [(a.shard_index, a.run, a.games_before, a.rows) for a in w.accepted],
+            [(0, 0, 0, 3), (1, 1, 3, 4), (2, 0, 7, 2)],
+        )
+        self.assertEqual(w.reruns, 1)
+
+    def test_a_shard_whose_region_was_read_through_is_skipped(self):
+        runs = {
+            0: [stats(0, 100, 260, 3)],  # a game from 90 to 260
+            1: [stats(150, 200, 200, 1)],
+            2: [stats(200, 300, 300, 2), stats(260, 300, 300, 1, start=260)],
+            3: [stats(300, None, 400, 1)],
+        }
+        w, requests = self.walk(runs)
+        self.assertEqual(w.skipped, [1])
+        self.assertEqual(requests, [ps.Rerun(0, 2, 260, None)])
+        self.assertEqual([(a.shard_index, a.run, a.games_before) for a in w.accepted], [(0, 0, 0), (2, 1, 3), (3, 0, 4)])
+
+    def test_a_whole_file(self):
+        w, _ = self.walk({0: [stats(0, None, 500, 9)]})
+        self.assertEqual([(a.shard_index, a.games_before) for a in w.accepted], [(0, 0)])
+
+    def test_a_gap_is_an_error(self):
+        with self.assertRaisesRegex(ps.JobError, "do not tile"):
+            self.walk({0: [stats(0, 100, 100, 1)], 1: [stats(120, None, 200, 1)]})
+
+    def test_a_rerun_that_began_elsewhere_is_an_error(self):
+        with self.assertRaisesRegex(ps.JobError, "began at byte"):
+            self.walk({0: [stats(0, 100, 130, 1)], 1: [stats(100, None, 200, 1), stats(120, None, 200, 1)]})
+
+    def test_rows_before_follow_file_then_shard_order(self):
+        acc = [
+            ps.Accepted(1, 0, 0, 0, 0, 5),
+            ps.Accepted(0, 1, 1, 3, 30, 2),
+            ps.Accepted(0, 0, 0, 0, 0, 3),
+        ]
+        self.assertEqual(ps.records_before(acc), {(0, 0, 0): 0, (0, 1, 1): 3, (1, 0, 0): 5})
+
+
+class Model:
+    """A PGN file as the shard contract sees it: true game starts, and false
+    cut points inside games (a `[` after a blank line in a comment). Each
+    byte is one line, so `line` is offset + 1 in the whole file."""
+
+    def __init__(self, size, games, fakes):
+        self.size, self.games, self.cuts = size, sorted(games), sorted(set(games) | set(fakes))
+
+    def first_cut(self, at):
+        return next((c for c in self.cuts if c >= at), self.size)
+
+    def next_game(self, at):
+        return next((g for g in self.games if g >= at), self.size)
+
+    def run(self, start, end):
+        """(Stats, rows) of `--byte-range start..end`; rows are (game, line, offset)."""
+        first = self.first_cut(start)
+        limit = self.size if end is None else self.first_cut(end)
+        starts = [g for g in self.games if first <= g < limit]
+        if first < limit and first not in self.games:
+            starts = [first] + starts  # garbage parsed from inside a comment
+        end_byte = self.next_game(limit) if starts else limit
+        rows = [(i + 1, s - first + 1, s) for i, s in enumerate(starts)]
+        st = ps.Stats(start, end, first, limit, end_byte, len(starts), end_byte - first, len(rows))
+        return st, rows
+
+
+class MergeAgainstTheModel(unittest.TestCase):
+    """Random files cut into random uneven ranges: the walk, the reruns and
+    the shift of game and line give the whole-file rows, in order."""
+
+    def test_random_files_and_ranges(self):
+        rng = random.Random(11)
+        for case in range(400):
+            size = rng.randrange(1, 400)
+            games = sorted({0} | {rng.randrange(size) for _ in range(rng.randrange(0, 30))})
+            inside = [p for p in range(size) if p not in games]
+            fakes = rng.sample(inside, min(len(inside), rng.randrange(0, 8)))
+            model = Model(size, games, fakes)
+            cuts = sorted({rng.randrange(1, size + 1) for _ in range(rng.randrange(0, 9))} - {size}) if size > 1 else []
+            bounds = [0] + cuts
+            ranges = [(b, bounds[i + 1] if i + 1 < len(bounds) else None) for i, b in enumerate(bounds)]
+            with self.subTest(case=case, games=games, fakes=fakes, ranges=ranges):
+                self.assertEqual(self.merge(model, ranges), [(i + 1, g + 1, g) for i, g in enumerate(games)])
+
+    def merge(self, model, ranges):
+        runs = {k: [model.run(s, e)] for k, (s, e) in enumerate(ranges)}
+        w = ps.FileWalk(0, len(ranges))
+        while (r := w.advance(lambda k: (len(runs[k]) - 1, runs[k][-1][0]))) is not None:
+            runs[r.shard_index].append(model.run(r.start, r.end))
+        merged = []
+        for a in w.accepted:
+            _, rows = runs[a.shard_index][a.run]
+            merged += [(g + a.games_before, line + a.lines_before, off) for g, line, off in rows]
+        return merged
+
+
+class Csv(unittest.TestCase):
+    def test_typed_rows(self):
+        header = ["file", "game", "offset", "line", "ply", "san", "message"]
+        self.assertEqual(
+            ps.typed_row(header, ["f.pgn", "3", "1200", "17", "", "", "a, b"]),
+            ["f.pgn", 3, 1200, 17, None, "", "a, b"],
+        )
+        with self.assertRaises(ValueError):
+            ps.typed_row(header, ["f.pgn"])
+
+    def test_lines_quote_as_pgnkit_does(self):
+        self.assertEqual(ps.csv_line(["a", 1, None, ""]), "a,1,,")
+        self.assertEqual(ps.csv_line(['say "x"', "a,b", "l1\nl2", "cr\r"]), '"say ""x""","a,b","l1\nl2","cr\r"')
+        self.assertEqual(ps.csv_line([""]), '""')
+        self.assertEqual(ps.csv_line(["é ♘f3", " lead"]), "é ♘f3, lead")
+
+    def test_lines_read_back(self):
+        values = ["x", 'q"uo"te', "multi\nline", "", "1,2", "`Qxe1` is not a legal move"]
+        [back] = list(csv.reader(io.StringIO(ps.csv_line(values) + "\n"), strict=True))
+        self.assertEqual(back, values)
+
+    def test_convert_tags(self):
+        header = "file,game,offset,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,final_fen".split(",")
+        self.assertEqual(ps.convert_tags(header), ["ECO", "Opening"])
+        self.assertEqual(ps.convert_tags(header[:10] + header[12:]), [])
+
+
+class Commands(unittest.TestCase):
+    def test_a_shard_command(self):
+        runner = ps.Runner("/bin/true", "convert", ("--tags", "ECO"), 4)
+        shard = ps.Shard(0, 1, ps.Source("d/f.pgn", "d/f.pgn", 10, False), 4, 8)
+        self.assertEqual(
+            runner.command(shard, "s.json", "o.csv"),
+            ["/bin/true", "convert", "--to", "csv", "--tags", "ECO", "-q", "-j", "4", "--stats", "s.json",
+             "-o", "o.csv", "--byte-range", "4..8", "--", "d/f.pgn"],
+        )
+        whole = ps.Shard(0, 0, ps.Source("s3a://b/k 1.zst", None, 10, True), None, None)
+        self.assertEqual(runner.command(whole, "s", "o")[-2:], ["--", "-"])
+
+    def test_fetch_commands_quote_their_parts(self):
+        runner = ps.Runner("x", "validate", (), 1, fetch="aws s3 cp s3://{host}/{path} - # {url}")
+        source = ps.Source("s3a://bucket/db/a b.pgn.zst", None, 1, True)
+        self.assertEqual(
+            runner.fetch_command(source),
+            "aws s3 cp s3://bucket/'db/a b.pgn.zst' - # 's3a://bucket/db/a b.pgn.zst'",
+        )
+
+    def test_tail(self):
+        self.assertEqual(ps.tail(""), "")
+        self.assertEqual(ps.tail("\n".join(map(str, range(30))), lines=2), "28\n29\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
