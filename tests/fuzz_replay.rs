@@ -14,6 +14,10 @@ use pgnkit::rules::perft::{parse_position, play_uci};
 
 use crate::util;
 
+/// The arguments each target chooses, from the fuzz crate's own source.
+#[path = "../fuzz/src/args.rs"]
+mod fuzz_args;
+
 /// The targets of `fuzz/`, one fixture directory each.
 const TARGETS: [&str; 5] = [
     "validate",
@@ -96,21 +100,8 @@ fn replay_validate(data: &[u8], dir: &tempfile::TempDir) -> Result<(), Failure> 
 
 fn replay_annotate_outcome(data: &[u8], dir: &tempfile::TempDir) -> Result<(), Failure> {
     let path = write(dir, "input.pgn", data);
-    let n = data.len();
-    let format = ["csv", "pgn", "jsonl"][n % 3];
-    let rules = ["fide", "app", "online"][n / 3 % 3];
-    let mut args = vec![
-        "annotate-outcome",
-        "-j1",
-        "-q",
-        "-f",
-        format,
-        "--rules",
-        rules,
-    ];
-    if format == "pgn" && n / 9 % 2 == 1 {
-        args.push("--fix-results");
-    }
+    let mut args = fuzz_args::annotate_outcome(data.len());
+    let format = args[4];
     args.push(&path);
     let out = run_clean(&args, &[0, 1])?;
     if format == "pgn" {
@@ -171,18 +162,7 @@ fn replay_convert_pgn(data: &[u8], dir: &tempfile::TempDir) -> Result<(), Failur
 fn replay_lines(data: &[u8], dir: &tempfile::TempDir) -> Result<(), Failure> {
     let (&select, rest) = data.split_first().ok_or("no selector byte")?;
     let path = write(dir, "input.txt", rest);
-    let to =
-        ["pgn", "uci", "san", "lan", "fen", "epd", "csv", "jsonl"][usize::from(select >> 2 & 7)];
-    let mut args = vec!["convert", "-j1", "-q", "--to", to];
-    match select & 3 {
-        1 => args.extend(["--from", "fen"]),
-        2 => args.extend(["--from", "epd"]),
-        3 => args.extend(["--from", "uci"]),
-        _ => {}
-    }
-    if select & 32 != 0 && matches!(to, "fen" | "epd") {
-        args.extend(["--positions", "all"]);
-    }
+    let (to, mut args) = fuzz_args::lines(select);
     args.push(&path);
     let out = run_clean(&args, &[0, 1])?;
     if to == "pgn" {
@@ -198,24 +178,9 @@ fn replay_lines(data: &[u8], dir: &tempfile::TempDir) -> Result<(), Failure> {
 fn replay_perft(data: &[u8], _dir: &tempfile::TempDir) -> Result<(), Failure> {
     let (&select, rest) = data.split_first().ok_or("no selector byte")?;
     let text = std::str::from_utf8(rest).map_err(|e| e.to_string())?;
-    let (fen, moves) = match text.split_once('|') {
-        Some((fen, moves)) => (fen, Some(moves)),
-        None => (text, None),
-    };
-    let depth = u32::from(select & 3).max(1);
-    let chess960 = select & 4 != 0;
-    let depth_arg = depth.to_string();
-    let hash = if select & 8 != 0 { "1" } else { "0" };
-    let mut args = vec!["perft", fen, "-d", &depth_arg, "-j1", "-q", "--hash", hash];
-    if chess960 {
-        args.push("--chess960");
-    }
-    if select & 16 != 0 {
-        args.push("--divide");
-    }
-    if let Some(moves) = moves {
-        args.extend(["--moves", moves]);
-    }
+    let chosen = fuzz_args::perft(select, text);
+    let (fen, moves, depth, chess960) = (chosen.fen, chosen.moves, chosen.depth, chosen.chess960);
+    let args: Vec<&str> = chosen.args.iter().map(String::as_str).collect();
     let pos = parse_position(fen, chess960)
         .ok()
         .and_then(|pos| match moves {
@@ -234,6 +199,16 @@ fn replay_perft(data: &[u8], _dir: &tempfile::TempDir) -> Result<(), Failure> {
         return Err(format!(
             "perft wrote {stdout:?}, shakmaty counts {expected}"
         ));
+    }
+    if chosen.divide {
+        let sum: u64 = stdout
+            .lines()
+            .filter_map(|line| line.split_once(": "))
+            .filter_map(|(_, n)| n.parse::<u64>().ok())
+            .sum();
+        if Some(sum) != total {
+            return Err(format!("divide lines do not add up: {stdout:?}"));
+        }
     }
     Ok(())
 }

@@ -13,20 +13,8 @@ fuzz_target!(|data: &[u8]| {
     let file = input_file("annotate-in", data);
     let path = file.path();
     let n = data.len();
-    let format = ["csv", "pgn", "jsonl"][n % 3];
-    let rules = ["fide", "app", "online"][n / 3 % 3];
-    let mut args = vec![
-        "annotate-outcome",
-        "-j1",
-        "-q",
-        "-f",
-        format,
-        "--rules",
-        rules,
-    ];
-    if format == "pgn" && n / 9 % 2 == 1 {
-        args.push("--fix-results");
-    }
+    let mut args = pgnkit_fuzz::args::annotate_outcome(n);
+    let format = args[4];
     args.push(path);
     let out = run(&args);
     out.completed("annotate-outcome");

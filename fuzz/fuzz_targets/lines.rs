@@ -26,18 +26,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let file = input_file("lines-in", input);
     let path = file.path();
-    let to =
-        ["pgn", "uci", "san", "lan", "fen", "epd", "csv", "jsonl"][usize::from(select >> 2 & 7)];
-    let mut args = vec!["convert", "-j1", "-q", "--to", to];
-    match select & 3 {
-        1 => args.extend(["--from", "fen"]),
-        2 => args.extend(["--from", "epd"]),
-        3 => args.extend(["--from", "uci"]),
-        _ => {}
-    }
-    if select & 32 != 0 && matches!(to, "fen" | "epd") {
-        args.extend(["--positions", "all"]);
-    }
+    let (to, mut args) = pgnkit_fuzz::args::lines(select);
     args.push(path);
     let out = run(&args);
     out.completed("convert of lines");

@@ -29,32 +29,14 @@ fuzz_target!(|data: &[u8]| {
     if text.contains('\0') {
         return;
     }
-    let (fen, moves) = match text.split_once('|') {
-        Some((fen, moves)) => (fen, Some(moves)),
-        None => (text, None),
-    };
+    let chosen = pgnkit_fuzz::args::perft(select, text);
+    let (fen, moves, depth, chess960) = (chosen.fen, chosen.moves, chosen.depth, chosen.chess960);
     // clap would read a leading `-` as a flag: a FEN never starts so,
     // and neither does a list of moves.
     if fen.starts_with('-') || moves.is_some_and(|m| m.starts_with('-')) {
         return;
     }
-    let depth = u32::from(select & 3).max(1);
-    let chess960 = select & 4 != 0;
-    let hash = if select & 8 != 0 { "1" } else { "0" };
-    let divide = select & 16 != 0;
-
-    let depth_arg = depth.to_string();
-    let mut args = vec!["perft", fen, "-d", &depth_arg, "-j1", "-q", "--hash", hash];
-    if chess960 {
-        args.push("--chess960");
-    }
-    if divide {
-        args.push("--divide");
-    }
-    if let Some(moves) = moves {
-        args.push("--moves");
-        args.push(moves);
-    }
+    let args: Vec<&str> = chosen.args.iter().map(String::as_str).collect();
     let out = run(&args);
 
     let pos = parse_position(fen, chess960)
@@ -80,7 +62,7 @@ fuzz_target!(|data: &[u8]| {
         .unwrap_or_else(|| panic!("perft wrote no total: {stdout:?}"));
     let expected = shakmaty::perft(&pos, depth);
     assert_eq!(total, expected, "perft {fen:?} -d {depth} against shakmaty");
-    if divide {
+    if chosen.divide {
         let sum: u64 = stdout
             .lines()
             .filter_map(|line| line.split_once(": "))

@@ -8,6 +8,8 @@
 //! goes to a file in `/dev/shm` (memory, not disk) named after the process,
 //! so parallel campaigns never share one.
 
+pub mod args;
+
 use std::path::PathBuf;
 
 use clap::Parser;
