@@ -55,6 +55,22 @@ pub enum Command {
     /// output one run over the whole file gives.
     #[command(after_help = MERGE_HELP)]
     Merge(MergeArgs),
+    /// Print a completion script for a shell on standard output.
+    #[command(after_help = COMPLETIONS_HELP)]
+    Completions(CompletionsArgs),
+}
+
+const COMPLETIONS_HELP: &str = "\
+Install the script where the shell looks for completions, e.g.:
+  pgnkit completions bash > ~/.local/share/bash-completion/completions/pgnkit
+  pgnkit completions zsh > ~/.zfunc/_pgnkit      (with ~/.zfunc in $fpath)
+  pgnkit completions fish > ~/.config/fish/completions/pgnkit.fish";
+
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
 }
 
 const MERGE_HELP: &str = "\
