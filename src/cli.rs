@@ -257,7 +257,7 @@ pub fn help_sections(command: &str) -> Vec<HelpSection> {
             "Report columns",
             "csv: file,game,offset, the Seven Tag Roster (Event,Site,Date,Round,White,\n\
              Black,Result), the --tags (default: every other tag the first 1,000 games\n\
-             use), plies,uci,final_fen, and error when a game could not be converted.",
+             use), plies,uci,final_fen, and error with --keep-invalid.",
         )),
         _ => {}
     }

@@ -144,37 +144,32 @@ fn have(program: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Runs `shell` with `args`, asserts it succeeds, returns its stdout.
+fn shell_accepts(shell: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new(shell)
+        .args(args)
+        .output()
+        .expect("the shell runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{shell} {args:?}: {text}{err}");
+    text
+}
+
 /// The bash script parses, and sourcing it registers a completion for
 /// `pgnkit` that offers the subcommands.
 #[test]
 fn bash_completions_load() {
     let script = completion_script("bash");
     let path = script.path().to_str().unwrap();
-    let check = std::process::Command::new("bash")
-        .args(["-n", path])
-        .output()
-        .expect("bash runs");
-    assert!(
-        check.status.success(),
-        "{}",
-        String::from_utf8_lossy(&check.stderr)
-    );
+    shell_accepts("bash", &["-n", path]);
     // Complete `pgnkit val` as bash would and list the candidates.
     let probe = format!(
         "source {path} && complete -p pgnkit && \
          COMP_WORDS=(pgnkit val) COMP_CWORD=1 COMP_LINE='pgnkit val' COMP_POINT=10 && \
          _pgnkit pgnkit val pgnkit && printf '%s\\n' \"${{COMPREPLY[@]}}\""
     );
-    let out = std::process::Command::new("bash")
-        .args(["-c", &probe])
-        .output()
-        .expect("bash runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = shell_accepts("bash", &["-c", &probe]);
     assert!(text.contains("-F _pgnkit pgnkit"), "{text}");
     assert!(text.lines().any(|l| l == "validate"), "{text}");
 }
@@ -183,19 +178,10 @@ fn bash_completions_load() {
 #[test]
 fn zsh_and_fish_completions_parse() {
     for (shell, check) in [("zsh", "-n"), ("fish", "--no-execute")] {
-        if !have(shell) {
-            continue;
+        if have(shell) {
+            let script = completion_script(shell);
+            shell_accepts(shell, &[check, script.path().to_str().unwrap()]);
         }
-        let script = completion_script(shell);
-        let out = std::process::Command::new(shell)
-            .args([check, script.path().to_str().unwrap()])
-            .output()
-            .expect("shell runs");
-        assert!(
-            out.status.success(),
-            "{shell}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
     }
 }
 
