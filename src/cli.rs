@@ -7,16 +7,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-const EXIT_CODES: &str = "\
-Exit status:
-  0  ran to completion, no problems found
-  1  ran to completion, problems found (an invalid game, a wrong result, a perft mismatch)
-  2  could not do the job (bad arguments, unreadable input, write failure); 2 wins over 1";
-
 /// Validate, annotate, count and convert chess games (PGN) and positions (FEN),
 /// exact to the FIDE Laws of Chess.
 #[derive(Debug, Parser)]
-#[command(name = "pgnkit", version, about, after_help = EXIT_CODES, propagate_version = true)]
+#[command(name = "pgnkit", version, about, propagate_version = true,
+    after_help = short_help("pgnkit"), after_long_help = long_help("pgnkit"))]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -26,14 +21,17 @@ pub struct Cli {
 pub enum Command {
     /// Replay every game and report every problem: illegal, ambiguous or
     /// malformed moves, bad FEN or tags, moves after the end, wrong results.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = short_help("validate"), after_long_help = long_help("validate"))]
     Validate(ValidateArgs),
     /// Say what the FIDE Laws say happened in every game: mate, stalemate,
     /// dead position, repetitions, move-count rules, unfair losses.
-    #[command(after_help = EXIT_CODES)]
+    #[command(
+        after_help = short_help("annotate-outcome"),
+        after_long_help = long_help("annotate-outcome")
+    )]
     AnnotateOutcome(AnnotateOutcomeArgs),
     /// Count the leaf nodes of the legal move tree from a position.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = short_help("perft"), after_long_help = long_help("perft"))]
     Perft(PerftArgs),
     /// Convert games and positions between PGN, CSV, JSON Lines, UCI, SAN,
     /// LAN, FEN and EPD.
@@ -49,25 +47,284 @@ pub enum Command {
     /// game is written without what could not be read. Either makes the
     /// exit status 1. PGN output re-reads without a syntax finding and
     /// converts to the same bytes.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = short_help("convert"), after_long_help = long_help("convert"))]
     Convert(ConvertArgs),
     /// Merge the CSV or JSON Lines outputs of `--byte-range` shards into the
     /// output one run over the whole file gives.
-    #[command(after_help = MERGE_HELP)]
+    ///
+    /// Each SHARD is the output of one `--byte-range` run, with its header,
+    /// and SHARD.stats.json the `--stats` it wrote. Shards are ordered by
+    /// file (in the order first named) and range start, whatever their order
+    /// here. A shard that began inside a game its predecessor read to the
+    /// end is run again from where that game ended, with the arguments its
+    /// statistics recorded.
+    #[command(after_help = short_help("merge"), after_long_help = long_help("merge"))]
     Merge(MergeArgs),
+    /// Print a completion script for a shell on standard output.
+    #[command(
+        after_help = short_help("completions"),
+        after_long_help = long_help("completions")
+    )]
+    Completions(CompletionsArgs),
 }
 
-const MERGE_HELP: &str = "\
-Each SHARD is the output of one `--byte-range` run, with its header, and
-SHARD.stats.json the `--stats` it wrote. Shards are ordered by file (in the
-order first named) and range start, whatever their order here. A shard that
-began inside a game its predecessor read to the end is run again from where
-that game ended, with the arguments its statistics recorded.
+/// One titled part of the text after the options: the same text ends
+/// `--help` (`-h` shows only the exit status and the examples) and makes a
+/// section of the man page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpSection {
+    pub title: &'static str,
+    /// Preformatted lines, without indentation.
+    pub body: String,
+}
 
-Exit status:
-  0  merged
-  2  could not merge (a missing or unreadable shard, shards that do not
-     tile their file, different headers, a rerun that failed)";
+/// A command line from the examples of `--help`, with what it shows. Each
+/// runs as written from the repository root (tests run them all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Example {
+    pub what: &'static str,
+    pub command: &'static str,
+}
+
+const EXIT_STATUS: &str = "\
+0  ran to completion, no problems found
+1  ran to completion, problems found (an invalid game, a wrong result, a perft mismatch)
+2  could not do the job (bad arguments, unreadable input, write failure); 2 wins over 1";
+
+const MERGE_EXIT_STATUS: &str = "\
+0  merged
+2  could not merge (a missing or unreadable shard, shards that do not
+   tile their file, different headers, a rerun that failed)";
+
+/// The finding codes of `validate` and their severity (README "Finding codes").
+pub const FINDING_CODES: &str = "\
+syntax               error    a token that is not PGN (e8Q, Nf3++, exd6e.p., figurines,
+                              o-o, UCI moves, an unclosed comment or variation, a malformed tag)
+illegal-move         error    a SAN that no legal move matches
+ambiguous-move       error    a SAN that several legal moves match
+null-move            error    a null move (--, Z0) on the main line
+move-after-end       error    a move after the game had ended automatically (checkmate,
+                              stalemate, fivefold repetition, 75 moves, dead position)
+invalid-fen          error    a FEN tag that does not parse or is not a legal setup
+result-mismatch      error    the Result tag and the termination marker disagree, or either
+                              is missing or invalid
+wrong-result         error    the result contradicts the board
+unsupported-variant  error    a Variant pgnkit does not replay: reported once, moves unchecked
+missing-tag          warning  a tag of the Seven Tag Roster is absent, or SetUp \"1\" without FEN
+invalid-tag          warning  a roster tag with a malformed value
+duplicate-tag        warning  the same tag twice in one tag section
+check-suffix         warning  + or # missing or wrong
+layout               warning  damage the reader recovers from (blank lines inside a game,
+                              text between or after games, NUL bytes, a glued tag)";
+
+/// The examples of `command`'s `--help` (`pgnkit` for the top level).
+pub fn examples(command: &str) -> &'static [Example] {
+    macro_rules! ex {
+        ($what:expr, $command:expr $(,)?) => {
+            Example {
+                what: $what,
+                command: $command,
+            }
+        };
+    }
+    match command {
+        "pgnkit" => &[
+            ex!(
+                "Validate real games (exit status 1: two have errors)",
+                "pgnkit validate fixtures/pgn/twic1599_excerpt.pgn fixtures/pgn/illegal_move_ply_61.pgn",
+            ),
+            ex!(
+                "Count the moves of the start position to depth 5",
+                "pgnkit perft -d 5"
+            ),
+        ],
+        "validate" => &[
+            ex!(
+                "Every finding, one line each, and a summary on standard error",
+                "pgnkit validate fixtures/pgn/twic1599_excerpt.pgn fixtures/pgn/illegal_move_ply_61.pgn",
+            ),
+            ex!(
+                "The findings as CSV, without progress or summary",
+                "pgnkit validate -q -f csv fixtures/pgn/layout_damage.pgn",
+            ),
+            ex!(
+                "Only whether a file is clean, from the exit status",
+                "pgnkit validate -q fixtures/pgn/chess960.pgn > /dev/null",
+            ),
+        ],
+        "annotate-outcome" => &[
+            ex!(
+                "One CSV row per game: how it ended and whether the result is right",
+                "pgnkit annotate-outcome fixtures/annotate/fivefold_real.pgn",
+            ),
+            ex!(
+                "The games written back with the result the Laws give",
+                "pgnkit annotate-outcome -q -f pgn --fix-results fixtures/annotate/time_forfeit_walled_in.pgn",
+            ),
+            ex!(
+                "JSON Lines, as a site without an arbiter scores the games",
+                "pgnkit annotate-outcome -q -f jsonl --rules online fixtures/annotate/seventy_five_moves_real.pgn",
+            ),
+        ],
+        "perft" => &[
+            ex!("The start position to depth 5", "pgnkit perft -d 5"),
+            ex!(
+                "One count per root move (a FEN is one quoted argument)",
+                "pgnkit perft -d 3 --divide \"8/8/8/8/8/8/6k1/4K2R w K - 0 1\"",
+            ),
+            ex!(
+                "Check a suite of known counts (exit status 1: one is wrong)",
+                "pgnkit perft --suite fixtures/perft/wrong_count.epd",
+            ),
+        ],
+        "convert" => &[
+            ex!(
+                "The moves of each game in UCI, one game a line",
+                "pgnkit convert --to uci fixtures/convert/annotated.pgn",
+            ),
+            ex!(
+                "Every position of a game as EPD",
+                "pgnkit convert --to epd --positions all fixtures/convert/annotated.pgn",
+            ),
+            ex!(
+                "One CSV row per game with chosen tags",
+                "pgnkit convert --to csv --tags Termination fixtures/annotate/time_forfeit_walled_in.pgn",
+            ),
+        ],
+        "merge" => &[
+            ex!(
+                "Validate a file in two shards (they could run on two machines)",
+                "pgnkit validate -q -f csv --byte-range ..6000 --stats a.csv.stats.json \\\n    -o a.csv fixtures/pgn/twic1599_excerpt.pgn",
+            ),
+            ex!(
+                "",
+                "pgnkit validate -q -f csv --byte-range 6000.. --stats b.csv.stats.json \\\n    -o b.csv fixtures/pgn/twic1599_excerpt.pgn",
+            ),
+            ex!(
+                "Merge them into what one run gives",
+                "pgnkit merge a.csv b.csv"
+            ),
+        ],
+        "completions" => &[
+            ex!(
+                "Bash, for the current user",
+                "pgnkit completions bash > ~/.local/share/bash-completion/completions/pgnkit",
+            ),
+            ex!(
+                "Zsh (with ~/.zfunc in $fpath)",
+                "pgnkit completions zsh > ~/.zfunc/_pgnkit",
+            ),
+            ex!(
+                "Fish",
+                "pgnkit completions fish > ~/.config/fish/completions/pgnkit.fish",
+            ),
+        ],
+        _ => &[],
+    }
+}
+
+/// The sections after the options of `command` (`pgnkit` for the top
+/// level), in order: `--help` prints them and the man page has one section
+/// each.
+pub fn help_sections(command: &str) -> Vec<HelpSection> {
+    let section = |title, body: &str| HelpSection {
+        title,
+        body: body.to_owned(),
+    };
+    let mut sections = Vec::new();
+    match command {
+        "validate" => {
+            sections.push(section(
+                "Report columns",
+                &format!(
+                    "csv (jsonl has the same fields):\n  {}\n\
+                     text: FILE:LINE: game G (White - Black), ply P (12... Nf3): code: message\n\
+                     offset is the byte offset of the game in its file, line and ply are\n\
+                     1-based; ply and san are empty when no move is to blame.",
+                    crate::output::report::CSV_HEADER
+                ),
+            ));
+            sections.push(section("Finding codes", FINDING_CODES));
+        }
+        "annotate-outcome" => sections.push(section(
+            "Report columns",
+            &format!(
+                "csv (jsonl has the same fields, plus the helpmate line):\n  {}",
+                crate::output::annotate::CSV_HEADER
+            ),
+        )),
+        "convert" => sections.push(section(
+            "Report columns",
+            "csv: file,game,offset, the Seven Tag Roster (Event,Site,Date,Round,White,\n\
+             Black,Result), the --tags (default: every other tag the first 1,000 games\n\
+             use), plies,uci,final_fen, and error with --keep-invalid.",
+        )),
+        _ => {}
+    }
+    match command {
+        "merge" => sections.push(section("Exit status", MERGE_EXIT_STATUS)),
+        "completions" => {}
+        _ => sections.push(section("Exit status", EXIT_STATUS)),
+    }
+    let examples = examples(command);
+    if !examples.is_empty() {
+        let mut body = String::new();
+        for ex in examples {
+            if !ex.what.is_empty() {
+                if !body.is_empty() {
+                    body.push('\n');
+                }
+                body.push_str(&format!("{}:\n", ex.what));
+            }
+            for line in ex.command.lines() {
+                body.push_str(&format!("  {line}\n"));
+            }
+        }
+        body.pop();
+        sections.push(section("Examples", &body));
+    }
+    sections
+}
+
+/// `sections` as help text: each title, then its body indented.
+fn render_sections(sections: &[HelpSection]) -> String {
+    let mut text = String::new();
+    for s in sections {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(s.title);
+        text.push_str(":\n");
+        for line in s.body.lines() {
+            if !line.is_empty() {
+                text.push_str("  ");
+            }
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    text.pop();
+    text
+}
+
+/// What `--help` prints after the options.
+fn long_help(command: &str) -> String {
+    render_sections(&help_sections(command))
+}
+
+/// What `-h` prints after the options: the exit status and the examples.
+fn short_help(command: &str) -> String {
+    let mut sections = help_sections(command);
+    sections.retain(|s| matches!(s.title, "Exit status" | "Examples"));
+    render_sections(&sections)
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
 
 #[derive(Debug, Clone, Args)]
 pub struct MergeArgs {
@@ -155,7 +412,7 @@ pub struct ValidateArgs {
 pub enum ReportFormat {
     /// `FILE:LINE: game G (White - Black), ply P (12... Nf3): code: message`
     Text,
-    /// A header row, then `file,game,line,ply,san,severity,code,message`.
+    /// A header row, then one row per finding (see the report columns).
     Csv,
     /// One JSON object per finding, with the CSV fields.
     Jsonl,

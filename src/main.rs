@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use pgnkit::cli::{Cli, Command};
 use pgnkit::cmd;
 use pgnkit::exit::ExitStatus;
@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => cmd::perft::run(args, &mut out),
         Command::Convert(args) => cmd::convert::run(args, &mut out),
         Command::Merge(args) => cmd::merge::run(args, &mut out),
+        Command::Completions(args) => completions(args.shell, &mut out),
     };
     let result = result.and_then(|status| {
         out.flush()?;
@@ -34,6 +35,16 @@ fn main() -> ExitCode {
             ExitStatus::Error.into()
         }
     }
+}
+
+/// Writes the completion script for `shell`, generated from the same
+/// definitions as `--help`.
+fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    // Into a buffer first: the generators panic on a write error (`| head`).
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "pgnkit", &mut script);
+    out.write_all(&script)?;
+    Ok(ExitStatus::Ok)
 }
 
 /// `pgnkit … | head` closes our stdout early: that is not an error.

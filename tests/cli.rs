@@ -5,22 +5,80 @@ use pgnkit::cli::Cli;
 
 use crate::util::{code, run, stderr, stdout};
 
-/// Renders the man pages: `pgnkit.1` and one page per subcommand.
+/// Escapes one line of text for roff: backslashes, hyphens (so they stay
+/// ASCII minus signs) and a leading `.` or `'` (a control line).
+fn roff_escape(line: &str) -> String {
+    let text = line.replace('\\', "\\e").replace('-', "\\-");
+    if text.starts_with('.') || text.starts_with('\'') {
+        format!("\\&{text}")
+    } else {
+        text
+    }
+}
+
+/// Renders one man page: clap_mangen's title, name, description and
+/// options, with the usage line `--help` prints as the synopsis and the
+/// sections `--help` ends with (columns, codes, exit status, examples).
+fn render_page(cmd: &clap::Command, page_name: &str, help_name: &str) -> Vec<u8> {
+    let man = clap_mangen::Man::new(cmd.clone().display_name(page_name.to_owned()))
+        .source(format!("pgnkit {}", env!("CARGO_PKG_VERSION")));
+    let mut page = Vec::new();
+    man.render_title(&mut page).unwrap();
+    man.render_name_section(&mut page).unwrap();
+    let usage = cmd.clone().render_usage().to_string();
+    let usage = usage.trim_start_matches("Usage: ");
+    let bin = cmd.get_bin_name().unwrap_or(cmd.get_name());
+    let rest = usage
+        .strip_prefix(bin)
+        .expect("usage starts with the command");
+    page.extend(
+        format!(
+            ".SH SYNOPSIS\n\\fB{}\\fR{}\n",
+            roff_escape(bin),
+            roff_escape(rest)
+        )
+        .bytes(),
+    );
+    man.render_description_section(&mut page).unwrap();
+    man.render_options_section(&mut page).unwrap();
+    if cmd.has_subcommands() {
+        man.render_subcommands_section(&mut page).unwrap();
+    }
+    for section in pgnkit::cli::help_sections(help_name) {
+        page.extend(format!(".SH {}\n.nf\n", section.title.to_uppercase()).bytes());
+        for line in section.body.lines() {
+            page.extend(roff_escape(line).bytes());
+            page.push(b'\n');
+        }
+        page.extend(b".fi\n");
+    }
+    man.render_version_section(&mut page).unwrap();
+    // Each clap_mangen part starts with the same two-line preamble: keep one.
+    let text = String::from_utf8(page).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let preamble = [lines[0], lines[1]];
+    let mut i = 2;
+    while i + 1 < lines.len() {
+        if lines[i..i + 2] == preamble {
+            lines.drain(i..i + 2);
+        } else {
+            i += 1;
+        }
+    }
+    (lines.join("\n") + "\n").into_bytes()
+}
+
+/// Renders the man pages: `pgnkit.1` and one page per subcommand, from the
+/// same definitions as `--help`.
 fn render_man_pages() -> Vec<(String, Vec<u8>)> {
-    let cmd = Cli::command();
-    let mut pages = Vec::new();
-    let mut top = Vec::new();
-    clap_mangen::Man::new(cmd.clone())
-        .render(&mut top)
-        .expect("render man page");
-    pages.push(("pgnkit.1".to_owned(), top));
-    for sub in cmd.get_subcommands() {
+    let mut cmd = Cli::command();
+    cmd.build();
+    // `pgnkit help` is clap's, and has no page of its own.
+    let cmd = cmd.mut_subcommand("help", |help| help.hide(true));
+    let mut pages = vec![("pgnkit.1".to_owned(), render_page(&cmd, "pgnkit", "pgnkit"))];
+    for sub in cmd.get_subcommands().filter(|sub| !sub.is_hide_set()) {
         let name = format!("pgnkit-{}", sub.get_name());
-        let mut page = Vec::new();
-        clap_mangen::Man::new(sub.clone().name(name.clone()))
-            .render(&mut page)
-            .expect("render man page");
-        pages.push((format!("{name}.1"), page));
+        pages.push((format!("{name}.1"), render_page(sub, &name, sub.get_name())));
     }
     pages
 }
@@ -66,4 +124,159 @@ fn usage_errors_exit_2() {
     assert_eq!(code(&out), 2);
     let out = run(&["frobnicate"], None);
     assert_eq!(code(&out), 2);
+}
+
+/// Writes the completion script for `shell` to a temporary file.
+fn completion_script(shell: &str) -> tempfile::NamedTempFile {
+    let out = run(&["completions", shell], None);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!out.stdout.is_empty());
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    std::io::Write::write_all(&mut file, &out.stdout).unwrap();
+    file
+}
+
+/// Whether `program` runs here (zsh and fish are optional).
+fn have(program: &str) -> bool {
+    std::process::Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Runs `shell` with `args`, asserts it succeeds, returns its stdout.
+fn shell_accepts(shell: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new(shell)
+        .args(args)
+        .output()
+        .expect("the shell runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{shell} {args:?}: {text}{err}");
+    text
+}
+
+/// The bash script parses, and sourcing it registers a completion for
+/// `pgnkit` that offers the subcommands.
+#[test]
+fn bash_completions_load() {
+    let script = completion_script("bash");
+    let path = script.path().to_str().unwrap();
+    shell_accepts("bash", &["-n", path]);
+    // Complete `pgnkit val` as bash would and list the candidates.
+    let probe = format!(
+        "source {path} && complete -p pgnkit && \
+         COMP_WORDS=(pgnkit val) COMP_CWORD=1 COMP_LINE='pgnkit val' COMP_POINT=10 && \
+         _pgnkit pgnkit val pgnkit && printf '%s\\n' \"${{COMPREPLY[@]}}\""
+    );
+    let text = shell_accepts("bash", &["-c", &probe]);
+    assert!(text.contains("-F _pgnkit pgnkit"), "{text}");
+    assert!(text.lines().any(|l| l == "validate"), "{text}");
+}
+
+/// zsh and fish accept their scripts, where they are installed.
+#[test]
+fn zsh_and_fish_completions_parse() {
+    for (shell, check) in [("zsh", "-n"), ("fish", "--no-execute")] {
+        if have(shell) {
+            let script = completion_script(shell);
+            shell_accepts(shell, &[check, script.path().to_str().unwrap()]);
+        }
+    }
+}
+
+/// Every shell clap_complete knows gets a script.
+#[test]
+fn completions_for_every_shell() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = run(&["completions", shell], None);
+        assert_eq!(code(&out), 0, "{shell}: {}", stderr(&out));
+        assert!(stdout(&out).contains("pgnkit"), "{shell}");
+    }
+    assert_eq!(code(&run(&["completions", "tcsh"], None)), 2);
+}
+
+/// The commands `--help` ends with: the subcommands that read files.
+const DOCUMENTED: [&str; 6] = [
+    "pgnkit",
+    "validate",
+    "annotate-outcome",
+    "perft",
+    "convert",
+    "merge",
+];
+
+/// Every example of `--help` runs as written from the repository root (in
+/// a scratch directory holding `fixtures/`, so files they write go there)
+/// and does its job: exit status 0, or 1 where it finds problems.
+#[test]
+fn help_examples_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+        dir.path().join("fixtures"),
+    )
+    .unwrap();
+    for command in DOCUMENTED {
+        let examples = pgnkit::cli::examples(command);
+        assert!(examples.len() >= 2, "{command} has examples");
+        for example in examples {
+            let out = crate::readme::sh(example.command, dir.path(), 0);
+            let text = String::from_utf8_lossy(&out.stdout);
+            let status = out.status.code();
+            assert!(
+                matches!(status, Some(0 | 1)),
+                "{}: {status:?}\n{text}",
+                example.command
+            );
+            assert!(!text.contains("error:"), "{}:\n{text}", example.command);
+        }
+    }
+}
+
+/// `--help` ends with the examples, and `-h` shows them too.
+#[test]
+fn help_ends_with_examples() {
+    for command in DOCUMENTED {
+        let last = pgnkit::cli::examples(command).last().unwrap();
+        let last_line = last.command.lines().last().unwrap().trim();
+        for flag in ["--help", "-h"] {
+            let args: Vec<&str> = if command == "pgnkit" {
+                vec![flag]
+            } else {
+                vec![command, flag]
+            };
+            let out = run(&args, None);
+            let help = stdout(&out);
+            assert!(help.contains("Examples:"), "{command} {flag}:\n{help}");
+            assert_eq!(
+                help.trim_end().lines().last().unwrap().trim(),
+                last_line,
+                "{command} {flag}"
+            );
+        }
+    }
+}
+
+/// The codes and columns `validate --help` lists are the ones the README
+/// documents and the report writes.
+#[test]
+fn validate_help_lists_codes_and_columns() {
+    let help = stdout(&run(&["validate", "--help"], None));
+    assert!(help.contains(pgnkit::output::report::CSV_HEADER), "{help}");
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let table = &readme[readme.find("### Finding codes").unwrap()..];
+    let table = &table[..table.find("\n\n###").unwrap()];
+    let readme_codes: Vec<&str> = table
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `")?.split('`').next())
+        .collect();
+    let help_codes: Vec<&str> = pgnkit::cli::FINDING_CODES
+        .lines()
+        .filter(|l| !l.starts_with(' '))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(help_codes, readme_codes);
 }

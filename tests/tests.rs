@@ -7,6 +7,7 @@ mod convert;
 mod fuzz_replay;
 mod hostile;
 mod perft;
+mod readme;
 mod shards;
 mod solver_bound;
 mod util;
