@@ -545,3 +545,14 @@ fn games_without_blank_lines_are_cut_and_read_as_a_whole_scan_reads_them() {
     assert!(whole.len() > 1000, "{} games", whole.len());
     assert!(chunked == whole, "chunked scan differs from the whole scan");
 }
+
+#[test]
+fn a_game_without_roster_tags_gets_one_missing_tag_finding() {
+    let out = run(&["validate", "-q"], Some(b"[Result \"*\"]\n\n1. e4 *\n"));
+    assert_eq!(code(&out), 0);
+    assert_eq!(
+        stdout(&out),
+        "<stdin>:1: game 1 (? - ?): missing-tag: tags Event, Site, Date, Round, White, Black \
+         of the Seven Tag Roster are missing\n"
+    );
+}
