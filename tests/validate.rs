@@ -556,3 +556,38 @@ fn a_game_without_roster_tags_gets_one_missing_tag_finding() {
          of the Seven Tag Roster are missing\n"
     );
 }
+
+#[test]
+fn the_summary_says_when_an_input_could_not_be_read() {
+    let out = run(&["validate", "fixtures/pgn/no_such_file.pgn"], None);
+    assert_eq!(code(&out), 2);
+    let err = stderr(&out);
+    assert!(
+        err.contains("\n0 games, 0 with errors, 0 with warnings, 1 input could not be read ("),
+        "{err}"
+    );
+    // The same tail for the other subcommands that read games.
+    let out = run(
+        &[
+            "convert",
+            "--to",
+            "san",
+            "fixtures/pgn/no_such_file.pgn",
+            "fixtures/pgn/missing_too.pgn",
+            "fixtures/pgn/ambiguous_move.pgn",
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 2);
+    let err = stderr(&out);
+    let summary = err.lines().last().unwrap();
+    assert!(summary.starts_with("1 game, "), "{err}");
+    assert!(summary.contains(", 2 inputs could not be read ("), "{err}");
+    let out = run(&["annotate-outcome", "fixtures/pgn/no_such_file.pgn"], None);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains(", 1 input could not be read ("),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -219,7 +219,8 @@ impl Streaming {
 
     /// The tail every streaming subcommand shares: flushes the product
     /// (`what` names it in the error), prints `N games, {summary}` on
-    /// standard error unless `--quiet`, and gives the exit status of a run
+    /// standard error unless `--quiet` (ending with how many inputs could
+    /// not be read, when any could not), and gives the exit status of a run
     /// that found `problems`.
     ///
     /// # Errors
@@ -244,11 +245,26 @@ impl Streaming {
         }
         if !self.quiet {
             diag::summary(
-                format!("{}, {summary}", diag::games(totals.games)),
+                format!(
+                    "{}, {summary}{}",
+                    diag::games(totals.games),
+                    unread(totals.failed)
+                ),
                 self.started.elapsed(),
             );
         }
         Ok(ExitStatus::of_run(problems, totals.failed))
+    }
+}
+
+/// The end of a summary when `failed` inputs could not be opened or read
+/// to their end (`, 2 inputs could not be read`): a run that lost an
+/// input must not read like a success.
+fn unread(failed: u64) -> String {
+    match failed {
+        0 => String::new(),
+        1 => ", 1 input could not be read".to_owned(),
+        n => format!(", {n} inputs could not be read"),
     }
 }
 
