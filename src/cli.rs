@@ -148,6 +148,28 @@ pub struct ValidateArgs {
     /// Report format: one line per finding.
     #[arg(short = 'f', long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
+
+    /// Neither report nor count findings of these codes (comma-separated,
+    /// or the flag repeated), e.g. `--ignore layout,check-suffix`.
+    #[arg(long, value_name = "CODE", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+
+    /// Report and count only findings of these codes (comma-separated, or
+    /// the flag repeated); `--ignore` then drops some of these.
+    #[arg(long, value_name = "CODE", value_delimiter = ',')]
+    pub only: Vec<String>,
+
+    /// What makes the exit status 1: `error` (a reported finding of
+    /// severity error), `warning` (any reported finding), `never`, or a
+    /// comma-separated list of codes (and of `error` / `warning`). A run
+    /// that could not read an input exits 2 whatever this says.
+    #[arg(
+        long,
+        value_name = "WHEN",
+        value_delimiter = ',',
+        default_value = "error"
+    )]
+    pub fail_on: Vec<String>,
 }
 
 /// Formats of the `validate` report.

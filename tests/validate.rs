@@ -591,3 +591,182 @@ fn the_summary_says_when_an_input_could_not_be_read() {
         stderr(&out)
     );
 }
+
+/// The codes of the CSV report of `path` with the extra `flags`, and the
+/// exit status.
+fn codes_with(flags: &[&str], path: &str) -> (Vec<String>, i32) {
+    let mut args = vec!["validate", "-q", "-f", "csv"];
+    args.extend_from_slice(flags);
+    args.push(path);
+    let out = run(&args, None);
+    let codes = rows(&stdout(&out)).into_iter().map(|r| r.4).collect();
+    (codes, code(&out))
+}
+
+#[test]
+fn ignore_and_only_filter_what_is_reported_and_counted() {
+    let twic = "fixtures/pgn/twic1599_excerpt.pgn";
+    // A real game played on after a dead position: ignored, it is neither
+    // reported nor counted, and the run succeeds.
+    assert_eq!(codes_with(&[], twic), (vec!["move-after-end".into()], 1));
+    assert_eq!(
+        codes_with(&["--ignore", "move-after-end"], twic),
+        (vec![], 0)
+    );
+    let out = run(&["validate", "--ignore", "move-after-end", twic], None);
+    assert!(
+        stderr(&out).starts_with("12 games, 0 with errors, 0 with warnings ("),
+        "{}",
+        stderr(&out)
+    );
+    let wrong = "fixtures/pgn/wrong_result_mate.pgn";
+    assert_eq!(
+        codes_with(&["--only", "check-suffix"], wrong),
+        (vec!["check-suffix".into()], 0)
+    );
+    assert_eq!(
+        codes_with(&["--only", "check-suffix,wrong-result"], wrong),
+        (vec!["wrong-result".into(), "check-suffix".into()], 1)
+    );
+    // Repeated flags add up, and --ignore drops from --only.
+    assert_eq!(
+        codes_with(
+            &[
+                "--only",
+                "check-suffix",
+                "--only",
+                "wrong-result",
+                "--ignore",
+                "wrong-result"
+            ],
+            wrong
+        ),
+        (vec!["check-suffix".into()], 0)
+    );
+    // --stats counts what was reported.
+    let dir = tempfile::tempdir().unwrap();
+    let stats = dir.path().join("stats.json");
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "--ignore",
+            "wrong-result",
+            "--stats",
+            stats.to_str().unwrap(),
+            wrong,
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 0);
+    let json = std::fs::read_to_string(&stats).unwrap();
+    assert!(json.contains("\"findings\":{\"check-suffix\":1}"), "{json}");
+}
+
+#[test]
+fn fail_on_decides_exit_1() {
+    let layout = "fixtures/pgn/layout_damage.pgn";
+    let twic = "fixtures/pgn/twic1599_excerpt.pgn";
+    // The default is `error`: warnings alone exit 0.
+    assert_eq!(codes_with(&[], layout).1, 0);
+    assert_eq!(codes_with(&["--fail-on", "error"], layout).1, 0);
+    assert_eq!(codes_with(&["--fail-on", "warning"], layout).1, 1);
+    assert_eq!(codes_with(&["--fail-on", "layout"], layout).1, 1);
+    assert_eq!(codes_with(&["--fail-on", "check-suffix"], layout).1, 0);
+    // A code list: only those codes fail the run, whatever their severity.
+    assert_eq!(codes_with(&["--fail-on", "illegal-move"], twic).1, 0);
+    assert_eq!(
+        codes_with(&["--fail-on", "illegal-move,move-after-end"], twic).1,
+        1
+    );
+    assert_eq!(codes_with(&["--fail-on", "never"], twic).1, 0);
+    // An ignored finding cannot fail the run.
+    assert_eq!(
+        codes_with(&["--fail-on", "warning", "--ignore", "layout"], layout).1,
+        0
+    );
+    // `never` still exits 2 when an input could not be read.
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "--fail-on",
+            "never",
+            twic,
+            "fixtures/pgn/no_such_file.pgn",
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 2);
+}
+
+#[test]
+fn unknown_codes_are_refused_with_the_valid_ones() {
+    for flag in ["--ignore", "--only", "--fail-on"] {
+        let out = run(
+            &[
+                "validate",
+                flag,
+                "layout,move-after-the-end",
+                "fixtures/pgn/empty.pgn",
+            ],
+            None,
+        );
+        assert_eq!(code(&out), 2, "{flag}");
+        assert_eq!(stdout(&out), "");
+        let err = stderr(&out);
+        assert!(
+            err.starts_with(&format!(
+                "pgnkit: {flag}: unknown finding code `move-after-the-end`; valid: "
+            )),
+            "{err}"
+        );
+        assert!(err.contains("move-after-end, invalid-fen"), "{err}");
+        assert_eq!(err.contains("never"), flag == "--fail-on", "{err}");
+    }
+    let out = run(
+        &[
+            "validate",
+            "--fail-on",
+            "never,layout",
+            "fixtures/pgn/empty.pgn",
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 2);
+}
+
+#[test]
+fn a_per_code_table_ends_the_run() {
+    let out = run(
+        &[
+            "validate",
+            "fixtures/pgn/twic1599_excerpt.pgn",
+            "fixtures/pgn/layout_damage.pgn",
+            "fixtures/pgn/crazyhouse.pgn",
+        ],
+        None,
+    );
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].starts_with("17 games, 2 with errors, 4 with warnings ("),
+        "{err}"
+    );
+    assert_eq!(
+        lines[1..],
+        [
+            "code                 severity  findings  games",
+            "layout               warning          4      3",
+            "move-after-end       error            1      1",
+            "unsupported-variant  error            1      1",
+            "missing-tag          warning          1      1",
+        ],
+        "{err}"
+    );
+    // No finding, no table; --quiet hides it.
+    let out = run(&["validate", "fixtures/pgn/chess960.pgn"], None);
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    let out = run(&["validate", "-q", "fixtures/pgn/layout_damage.pgn"], None);
+    assert_eq!(stderr(&out), "");
+}
