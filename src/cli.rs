@@ -100,7 +100,9 @@ pub enum MergeFormat {
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
     /// PGN files to read; `-` or none reads standard input. zstd, gzip and
-    /// bzip2 input is detected by content and decompressed on the fly.
+    /// bzip2 input is detected by content and decompressed on the fly. A
+    /// directory is walked recursively, sorted by path, for files named
+    /// `*.pgn`, `*.pgn.zst`, `*.pgn.gz` or `*.pgn.bz2` (any case).
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 

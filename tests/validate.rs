@@ -770,3 +770,61 @@ fn a_per_code_table_ends_the_run() {
     let out = run(&["validate", "-q", "fixtures/pgn/layout_damage.pgn"], None);
     assert_eq!(stderr(&out), "");
 }
+
+#[test]
+fn a_directory_is_walked_for_its_pgn_files_sorted_by_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("archive");
+    std::fs::create_dir_all(root.join("round2")).unwrap();
+    std::fs::create_dir_all(root.join("empty")).unwrap();
+    let copy = |from: &str, to: &str| {
+        std::fs::copy(fixture(&format!("pgn/{from}")), root.join(to)).unwrap();
+    };
+    copy("ambiguous_move.pgn", "round2/b.PGN");
+    copy("check_suffix.pgn", "a.pgn");
+    let pgn = std::fs::read(fixture("pgn/illegal_move_ply_61.pgn")).unwrap();
+    std::fs::write(
+        root.join("round2/a.pgn.zst"),
+        zstd::encode_all(&pgn[..], 3).unwrap(),
+    )
+    .unwrap();
+    // Not PGN by name: skipped, though its content is.
+    copy("move_after_mate.pgn", "notes.txt");
+    copy("move_after_mate.pgn", "round2/c.pgn.xz");
+    let archive = root.to_str().unwrap();
+    let out = run(&["validate", "-f", "csv", archive], None);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let files: Vec<String> = reader.records().map(|r| r.unwrap()[0].to_owned()).collect();
+    let name = |rel: &str| format!("{archive}/{rel}");
+    assert_eq!(
+        files,
+        [
+            name("a.pgn"),
+            name("a.pgn"),
+            name("round2/a.pgn.zst"),
+            name("round2/b.PGN"),
+        ]
+    );
+    assert!(
+        stderr(&out).starts_with("3 games, 2 with errors, 1 with warnings ("),
+        "{}",
+        stderr(&out)
+    );
+    // The same expansion for the other subcommands that read games.
+    let out = run(&["convert", "--to", "uci", archive], None);
+    assert!(
+        stderr(&out).contains("\n3 games, 2 could not be replayed"),
+        "{}",
+        stderr(&out)
+    );
+    // A directory holding no PGN file is reported, and fails the run.
+    let empty = root.join("empty");
+    let out = run(&["validate", empty.to_str().unwrap()], None);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("empty: cannot open: is a directory holding no .pgn"),
+        "{}",
+        stderr(&out)
+    );
+}

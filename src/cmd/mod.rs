@@ -74,10 +74,12 @@ pub(crate) struct Streaming {
 }
 
 impl Streaming {
-    /// The settings of `args`; the run's clock starts here.
+    /// The settings of `args`; the run's clock starts here. A directory
+    /// among the inputs stands for the PGN files under it
+    /// ([`crate::input::open::expand_dirs`]).
     pub fn new(args: &InputArgs) -> Streaming {
         Streaming {
-            files: args.files.clone(),
+            files: crate::input::open::expand_dirs(&args.files),
             threads: thread_count(args.threads),
             output: args.output.clone(),
             quiet: args.quiet,
