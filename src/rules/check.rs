@@ -337,10 +337,13 @@ mod tests {
     use super::*;
     use crate::input::scan::scan;
 
+    /// The findings of the first game of `pgn`.
+    fn findings(pgn: &str) -> Vec<Finding> {
+        check_game(&scan(pgn.as_bytes(), true).games[0]).findings
+    }
+
     fn codes(pgn: &str) -> Vec<(&'static str, Option<u32>)> {
-        let scan = scan(pgn.as_bytes(), true);
-        check_game(&scan.games[0])
-            .findings
+        findings(pgn)
             .iter()
             .map(|f| (f.code.as_str(), f.ply))
             .collect()
@@ -390,9 +393,7 @@ mod tests {
 
     /// The messages of the first game's findings.
     fn messages(pgn: &str) -> Vec<(&'static str, String)> {
-        let scan = scan(pgn.as_bytes(), true);
-        check_game(&scan.games[0])
-            .findings
+        findings(pgn)
             .into_iter()
             .map(|f| (f.code.as_str(), f.message))
             .collect()
