@@ -172,6 +172,25 @@ pub struct ValidateArgs {
         default_value = "error"
     )]
     pub fail_on: Vec<String>,
+
+    /// Write every game with an error finding (after `--ignore` and
+    /// `--only`; warnings alone leave a game good) to FILE, byte for byte
+    /// as it stands in the input, so that only these are fixed and merged
+    /// back. A game's bytes run from its first byte to the next game's, so
+    /// the blank lines after a game go with it; what stands before a file's
+    /// first game (a byte order mark, a preamble) goes nowhere, and a
+    /// newline is added after a file's last game only when it lacks one.
+    /// The inputs are read a second time, one at a time, to copy the games:
+    /// not standard input, not with `--byte-range`. A FILE that is an input
+    /// is refused, exit 2.
+    #[arg(long, value_name = "FILE")]
+    pub bad_games: Option<PathBuf>,
+
+    /// Write every other game (no error finding) to FILE, as `--bad-games`
+    /// writes those with one: the two together hold every game of the
+    /// inputs once.
+    #[arg(long, value_name = "FILE")]
+    pub good_games: Option<PathBuf>,
 }
 
 /// Formats of the `validate` report.

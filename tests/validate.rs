@@ -828,3 +828,179 @@ fn a_directory_is_walked_for_its_pgn_files_sorted_by_path() {
         stderr(&out)
     );
 }
+
+/// The games of the PGN `bytes` as `validate` cuts them: each from its
+/// first byte to the next game's first byte, the last to the end.
+fn game_texts(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let offsets: Vec<usize> = pgnkit::input::scan::scan(bytes, true)
+        .games
+        .iter()
+        .map(|g| g.offset)
+        .collect();
+    offsets
+        .iter()
+        .enumerate()
+        .map(|(i, &at)| bytes[at..offsets.get(i + 1).copied().unwrap_or(bytes.len())].to_vec())
+        .collect()
+}
+
+#[test]
+fn bad_and_good_games_are_the_input_games_byte_for_byte() {
+    let names = [
+        "twic1599_excerpt.pgn",
+        "illegal_move_ply_61.pgn",
+        "bad_fen.pgn",
+        "dropped_tokens.pgn",
+        "wrong_result_mate.pgn",
+        "check_suffix.pgn",
+        "layout_damage.pgn",
+        "latin1.pgn",
+        "fivefold_then_move.pgn",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    // One input compressed: its games are copied decompressed.
+    let zst = dir.path().join("twic.pgn.zst");
+    let twic = std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap();
+    std::fs::write(&zst, zstd::encode_all(&twic[..], 3).unwrap()).unwrap();
+    let mut inputs: Vec<String> = names.iter().map(|n| format!("fixtures/pgn/{n}")).collect();
+    inputs.push(zst.to_str().unwrap().to_owned());
+    let (bad, good) = (dir.path().join("bad.pgn"), dir.path().join("good.pgn"));
+    let mut args = vec![
+        "validate",
+        "-f",
+        "csv",
+        "--bad-games",
+        bad.to_str().unwrap(),
+        "--good-games",
+        good.to_str().unwrap(),
+    ];
+    args.extend(inputs.iter().map(String::as_str));
+    let out = run(&args, None);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    // The games with an error, from the report.
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let errors: std::collections::BTreeSet<(String, usize)> = reader
+        .records()
+        .map(|r| r.unwrap())
+        .filter(|r| &r[6] == "error")
+        .map(|r| (r[0].to_owned(), r[1].parse().unwrap()))
+        .collect();
+    assert!(errors.len() >= 8, "{errors:?}");
+    // Each file is the input games of its kind, in input order, as they were.
+    let (mut want_bad, mut want_good) = (Vec::new(), Vec::new());
+    let mut all = Vec::new();
+    for input in &inputs {
+        let bytes = if input.ends_with(".zst") {
+            twic.clone()
+        } else {
+            std::fs::read(input).unwrap()
+        };
+        for (i, text) in game_texts(&bytes).into_iter().enumerate() {
+            let into = if errors.contains(&(input.clone(), i + 1)) {
+                &mut want_bad
+            } else {
+                &mut want_good
+            };
+            if into.last().is_some_and(|&b| b != b'\n') {
+                into.push(b'\n');
+            }
+            into.extend_from_slice(&text);
+            all.push(text);
+        }
+    }
+    let (got_bad, got_good) = (std::fs::read(&bad).unwrap(), std::fs::read(&good).unwrap());
+    assert!(got_bad == want_bad, "{}", String::from_utf8_lossy(&got_bad));
+    assert!(
+        got_good == want_good,
+        "{}",
+        String::from_utf8_lossy(&got_good)
+    );
+    // Good + bad is a permutation of the input's games, and nothing else.
+    let mut split: Vec<Vec<u8>> = game_texts(&got_bad);
+    split.extend(game_texts(&got_good));
+    let trim = |t: &Vec<u8>| t.trim_ascii_end().to_vec();
+    let mut split: Vec<_> = split.iter().map(trim).collect();
+    let mut all: Vec<_> = all.iter().map(trim).collect();
+    split.sort();
+    all.sort();
+    assert_eq!(split.len(), all.len());
+    assert!(split == all, "the games written differ from the input's");
+    // The bad games are exactly those with errors: validating them again
+    // finds an error in every one, and none in the good ones.
+    let again = run(
+        &["validate", "-q", "-f", "csv", bad.to_str().unwrap()],
+        None,
+    );
+    let mut reader = csv::Reader::from_reader(again.stdout.as_slice());
+    let bad_games: std::collections::BTreeSet<String> = reader
+        .records()
+        .map(|r| r.unwrap())
+        .filter(|r| &r[6] == "error")
+        .map(|r| r[1].to_owned())
+        .collect();
+    assert_eq!(bad_games.len(), errors.len());
+    let again = run(&["validate", "-q", good.to_str().unwrap()], None);
+    assert_eq!(code(&again), 0, "{}", stdout(&again));
+}
+
+#[test]
+fn bad_and_good_games_follow_ignore_and_refuse_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bad, good) = (dir.path().join("bad.pgn"), dir.path().join("good.pgn"));
+    let twic = "fixtures/pgn/twic1599_excerpt.pgn";
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "--ignore",
+            "move-after-end",
+            "--bad-games",
+            bad.to_str().unwrap(),
+            "--good-games",
+            good.to_str().unwrap(),
+            twic,
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(std::fs::read(&bad).unwrap(), b"");
+    assert_eq!(
+        std::fs::read(&good).unwrap(),
+        std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap()
+    );
+    // An input as the games file, by another name: refused before reading.
+    let copy = dir.path().join("copy.pgn");
+    std::fs::copy(fixture("pgn/twic1599_excerpt.pgn"), &copy).unwrap();
+    let link = dir.path().join("link.pgn");
+    std::os::unix::fs::symlink(&copy, &link).unwrap();
+    let out = run(
+        &[
+            "validate",
+            "--bad-games",
+            link.to_str().unwrap(),
+            copy.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("refusing to write"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap()
+    );
+    // Standard input cannot be read twice.
+    let out = run(
+        &["validate", "--good-games", good.to_str().unwrap()],
+        Some(b""),
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("not standard input"),
+        "{}",
+        stderr(&out)
+    );
+}

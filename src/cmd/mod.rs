@@ -50,7 +50,7 @@ fn fd_metadata(fd: BorrowedFd<'_>) -> Option<Metadata> {
 /// The device and inode of the file `path` names, symlinks followed (`-` is
 /// standard input): two paths name the same file when these are equal,
 /// whatever the spelling, a symlink or a hard link.
-fn identity(path: &Path) -> Option<(u64, u64)> {
+pub(crate) fn identity(path: &Path) -> Option<(u64, u64)> {
     let meta = if path == Path::new("-") {
         fd_metadata(std::io::stdin().as_fd())?
     } else {
@@ -116,7 +116,7 @@ impl Streaming {
     /// # Errors
     ///
     /// When `output` is one of the inputs.
-    fn check_output(&self, output: &Path) -> anyhow::Result<()> {
+    pub(crate) fn check_output(&self, output: &Path) -> anyhow::Result<()> {
         let Some(meta) = std::fs::metadata(output).ok().filter(Metadata::is_file) else {
             return Ok(());
         };
