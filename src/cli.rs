@@ -179,7 +179,8 @@ pub struct ValidateArgs {
     /// back. A game's bytes run from its first byte to the next game's, so
     /// the blank lines after a game go with it; what stands before a file's
     /// first game (a byte order mark, a preamble) goes nowhere, and a
-    /// newline is added after a file's last game only when it lacks one.
+    /// newline is put between two games only where the first lacks one (a
+    /// file's last game without a final newline).
     /// The inputs are read a second time, one at a time, to copy the games:
     /// not standard input, not with `--byte-range`. A FILE that is an input
     /// is refused, exit 2.
