@@ -357,7 +357,9 @@ pub enum MergeFormat {
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
     /// PGN files to read; `-` or none reads standard input. zstd, gzip and
-    /// bzip2 input is detected by content and decompressed on the fly.
+    /// bzip2 input is detected by content and decompressed on the fly. A
+    /// directory is walked recursively, sorted by path, for files named
+    /// `*.pgn`, `*.pgn.zst`, `*.pgn.gz` or `*.pgn.bz2` (any case).
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
@@ -405,6 +407,48 @@ pub struct ValidateArgs {
     /// Report format: one line per finding.
     #[arg(short = 'f', long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
+
+    /// Neither report nor count findings of these codes (comma-separated,
+    /// or the flag repeated), e.g. `--ignore layout,check-suffix`.
+    #[arg(long, value_name = "CODE", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+
+    /// Report and count only findings of these codes (comma-separated, or
+    /// the flag repeated); `--ignore` then drops some of these.
+    #[arg(long, value_name = "CODE", value_delimiter = ',')]
+    pub only: Vec<String>,
+
+    /// What makes the exit status 1: `error` (a reported finding of
+    /// severity error), `warning` (any reported finding), `never`, or a
+    /// comma-separated list of codes (and of `error` / `warning`). A run
+    /// that could not read an input exits 2 whatever this says.
+    #[arg(
+        long,
+        value_name = "WHEN",
+        value_delimiter = ',',
+        default_value = "error"
+    )]
+    pub fail_on: Vec<String>,
+
+    /// Write every game with an error finding (after `--ignore` and
+    /// `--only`; warnings alone leave a game good) to FILE, byte for byte
+    /// as it stands in the input, so that only these are fixed and merged
+    /// back. A game's bytes run from its first byte to the next game's, so
+    /// the blank lines after a game go with it; what stands before a file's
+    /// first game (a byte order mark, a preamble) goes nowhere, and a
+    /// newline is put between two games only where the first lacks one (a
+    /// file's last game without a final newline).
+    /// The inputs are read a second time, one at a time, to copy the games:
+    /// not standard input, not with `--byte-range`. A FILE that is an input
+    /// is refused, exit 2.
+    #[arg(long, value_name = "FILE")]
+    pub bad_games: Option<PathBuf>,
+
+    /// Write every other game (no error finding) to FILE, as `--bad-games`
+    /// writes those with one: the two together hold every game of the
+    /// inputs once.
+    #[arg(long, value_name = "FILE")]
+    pub good_games: Option<PathBuf>,
 }
 
 /// Formats of the `validate` report.

@@ -389,7 +389,17 @@ fn good_games(n: usize) -> Vec<u8> {
 /// The game count of the summary line on standard error.
 fn games_read(out: &Output) -> u64 {
     let err = stderr(out);
-    let summary = err.lines().last().unwrap_or_default();
+    // The summary is the last line that starts with a count: validate's
+    // per-code table follows it.
+    let summary = err
+        .lines()
+        .rev()
+        .find(|l| {
+            l.split(' ')
+                .next()
+                .is_some_and(|w| w.parse::<u64>().is_ok())
+        })
+        .unwrap_or_default();
     let count = summary.split(' ').next().unwrap_or_default();
     count
         .parse()

@@ -545,3 +545,462 @@ fn games_without_blank_lines_are_cut_and_read_as_a_whole_scan_reads_them() {
     assert!(whole.len() > 1000, "{} games", whole.len());
     assert!(chunked == whole, "chunked scan differs from the whole scan");
 }
+
+#[test]
+fn a_game_without_roster_tags_gets_one_missing_tag_finding() {
+    let out = run(&["validate", "-q"], Some(b"[Result \"*\"]\n\n1. e4 *\n"));
+    assert_eq!(code(&out), 0);
+    assert_eq!(
+        stdout(&out),
+        "<stdin>:1: game 1 (? - ?): missing-tag: tags Event, Site, Date, Round, White, Black \
+         of the Seven Tag Roster are missing\n"
+    );
+}
+
+#[test]
+fn the_summary_says_when_an_input_could_not_be_read() {
+    let out = run(&["validate", "fixtures/pgn/no_such_file.pgn"], None);
+    assert_eq!(code(&out), 2);
+    let err = stderr(&out);
+    assert!(
+        err.contains("\n0 games, 0 with errors, 0 with warnings, 1 input could not be read ("),
+        "{err}"
+    );
+    // The same tail for the other subcommands that read games.
+    let out = run(
+        &[
+            "convert",
+            "--to",
+            "san",
+            "fixtures/pgn/no_such_file.pgn",
+            "fixtures/pgn/missing_too.pgn",
+            "fixtures/pgn/ambiguous_move.pgn",
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 2);
+    let err = stderr(&out);
+    let summary = err.lines().last().unwrap();
+    assert!(summary.starts_with("1 game, "), "{err}");
+    assert!(summary.contains(", 2 inputs could not be read ("), "{err}");
+    let out = run(&["annotate-outcome", "fixtures/pgn/no_such_file.pgn"], None);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains(", 1 input could not be read ("),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The codes of the CSV report of `path` with the extra `flags`, and the
+/// exit status.
+fn codes_with(flags: &[&str], path: &str) -> (Vec<String>, i32) {
+    let mut args = vec!["validate", "-q", "-f", "csv"];
+    args.extend_from_slice(flags);
+    args.push(path);
+    let out = run(&args, None);
+    let codes = rows(&stdout(&out)).into_iter().map(|r| r.4).collect();
+    (codes, code(&out))
+}
+
+#[test]
+fn ignore_and_only_filter_what_is_reported_and_counted() {
+    let twic = "fixtures/pgn/twic1599_excerpt.pgn";
+    // A real game played on after a dead position: ignored, it is neither
+    // reported nor counted, and the run succeeds.
+    assert_eq!(codes_with(&[], twic), (vec!["move-after-end".into()], 1));
+    assert_eq!(
+        codes_with(&["--ignore", "move-after-end"], twic),
+        (vec![], 0)
+    );
+    let out = run(&["validate", "--ignore", "move-after-end", twic], None);
+    assert!(
+        stderr(&out).starts_with("12 games, 0 with errors, 0 with warnings ("),
+        "{}",
+        stderr(&out)
+    );
+    let wrong = "fixtures/pgn/wrong_result_mate.pgn";
+    assert_eq!(
+        codes_with(&["--only", "check-suffix"], wrong),
+        (vec!["check-suffix".into()], 0)
+    );
+    assert_eq!(
+        codes_with(&["--only", "check-suffix,wrong-result"], wrong),
+        (vec!["wrong-result".into(), "check-suffix".into()], 1)
+    );
+    // Repeated flags add up, and --ignore drops from --only.
+    assert_eq!(
+        codes_with(
+            &[
+                "--only",
+                "check-suffix",
+                "--only",
+                "wrong-result",
+                "--ignore",
+                "wrong-result"
+            ],
+            wrong
+        ),
+        (vec!["check-suffix".into()], 0)
+    );
+    // --stats counts what was reported.
+    let dir = tempfile::tempdir().unwrap();
+    let stats = dir.path().join("stats.json");
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "--ignore",
+            "wrong-result",
+            "--stats",
+            stats.to_str().unwrap(),
+            wrong,
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 0);
+    let json = std::fs::read_to_string(&stats).unwrap();
+    assert!(json.contains("\"findings\":{\"check-suffix\":1}"), "{json}");
+}
+
+#[test]
+fn fail_on_decides_exit_1() {
+    let layout = "fixtures/pgn/layout_damage.pgn";
+    let twic = "fixtures/pgn/twic1599_excerpt.pgn";
+    // The default is `error`: warnings alone exit 0.
+    assert_eq!(codes_with(&[], layout).1, 0);
+    assert_eq!(codes_with(&["--fail-on", "error"], layout).1, 0);
+    assert_eq!(codes_with(&["--fail-on", "warning"], layout).1, 1);
+    assert_eq!(codes_with(&["--fail-on", "layout"], layout).1, 1);
+    assert_eq!(codes_with(&["--fail-on", "check-suffix"], layout).1, 0);
+    // A code list: only those codes fail the run, whatever their severity.
+    assert_eq!(codes_with(&["--fail-on", "illegal-move"], twic).1, 0);
+    assert_eq!(
+        codes_with(&["--fail-on", "illegal-move,move-after-end"], twic).1,
+        1
+    );
+    assert_eq!(codes_with(&["--fail-on", "never"], twic).1, 0);
+    // An ignored finding cannot fail the run.
+    assert_eq!(
+        codes_with(&["--fail-on", "warning", "--ignore", "layout"], layout).1,
+        0
+    );
+    // `never` still exits 2 when an input could not be read.
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "--fail-on",
+            "never",
+            twic,
+            "fixtures/pgn/no_such_file.pgn",
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 2);
+}
+
+#[test]
+fn unknown_codes_are_refused_with_the_valid_ones() {
+    for flag in ["--ignore", "--only", "--fail-on"] {
+        let out = run(
+            &[
+                "validate",
+                flag,
+                "layout,move-after-the-end",
+                "fixtures/pgn/empty.pgn",
+            ],
+            None,
+        );
+        assert_eq!(code(&out), 2, "{flag}");
+        assert_eq!(stdout(&out), "");
+        let err = stderr(&out);
+        assert!(
+            err.starts_with(&format!(
+                "pgnkit: {flag}: unknown finding code `move-after-the-end`; valid: "
+            )),
+            "{err}"
+        );
+        assert!(err.contains("move-after-end, invalid-fen"), "{err}");
+        assert_eq!(err.contains("never"), flag == "--fail-on", "{err}");
+    }
+    let out = run(
+        &[
+            "validate",
+            "--fail-on",
+            "never,layout",
+            "fixtures/pgn/empty.pgn",
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 2);
+}
+
+#[test]
+fn a_per_code_table_ends_the_run() {
+    let out = run(
+        &[
+            "validate",
+            "fixtures/pgn/twic1599_excerpt.pgn",
+            "fixtures/pgn/layout_damage.pgn",
+            "fixtures/pgn/crazyhouse.pgn",
+        ],
+        None,
+    );
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].starts_with("17 games, 2 with errors, 4 with warnings ("),
+        "{err}"
+    );
+    assert_eq!(
+        lines[1..],
+        [
+            "code                 severity  findings  games",
+            "layout               warning          4      3",
+            "move-after-end       error            1      1",
+            "unsupported-variant  error            1      1",
+            "missing-tag          warning          1      1",
+        ],
+        "{err}"
+    );
+    // No finding, no table; --quiet hides it.
+    let out = run(&["validate", "fixtures/pgn/chess960.pgn"], None);
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    let out = run(&["validate", "-q", "fixtures/pgn/layout_damage.pgn"], None);
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn a_directory_is_walked_for_its_pgn_files_sorted_by_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("archive");
+    std::fs::create_dir_all(root.join("round2")).unwrap();
+    std::fs::create_dir_all(root.join("empty")).unwrap();
+    let copy = |from: &str, to: &str| {
+        std::fs::copy(fixture(&format!("pgn/{from}")), root.join(to)).unwrap();
+    };
+    copy("ambiguous_move.pgn", "round2/b.PGN");
+    copy("check_suffix.pgn", "a.pgn");
+    let pgn = std::fs::read(fixture("pgn/illegal_move_ply_61.pgn")).unwrap();
+    std::fs::write(
+        root.join("round2/a.pgn.zst"),
+        zstd::encode_all(&pgn[..], 3).unwrap(),
+    )
+    .unwrap();
+    // Not PGN by name: skipped, though its content is.
+    copy("move_after_mate.pgn", "notes.txt");
+    copy("move_after_mate.pgn", "round2/c.pgn.xz");
+    let archive = root.to_str().unwrap();
+    let out = run(&["validate", "-f", "csv", archive], None);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let files: Vec<String> = reader.records().map(|r| r.unwrap()[0].to_owned()).collect();
+    let name = |rel: &str| format!("{archive}/{rel}");
+    assert_eq!(
+        files,
+        [
+            name("a.pgn"),
+            name("a.pgn"),
+            name("round2/a.pgn.zst"),
+            name("round2/b.PGN"),
+        ]
+    );
+    assert!(
+        stderr(&out).starts_with("3 games, 2 with errors, 1 with warnings ("),
+        "{}",
+        stderr(&out)
+    );
+    // The same expansion for the other subcommands that read games.
+    let out = run(&["convert", "--to", "uci", archive], None);
+    assert!(
+        stderr(&out).contains("\n3 games, 2 could not be replayed"),
+        "{}",
+        stderr(&out)
+    );
+    // A directory holding no PGN file is reported, and fails the run.
+    let empty = root.join("empty");
+    let out = run(&["validate", empty.to_str().unwrap()], None);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("empty: cannot open: is a directory holding no .pgn"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The games of the PGN `bytes` as `validate` cuts them: each from its
+/// first byte to the next game's first byte, the last to the end.
+fn game_texts(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let offsets: Vec<usize> = pgnkit::input::scan::scan(bytes, true)
+        .games
+        .iter()
+        .map(|g| g.offset)
+        .collect();
+    offsets
+        .iter()
+        .enumerate()
+        .map(|(i, &at)| bytes[at..offsets.get(i + 1).copied().unwrap_or(bytes.len())].to_vec())
+        .collect()
+}
+
+#[test]
+fn bad_and_good_games_are_the_input_games_byte_for_byte() {
+    let names = [
+        "twic1599_excerpt.pgn",
+        "illegal_move_ply_61.pgn",
+        "bad_fen.pgn",
+        "dropped_tokens.pgn",
+        "wrong_result_mate.pgn",
+        "check_suffix.pgn",
+        "layout_damage.pgn",
+        "latin1.pgn",
+        "fivefold_then_move.pgn",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    // One input compressed: its games are copied decompressed.
+    let zst = dir.path().join("twic.pgn.zst");
+    let twic = std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap();
+    std::fs::write(&zst, zstd::encode_all(&twic[..], 3).unwrap()).unwrap();
+    let mut inputs: Vec<String> = names.iter().map(|n| format!("fixtures/pgn/{n}")).collect();
+    inputs.push(zst.to_str().unwrap().to_owned());
+    let (bad, good) = (dir.path().join("bad.pgn"), dir.path().join("good.pgn"));
+    let mut args = vec![
+        "validate",
+        "-f",
+        "csv",
+        "--bad-games",
+        bad.to_str().unwrap(),
+        "--good-games",
+        good.to_str().unwrap(),
+    ];
+    args.extend(inputs.iter().map(String::as_str));
+    let out = run(&args, None);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    // The games with an error, from the report.
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let errors: std::collections::BTreeSet<(String, usize)> = reader
+        .records()
+        .map(|r| r.unwrap())
+        .filter(|r| &r[6] == "error")
+        .map(|r| (r[0].to_owned(), r[1].parse().unwrap()))
+        .collect();
+    assert!(errors.len() >= 8, "{errors:?}");
+    // Each file is the input games of its kind, in input order, as they were.
+    let (mut want_bad, mut want_good) = (Vec::new(), Vec::new());
+    let mut all = Vec::new();
+    for input in &inputs {
+        let bytes = if input.ends_with(".zst") {
+            twic.clone()
+        } else {
+            std::fs::read(input).unwrap()
+        };
+        for (i, text) in game_texts(&bytes).into_iter().enumerate() {
+            let into = if errors.contains(&(input.clone(), i + 1)) {
+                &mut want_bad
+            } else {
+                &mut want_good
+            };
+            if into.last().is_some_and(|&b| b != b'\n') {
+                into.push(b'\n');
+            }
+            into.extend_from_slice(&text);
+            all.push(text);
+        }
+    }
+    let (got_bad, got_good) = (std::fs::read(&bad).unwrap(), std::fs::read(&good).unwrap());
+    assert!(got_bad == want_bad, "{}", String::from_utf8_lossy(&got_bad));
+    assert!(
+        got_good == want_good,
+        "{}",
+        String::from_utf8_lossy(&got_good)
+    );
+    // Good + bad is a permutation of the input's games, and nothing else.
+    let mut split: Vec<Vec<u8>> = game_texts(&got_bad);
+    split.extend(game_texts(&got_good));
+    let trim = |t: &Vec<u8>| t.trim_ascii_end().to_vec();
+    let mut split: Vec<_> = split.iter().map(trim).collect();
+    let mut all: Vec<_> = all.iter().map(trim).collect();
+    split.sort();
+    all.sort();
+    assert_eq!(split.len(), all.len());
+    assert!(split == all, "the games written differ from the input's");
+    // The bad games are exactly those with errors: validating them again
+    // finds an error in every one, and none in the good ones.
+    let again = run(
+        &["validate", "-q", "-f", "csv", bad.to_str().unwrap()],
+        None,
+    );
+    let mut reader = csv::Reader::from_reader(again.stdout.as_slice());
+    let bad_games: std::collections::BTreeSet<String> = reader
+        .records()
+        .map(|r| r.unwrap())
+        .filter(|r| &r[6] == "error")
+        .map(|r| r[1].to_owned())
+        .collect();
+    assert_eq!(bad_games.len(), errors.len());
+    let again = run(&["validate", "-q", good.to_str().unwrap()], None);
+    assert_eq!(code(&again), 0, "{}", stdout(&again));
+}
+
+#[test]
+fn bad_and_good_games_follow_ignore_and_refuse_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bad, good) = (dir.path().join("bad.pgn"), dir.path().join("good.pgn"));
+    let twic = "fixtures/pgn/twic1599_excerpt.pgn";
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "--ignore",
+            "move-after-end",
+            "--bad-games",
+            bad.to_str().unwrap(),
+            "--good-games",
+            good.to_str().unwrap(),
+            twic,
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(std::fs::read(&bad).unwrap(), b"");
+    assert_eq!(
+        std::fs::read(&good).unwrap(),
+        std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap()
+    );
+    // An input as the games file, by another name: refused before reading.
+    let copy = dir.path().join("copy.pgn");
+    std::fs::copy(fixture("pgn/twic1599_excerpt.pgn"), &copy).unwrap();
+    let link = dir.path().join("link.pgn");
+    std::os::unix::fs::symlink(&copy, &link).unwrap();
+    let out = run(
+        &[
+            "validate",
+            "--bad-games",
+            link.to_str().unwrap(),
+            copy.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("refusing to write"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap()
+    );
+    // Standard input cannot be read twice.
+    let out = run(
+        &["validate", "--good-games", good.to_str().unwrap()],
+        Some(b""),
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("not standard input"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -50,7 +50,7 @@ fn fd_metadata(fd: BorrowedFd<'_>) -> Option<Metadata> {
 /// The device and inode of the file `path` names, symlinks followed (`-` is
 /// standard input): two paths name the same file when these are equal,
 /// whatever the spelling, a symlink or a hard link.
-fn identity(path: &Path) -> Option<(u64, u64)> {
+pub(crate) fn identity(path: &Path) -> Option<(u64, u64)> {
     let meta = if path == Path::new("-") {
         fd_metadata(std::io::stdin().as_fd())?
     } else {
@@ -74,10 +74,12 @@ pub(crate) struct Streaming {
 }
 
 impl Streaming {
-    /// The settings of `args`; the run's clock starts here.
+    /// The settings of `args`; the run's clock starts here. A directory
+    /// among the inputs stands for the PGN files under it
+    /// ([`crate::input::open::expand_dirs`]).
     pub fn new(args: &InputArgs) -> Streaming {
         Streaming {
-            files: args.files.clone(),
+            files: crate::input::open::expand_dirs(&args.files),
             threads: thread_count(args.threads),
             output: args.output.clone(),
             quiet: args.quiet,
@@ -114,7 +116,7 @@ impl Streaming {
     /// # Errors
     ///
     /// When `output` is one of the inputs.
-    fn check_output(&self, output: &Path) -> anyhow::Result<()> {
+    pub(crate) fn check_output(&self, output: &Path) -> anyhow::Result<()> {
         let Some(meta) = std::fs::metadata(output).ok().filter(Metadata::is_file) else {
             return Ok(());
         };
@@ -219,7 +221,8 @@ impl Streaming {
 
     /// The tail every streaming subcommand shares: flushes the product
     /// (`what` names it in the error), prints `N games, {summary}` on
-    /// standard error unless `--quiet`, and gives the exit status of a run
+    /// standard error unless `--quiet` (ending with how many inputs could
+    /// not be read, when any could not), and gives the exit status of a run
     /// that found `problems`.
     ///
     /// # Errors
@@ -244,11 +247,26 @@ impl Streaming {
         }
         if !self.quiet {
             diag::summary(
-                format!("{}, {summary}", diag::games(totals.games)),
+                format!(
+                    "{}, {summary}{}",
+                    diag::games(totals.games),
+                    unread(totals.failed)
+                ),
                 self.started.elapsed(),
             );
         }
         Ok(ExitStatus::of_run(problems, totals.failed))
+    }
+}
+
+/// The end of a summary when `failed` inputs could not be opened or read
+/// to their end (`, 2 inputs could not be read`): a run that lost an
+/// input must not read like a success.
+fn unread(failed: u64) -> String {
+    match failed {
+        0 => String::new(),
+        1 => ", 1 input could not be read".to_owned(),
+        n => format!(", {n} inputs could not be read"),
     }
 }
 

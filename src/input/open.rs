@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -114,9 +114,11 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> io::Result<Source> {
         let file = File::open(path)?;
         let meta = file.metadata()?;
         if meta.is_dir() {
+            // A directory given as an input is walked ([`expand_dirs`]); it
+            // reaches here only when it held no PGN file.
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                "is a directory",
+                "is a directory holding no .pgn, .pgn.zst, .pgn.gz or .pgn.bz2 file",
             ));
         }
         let size = meta.is_file().then_some(meta.len());
@@ -151,6 +153,74 @@ pub fn input_name(path: &Path) -> String {
         "<stdin>".to_owned()
     } else {
         path.display().to_string()
+    }
+}
+
+/// The names a directory walk takes, compared without regard to case.
+pub const PGN_EXTENSIONS: [&str; 4] = [".pgn", ".pgn.zst", ".pgn.gz", ".pgn.bz2"];
+
+/// Whether the file name `name` ends with one of [`PGN_EXTENSIONS`],
+/// whatever its case.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::input::open::is_pgn_name;
+/// assert!(is_pgn_name("round1.PGN"));
+/// assert!(is_pgn_name("twic1599.pgn.zst"));
+/// assert!(!is_pgn_name("notes.txt"));
+/// assert!(!is_pgn_name("games.pgn.xz"));
+/// ```
+pub fn is_pgn_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    PGN_EXTENSIONS.iter().any(|ext| name.ends_with(ext))
+}
+
+/// The inputs `files` name, every directory among them replaced by the PGN
+/// files under it ([`is_pgn_name`]), recursively, in the order ripgrep's
+/// `--sort path` gives: the entries of each directory sorted by name, a
+/// subdirectory walked where its name sorts. A symlink to a file is taken;
+/// one to a directory is not walked (no cycles). A directory that holds no
+/// PGN file, or one that cannot be listed, stays as it is, so that opening
+/// it reports it. Other paths, `-` among them, are kept as given.
+pub fn expand_dirs(files: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::with_capacity(files.len());
+    for path in files {
+        let is_dir = path != Path::new("-") && std::fs::metadata(path).is_ok_and(|m| m.is_dir());
+        if !is_dir {
+            out.push(path.clone());
+            continue;
+        }
+        let before = out.len();
+        walk(path, &mut out);
+        if out.len() == before {
+            out.push(path.clone());
+        }
+    }
+    out
+}
+
+/// Adds the PGN files under the directory `dir` to `out`, in order; a
+/// subdirectory that cannot be listed is added itself, to be reported.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        out.push(dir.to_path_buf());
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            walk(&path, out);
+        } else if is_pgn_name(&entry.file_name().to_string_lossy())
+            && std::fs::metadata(&path).is_ok_and(|m| !m.is_dir())
+        {
+            out.push(path);
+        }
     }
 }
 

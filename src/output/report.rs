@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use shakmaty::Color;
 
 use super::{diag, json};
-use crate::rules::finding::Finding;
+use crate::rules::finding::{Code, Finding};
 
 /// The columns every CSV report starts with (more follow).
 pub const CSV_HEADER: &str = "file,game,offset,line,ply,san,severity,code,message,white,black";
@@ -180,4 +180,72 @@ pub fn write_finding(
             out.write_all(b"}\n")
         }
     }
+}
+
+/// The findings of one code in a run, for the table [`code_table`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CodeCount {
+    pub code: Code,
+    pub findings: u64,
+    /// Games with at least one finding of the code.
+    pub games: u64,
+}
+
+/// The per-code table that ends a run on standard error, one line a code
+/// (most findings first), columns aligned: `code severity findings games`.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::output::report::{CodeCount, code_table};
+/// use pgnkit::rules::finding::Code;
+/// let rows = [
+///     CodeCount { code: Code::IllegalMove, findings: 4, games: 4 },
+///     CodeCount { code: Code::Layout, findings: 1400, games: 1398 },
+/// ];
+/// assert_eq!(
+///     code_table(&rows),
+///     [
+///         "code          severity  findings  games",
+///         "layout        warning       1400   1398",
+///         "illegal-move  error            4      4",
+///     ]
+/// );
+/// ```
+pub fn code_table(rows: &[CodeCount]) -> Vec<String> {
+    let mut rows = rows.to_vec();
+    rows.sort_by(|a, b| {
+        b.findings
+            .cmp(&a.findings)
+            .then(a.code.index().cmp(&b.code.index()))
+    });
+    let code = rows
+        .iter()
+        .map(|r| r.code.as_str().len())
+        .chain([4])
+        .max()
+        .unwrap_or(4);
+    let number = |header: &str, n: fn(&CodeCount) -> u64| {
+        rows.iter()
+            .map(|r| n(r).to_string().len())
+            .chain([header.len()])
+            .max()
+            .unwrap_or(header.len())
+    };
+    let findings = number("findings", |r| r.findings);
+    let games = number("games", |r| r.games);
+    let mut lines = vec![format!(
+        "{:code$}  severity  {:>findings$}  {:>games$}",
+        "code", "findings", "games"
+    )];
+    lines.extend(rows.iter().map(|r| {
+        format!(
+            "{:code$}  {:8}  {:>findings$}  {:>games$}",
+            r.code.as_str(),
+            r.code.severity().as_str(),
+            r.findings,
+            r.games
+        )
+    }));
+    lines
 }

@@ -163,15 +163,26 @@ fn check_tags(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
     if !game.has_tags {
         return;
     }
-    for name in SEVEN_TAG_ROSTER {
-        // A missing Result tag is a result-mismatch error, not reported twice.
-        if name != "Result" && game.tag(name).is_none() {
-            findings.push(Finding::game(
-                Code::MissingTag,
-                game.line,
-                format!("tag {name} of the Seven Tag Roster is missing"),
-            ));
-        }
+    // One finding names every missing tag, in roster order: a game without
+    // tags is one problem, not six. A missing Result tag is a
+    // result-mismatch error, not reported twice.
+    let missing: Vec<&str> = SEVEN_TAG_ROSTER
+        .into_iter()
+        .filter(|&name| name != "Result" && game.tag(name).is_none())
+        .collect();
+    if !missing.is_empty() {
+        let (tags, verb) = match missing.len() {
+            1 => ("tag", "is"),
+            _ => ("tags", "are"),
+        };
+        findings.push(Finding::game(
+            Code::MissingTag,
+            game.line,
+            format!(
+                "{tags} {} of the Seven Tag Roster {verb} missing",
+                missing.join(", ")
+            ),
+        ));
     }
     for tag in &game.tags {
         // Raw bytes: only a tag with a problem is decoded.
@@ -326,10 +337,13 @@ mod tests {
     use super::*;
     use crate::input::scan::scan;
 
+    /// The findings of the first game of `pgn`.
+    fn findings(pgn: &str) -> Vec<Finding> {
+        check_game(&scan(pgn.as_bytes(), true).games[0]).findings
+    }
+
     fn codes(pgn: &str) -> Vec<(&'static str, Option<u32>)> {
-        let scan = scan(pgn.as_bytes(), true);
-        check_game(&scan.games[0])
-            .findings
+        findings(pgn)
             .iter()
             .map(|f| (f.code.as_str(), f.ply))
             .collect()
@@ -375,6 +389,41 @@ mod tests {
     fn missing_check_suffix() {
         let pgn = format!("{ROSTER}[Result \"*\"]\n\n1. e4 e5 2. Bc4 d6 3. Bxf7 *\n");
         assert_eq!(codes(&pgn), [("check-suffix", Some(5))]);
+    }
+
+    /// The messages of the first game's findings.
+    fn messages(pgn: &str) -> Vec<(&'static str, String)> {
+        findings(pgn)
+            .into_iter()
+            .map(|f| (f.code.as_str(), f.message))
+            .collect()
+    }
+
+    #[test]
+    fn missing_roster_tags_are_one_finding() {
+        assert_eq!(
+            messages("[Result \"*\"]\n\n1. e4 *\n"),
+            [(
+                "missing-tag",
+                "tags Event, Site, Date, Round, White, Black of the Seven Tag Roster are missing"
+                    .to_owned()
+            )]
+        );
+        assert_eq!(
+            messages(
+                "[Event \"e\"]\n[Site \"s\"]\n[Date \"????.??.??\"]\n[Round \"1\"]\n[Black \"b\"]\n[Result \"*\"]\n\n1. e4 *\n"
+            ),
+            [(
+                "missing-tag",
+                "tag White of the Seven Tag Roster is missing".to_owned()
+            )]
+        );
+        // SetUp "1" without a FEN stays a finding of its own.
+        let pgn = format!("{ROSTER}[Result \"*\"]\n[SetUp \"1\"]\n\n1. e4 *\n");
+        assert_eq!(
+            messages(&pgn),
+            [("missing-tag", "SetUp \"1\" without a FEN tag".to_owned())]
+        );
     }
 
     #[test]

@@ -43,6 +43,42 @@ pub enum Code {
 }
 
 impl Code {
+    /// Every code, in the order of the README's table.
+    pub const ALL: [Code; 14] = [
+        Code::Syntax,
+        Code::IllegalMove,
+        Code::AmbiguousMove,
+        Code::NullMove,
+        Code::MoveAfterEnd,
+        Code::InvalidFen,
+        Code::ResultMismatch,
+        Code::WrongResult,
+        Code::UnsupportedVariant,
+        Code::MissingTag,
+        Code::InvalidTag,
+        Code::DuplicateTag,
+        Code::CheckSuffix,
+        Code::Layout,
+    ];
+
+    /// The code called `name` in reports, if any.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::rules::finding::Code;
+    /// assert_eq!(Code::from_name("move-after-end"), Some(Code::MoveAfterEnd));
+    /// assert_eq!(Code::from_name("move_after_end"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Code> {
+        Code::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// The position of the code in [`Code::ALL`], to index tables by code.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// The kebab-case name used in reports.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -127,5 +163,18 @@ impl Finding {
 
     pub fn severity(&self) -> Severity {
         self.code.severity()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_codes_in_index_order_with_distinct_names() {
+        for (i, code) in Code::ALL.into_iter().enumerate() {
+            assert_eq!(code.index(), i);
+            assert_eq!(Code::from_name(code.as_str()), Some(code));
+        }
     }
 }
