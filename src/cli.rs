@@ -213,10 +213,15 @@ pub enum RulesProfile {
 
 #[derive(Debug, Clone, Args)]
 pub struct PerftArgs {
-    /// Position as FEN (missing fields default); default: the start position.
-    /// Standard, X-FEN and Shredder-FEN castling.
+    /// Position as FEN, quoted (missing fields default); `startpos` or none:
+    /// the start position. Standard, X-FEN and Shredder-FEN castling.
     #[arg(value_name = "FEN")]
     pub fen: Option<String>,
+
+    /// The fields of an unquoted FEN after the first, as the shell split
+    /// them: refused with a message that says to quote the FEN.
+    #[arg(hide = true, value_name = "FIELD")]
+    pub fen_rest: Vec<String>,
 
     /// Depth to count to (0 counts the position itself). Required unless
     /// `--suite` is given; with it, the largest depth checked.

@@ -88,6 +88,16 @@ impl Progress {
         }
     }
 
+    /// Runs `f` with the bar taken off the terminal, then draws it again,
+    /// so lines written meanwhile (to standard output on the same terminal)
+    /// are not drawn over.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.bar {
+            Some(bar) => bar.suspend(f),
+            None => f(),
+        }
+    }
+
     /// Removes the bar.
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
