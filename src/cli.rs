@@ -271,10 +271,13 @@ pub struct ConvertArgs {
     pub input: InputArgs,
 
     /// Output format.
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(short = 't', long, value_enum, value_name = "FORMAT")]
     pub to: ConvertFormat,
 
-    /// Input format (default: detected from the content).
+    /// Input format (default: detected from the content). FEN and EPD
+    /// inputs hold one position a line; blank lines and lines starting with
+    /// `#` are skipped. A FEN line holds nothing after its six fields; an
+    /// EPD line's operations are ignored.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub from: Option<SourceFormat>,
 

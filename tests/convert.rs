@@ -905,3 +905,61 @@ fn damaged_movetext_is_reported_and_the_game_written_repaired() {
         "{kept}"
     );
 }
+
+/// A position file as people write them (issue 12): a `#` header, blank
+/// lines, an indented comment, a FEN with trailing junk, an EPD record.
+const COMMENTED_POSITIONS: &str = "\
+# mates in one, from the club's training sheet
+
+rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1
+  # the next one has junk after its clocks
+6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1 Rd8#
+
+r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - bm Bb5;
+";
+
+#[test]
+fn from_fen_and_epd_skip_comments_and_keep_source_lines() {
+    let input = temp_input(COMMENTED_POSITIONS.as_bytes());
+    let path = input.path().to_str().unwrap();
+    // As EPD: every position, named in its id by its source line.
+    let epd = convert(&["--from", "epd", "-t", "epd", path], None, 0);
+    assert_eq!(
+        epd,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"3:0\";\n\
+         6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - id \"5:0\";\n\
+         r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - id \"7:0\";\n"
+    );
+    // Detected as positions although the first line is a comment.
+    assert_eq!(convert(&["-t", "epd", path], None, 0), epd);
+
+    // As FEN: what follows a FEN's six fields is refused, as perft refuses
+    // it, and the message names the source line.
+    let out = run(&["convert", "-q", "--from", "fen", "-t", "epd", path], None);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stdout(&out),
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"3:0\";\n"
+    );
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].starts_with(&format!("pgnkit: {path}:5: game 2 (? - ?): invalid-fen: ")),
+        "{err}"
+    );
+    assert!(
+        lines[0].ends_with("\"6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1 Rd8#\""),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with(&format!("pgnkit: {path}:7: game 3 (? - ?): invalid-fen: ")),
+        "{err}"
+    );
+}
+
+#[test]
+fn t_is_short_for_to() {
+    let pgn = b"1. e4 e5 *\n";
+    assert_eq!(convert(&["-t", "uci"], Some(pgn), 0), "e2e4 e7e5\n");
+}

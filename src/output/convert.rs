@@ -109,7 +109,8 @@ pub fn epd_records(game: &ConvertedGame, all: bool) -> Vec<(usize, String)> {
     }
 }
 
-/// Writes one EPD record: `<epd> id "<game>:<ply>";`.
+/// Writes one EPD record: `<epd> id "<game>:<ply>";` (`game` is the
+/// source line number for FEN, EPD and UCI line input).
 ///
 /// # Errors
 ///
