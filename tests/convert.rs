@@ -210,18 +210,31 @@ fn csv_header_from_the_first_games_or_from_tags() {
     let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
     assert_eq!(
-        header[..10],
+        header[..11],
         [
-            "file", "game", "offset", "Event", "Site", "Date", "Round", "White", "Black", "Result"
+            "file",
+            "game",
+            "offset",
+            "start_fen",
+            "Event",
+            "Site",
+            "Date",
+            "Round",
+            "White",
+            "Black",
+            "Result"
         ]
     );
-    assert_eq!(header[header.len() - 3..], ["plies", "uci", "final_fen"]);
+    assert_eq!(
+        header[header.len() - 4..],
+        ["plies", "uci", "final_fen", "error"]
+    );
     assert_eq!(reader.records().count(), 12);
 
     let chosen = convert(&["--to", "csv", "--tags", "ECO,White,Nope", TWIC], None, 0);
     assert!(
         chosen
-            .starts_with("file,game,offset,Event,Site,Date,Round,White,Black,Result,ECO,Nope,plies,uci,final_fen\n"),
+            .starts_with("file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Nope,plies,uci,final_fen,error\n"),
         "{chosen}"
     );
 }
@@ -251,7 +264,7 @@ fn csv_warns_once_about_a_tag_first_seen_after_the_header_is_fixed() {
     assert_eq!(code(&out), 0);
     let text = stdout(&out);
     assert!(text.starts_with(
-        "file,game,offset,Event,Site,Date,Round,White,Black,Result,plies,uci,final_fen\n"
+        "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,plies,uci,final_fen,error\n"
     ));
     assert_eq!(text.lines().count(), 1006);
     let err = stderr(&out);
@@ -962,4 +975,117 @@ fn from_fen_and_epd_skip_comments_and_keep_source_lines() {
 fn t_is_short_for_to() {
     let pgn = b"1. e4 e5 *\n";
     assert_eq!(convert(&["-t", "uci"], Some(pgn), 0), "e2e4 e7e5\n");
+}
+
+/// A lichess-like export (issue 12): 1,001 standard games fix the CSV
+/// header, then a "From Position" game, one that cannot be replayed, one
+/// of an unsupported variant and a Chess960 game.
+fn lichess_like() -> String {
+    let mut pgn = String::new();
+    for i in 1..=1001 {
+        pgn.push_str(&format!(
+            "[Event \"Rated blitz\"]\n[Site \"https://lichess.org/g{i}\"]\n[Result \"*\"]\n\n1. e4 e5 *\n\n"
+        ));
+    }
+    pgn.push_str(
+        "[Event \"From Position\"]\n[Site \"https://lichess.org/fp\"]\n[Result \"1-0\"]\n\
+         [Variant \"From Position\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w Q - 0 1\"]\n[SetUp \"1\"]\n\n\
+         1. O-O-O Kf7 2. Rd7+ 1-0\n\n",
+    );
+    pgn.push_str("[Event \"Broken\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n\n");
+    pgn.push_str("[Event \"House\"]\n[Variant \"Crazyhouse\"]\n\n1. e4 *\n\n");
+    pgn.push_str("[Event \"960\"]\n[Variant \"Chess960\"]\n\n1. e4 *\n\n");
+    pgn
+}
+
+#[test]
+fn csv_keeps_the_start_position_and_a_row_for_every_game() {
+    let input = temp_input(lichess_like().as_bytes());
+    let path = input.path().to_str().unwrap();
+    let out = run(&["convert", "-q", "-t", "csv", "-j2", path], None);
+    // Two games could not be converted: reported, exit 1, rows kept.
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let csv_text = stdout(&out);
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    // The header was fixed by the first 1,000 games: no FEN column.
+    assert!(!header.iter().any(|h| h == "FEN"), "{header:?}");
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    // One row per game, in input order.
+    assert_eq!(rows.len(), 1005);
+    let games: Vec<u64> = rows
+        .iter()
+        .map(|r| r[col("game")].parse().unwrap())
+        .collect();
+    assert_eq!(games, (1..=1005).collect::<Vec<u64>>());
+
+    let standard = &rows[0];
+    assert_eq!(
+        (&standard[col("start_fen")], &standard[col("error")]),
+        ("", "")
+    );
+
+    let from_position = &rows[1001];
+    assert_eq!(&from_position[col("Event")], "From Position");
+    assert_eq!(
+        &from_position[col("start_fen")],
+        "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"
+    );
+    assert_eq!(&from_position[col("uci")], "e1c1 e8f7 d1d7");
+    assert_eq!(&from_position[col("error")], "");
+    // start_fen and uci are all a replay needs: the UCI position syntax
+    // gives back the same final position.
+    let uci_line = format!(
+        "fen {} moves {}\n",
+        &from_position[col("start_fen")],
+        &from_position[col("uci")]
+    );
+    let replayed = convert(
+        &["--from", "uci", "-t", "fen"],
+        Some(uci_line.as_bytes()),
+        0,
+    );
+    assert_eq!(replayed.trim_end(), &from_position[col("final_fen")]);
+
+    let broken = &rows[1002];
+    assert_eq!(&broken[col("Event")], "Broken");
+    assert_eq!(
+        (
+            &broken[col("plies")],
+            &broken[col("uci")],
+            &broken[col("final_fen")]
+        ),
+        ("", "", "")
+    );
+    assert!(
+        broken[col("error")].contains("ply 3 (Ke3): illegal-move"),
+        "{broken:?}"
+    );
+
+    let house = &rows[1003];
+    assert!(
+        house[col("error")].contains("unsupported-variant"),
+        "{house:?}"
+    );
+
+    let chess960 = &rows[1004];
+    assert_eq!(
+        &chess960[col("start_fen")],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1"
+    );
+
+    // The same rows with --keep-invalid, except that the broken game keeps
+    // its legal moves.
+    let kept = run(
+        &["convert", "-q", "-t", "csv", "--keep-invalid", path],
+        None,
+    );
+    let kept_text = stdout(&kept);
+    let mut kept_reader = csv::Reader::from_reader(kept_text.as_bytes());
+    let kept_rows: Vec<csv::StringRecord> = kept_reader.records().map(Result::unwrap).collect();
+    assert_eq!(kept_rows.len(), 1005);
+    assert_eq!(&kept_rows[1002][col("uci")], "e2e4 e7e5");
+    assert_eq!(&kept_rows[1002][col("error")], &broken[col("error")]);
+    assert_eq!(kept_rows[1001], rows[1001]);
 }

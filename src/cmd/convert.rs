@@ -163,7 +163,11 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
     });
     if broken && !settings.keep_invalid {
         return GameOut {
-            body: Body::None,
+            // A CSV row for every game, so rows match the input's games.
+            body: match settings.format {
+                ConvertFormat::Csv => Body::Csv(CsvRecord::left_out(game)),
+                _ => Body::None,
+            },
             line: None,
             report,
         };
@@ -312,7 +316,11 @@ impl Writer<'_> {
             } => {
                 if !*chosen
                     && !*warned
-                    && let Some((name, _)) = record.tags.iter().find(|(n, _)| !columns.has(n))
+                    && let Some((name, _)) = record
+                        .tags
+                        .iter()
+                        // `start_fen` holds what these say.
+                        .find(|(n, _)| !columns.has(n) && !matches!(n.as_str(), "FEN" | "SetUp"))
                 {
                     *warned = true;
                     diag::warning(format!(
@@ -335,7 +343,7 @@ impl Writer<'_> {
             return Ok(());
         };
         let rows = std::mem::take(rows);
-        let columns = CsvColumns::seen_in(rows.iter(), self.settings.keep_invalid);
+        let columns = CsvColumns::seen_in(rows.iter());
         if self.header {
             columns.write_header(&mut self.out)?;
         }
@@ -385,7 +393,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         settings,
         csv: match &tags {
             Some(tags) => CsvState::Fixed {
-                columns: CsvColumns::exactly(tags, settings.keep_invalid),
+                columns: CsvColumns::exactly(tags),
                 chosen: true,
                 warned: false,
             },
