@@ -180,9 +180,16 @@ pub struct AnnotateOutcomeArgs {
     pub rules: RulesProfile,
 
     /// With `--format pgn`: overwrite the Result tag and termination marker
-    /// with the result the rules give.
+    /// with the result the rules give (an error with the other formats).
     #[arg(long)]
     pub fix_results: bool,
+
+    /// With `--format csv|jsonl`: the values of these tags too
+    /// (comma-separated, named as in the PGN), so rows join to the games:
+    /// CSV columns after the fixed ones, empty when a game lacks the tag;
+    /// in JSON a `tags` object, `null` when a game lacks the tag.
+    #[arg(long, value_name = "T1,T2", value_delimiter = ',')]
+    pub tags: Option<Vec<String>>,
 }
 
 /// Output formats of `annotate-outcome`.

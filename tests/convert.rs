@@ -1089,3 +1089,39 @@ fn csv_keeps_the_start_position_and_a_row_for_every_game() {
     assert_eq!(&kept_rows[1002][col("error")], &broken[col("error")]);
     assert_eq!(kept_rows[1001], rows[1001]);
 }
+
+/// The keys of the JSON object `line`, in the order they are written
+/// (`serde_json::Map` sorts them): the strings at depth one that a `:`
+/// follows.
+pub(crate) fn json_keys(line: &str) -> Vec<String> {
+    let bytes = line.as_bytes();
+    let (mut keys, mut depth, mut i) = (Vec::new(), 0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth -= 1,
+            b'"' => {
+                let start = i;
+                i += 1;
+                while bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                let next = bytes[i + 1..].iter().find(|b| !b.is_ascii_whitespace());
+                if depth == 1 && next == Some(&b':') {
+                    keys.push(serde_json::from_str(&line[start..=i]).expect("a JSON string"));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    keys
+}
+
+#[test]
+fn json_keys_keeps_the_written_order() {
+    assert_eq!(
+        json_keys(r#"{"b":1,"a":{"z":[1,{"y":2}]},"c\"d":"e:f","e":null}"#),
+        ["b", "a", "c\"d", "e"]
+    );
+}
