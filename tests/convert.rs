@@ -195,7 +195,13 @@ fn jsonl_keeps_every_tag_and_comment() {
         None,
         0,
     );
-    assert!(!bare.contains("comments") && !bare.contains("nags") && !bare.contains("variations"));
+    // Dropped annotations are null, as every absent value (issue 12).
+    let bare: Value = serde_json::from_str(&bare).unwrap();
+    for v in std::iter::once(&bare).chain(bare["moves"].as_array().unwrap()) {
+        for key in ["comments", "nags", "variations"] {
+            assert_eq!(v.get(key), Some(&Value::Null), "{key} in {v}");
+        }
+    }
 
     // Every game of a real file: valid JSON, every tag kept.
     for line in convert(&["--to", "jsonl", TWIC], None, 0).lines() {
@@ -816,7 +822,7 @@ fn variations_are_replayed_and_those_that_do_not_replay_are_left_out() {
         games[2]["moves"][4]["variations"],
         serde_json::json!(["(Nb1 e5 (c5 e3 (c3) Nc6))"])
     );
-    assert!(games[0]["moves"][0].get("variations").is_none());
+    assert_eq!(games[0]["moves"][0].get("variations"), Some(&Value::Null));
 }
 
 #[test]
@@ -1090,38 +1096,236 @@ fn csv_keeps_the_start_position_and_a_row_for_every_game() {
     assert_eq!(kept_rows[1001], rows[1001]);
 }
 
-/// The keys of the JSON object `line`, in the order they are written
-/// (`serde_json::Map` sorts them): the strings at depth one that a `:`
-/// follows.
-pub(crate) fn json_keys(line: &str) -> Vec<String> {
-    let bytes = line.as_bytes();
-    let (mut keys, mut depth, mut i) = (Vec::new(), 0usize, 0usize);
+/// The parts of the JSON object or array `text` (members or elements), as
+/// written: split at the commas outside strings and nested values.
+fn json_parts(text: &str) -> Vec<&str> {
+    let inner = text.trim();
+    let inner = &inner[1..inner.len() - 1];
+    let bytes = inner.as_bytes();
+    let (mut parts, mut depth, mut start, mut i) = (Vec::new(), 0usize, 0usize, 0usize);
     while i < bytes.len() {
         match bytes[i] {
             b'{' | b'[' => depth += 1,
             b'}' | b']' => depth -= 1,
             b'"' => {
-                let start = i;
                 i += 1;
                 while bytes[i] != b'"' {
                     i += if bytes[i] == b'\\' { 2 } else { 1 };
                 }
-                let next = bytes[i + 1..].iter().find(|b| !b.is_ascii_whitespace());
-                if depth == 1 && next == Some(&b':') {
-                    keys.push(serde_json::from_str(&line[start..=i]).expect("a JSON string"));
-                }
+            }
+            b',' if depth == 0 => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
             }
             _ => {}
         }
         i += 1;
     }
-    keys
+    if !inner.trim().is_empty() {
+        parts.push(&inner[start..]);
+    }
+    parts
+}
+
+/// The members of the JSON object `text` as written, key and value text,
+/// in their order (`serde_json::Map` sorts them).
+pub(crate) fn json_members(text: &str) -> Vec<(String, &str)> {
+    json_parts(text)
+        .into_iter()
+        .map(|part| {
+            let part = part.trim();
+            let end = (1..part.len())
+                .find(|&i| {
+                    part.as_bytes()[i] == b'"'
+                        && part[..i].bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 0
+                })
+                .expect("a key");
+            let key = serde_json::from_str(&part[..=end]).expect("a JSON string");
+            let value = part[end + 1..]
+                .trim_start()
+                .strip_prefix(':')
+                .expect("a colon");
+            (key, value.trim())
+        })
+        .collect()
+}
+
+/// The keys of the JSON object `line`, in the order they are written.
+pub(crate) fn json_keys(line: &str) -> Vec<String> {
+    json_members(line).into_iter().map(|(k, _)| k).collect()
+}
+
+/// The elements of the JSON array `text`, as written.
+fn json_elements(text: &str) -> Vec<&str> {
+    json_parts(text).into_iter().map(str::trim).collect()
 }
 
 #[test]
 fn json_keys_keeps_the_written_order() {
     assert_eq!(
-        json_keys(r#"{"b":1,"a":{"z":[1,{"y":2}]},"c\"d":"e:f","e":null}"#),
+        json_keys(r#"{"b":1,"a":{"z":[1,{"y":2}]},"c\"d":"e:f,g","e":null}"#),
         ["b", "a", "c\"d", "e"]
     );
+    assert_eq!(
+        json_elements(r#"[{"a":"],"}, 2 ,"x\\"]"#),
+        [r#"{"a":"],"}"#, "2", r#""x\\""#]
+    );
+    assert!(json_elements("[]").is_empty());
+}
+
+/// One field of a record as `docs/records.md` documents it.
+struct DocField {
+    name: String,
+    kind: String,
+    nullable: bool,
+    /// Written only when `--tags` is given.
+    with_tags: bool,
+}
+
+/// The table under the heading `heading` in `docs/records.md`.
+fn documented(doc: &str, heading: &str) -> Vec<DocField> {
+    let mut lines = doc.lines().skip_while(|l| *l != heading);
+    assert!(lines.next().is_some(), "docs/records.md has no {heading:?}");
+    lines
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2)
+        .map(|row| {
+            let cells: Vec<&str> = row.trim_matches('|').split(" | ").map(str::trim).collect();
+            assert_eq!(cells.len(), 4, "{row}");
+            DocField {
+                name: cells[0].trim_matches('`').to_owned(),
+                kind: cells[1].to_owned(),
+                nullable: cells[3] != "never",
+                with_tags: cells[2].starts_with("Only with `--tags`"),
+            }
+        })
+        .collect()
+}
+
+/// Whether `value` is of the documented `kind`.
+fn has_kind(value: &Value, kind: &str) -> bool {
+    let all = |pred: fn(&Value) -> bool| match value {
+        Value::Array(items) => !items.is_empty() && items.iter().all(pred),
+        _ => false,
+    };
+    match kind {
+        "string" => value.is_string(),
+        "integer" => value.is_u64(),
+        "boolean" => value.is_boolean(),
+        "array of strings" => all(Value::is_string),
+        "array of integers" => all(Value::is_u64),
+        "array of objects" => match value {
+            Value::Array(items) => items.iter().all(Value::is_object),
+            _ => false,
+        },
+        "object" => value.is_object(),
+        "object of strings" => value
+            .as_object()
+            .is_some_and(|o| o.values().all(Value::is_string)),
+        "object of strings or nulls" => value
+            .as_object()
+            .is_some_and(|o| o.values().all(|v| v.is_string() || v.is_null())),
+        _ => panic!("docs/records.md: unknown type {kind:?}"),
+    }
+}
+
+/// Checks that the object `text` has exactly the documented keys, in
+/// order, with the documented types; returns it parsed.
+fn check_record(text: &str, fields: &[DocField], with_tags: bool, what: &str) -> Value {
+    let value: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{what}: {e}: {text}"));
+    let expected: Vec<&str> = fields
+        .iter()
+        .filter(|f| with_tags || !f.with_tags)
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(json_keys(text), expected, "{what}: {text}");
+    for f in fields.iter().filter(|f| with_tags || !f.with_tags) {
+        let v = &value[&f.name];
+        assert!(
+            (v.is_null() && f.nullable) || has_kind(v, &f.kind),
+            "{what}: `{}` should be {}{}: {v}",
+            f.name,
+            f.kind,
+            if f.nullable { " or null" } else { "" }
+        );
+    }
+    value
+}
+
+/// The records of a run that is expected to write some.
+fn jsonl_lines(args: &[&str]) -> Vec<String> {
+    let out = run(args, None);
+    assert_ne!(code(&out), 2, "{args:?}: {}", stderr(&out));
+    let lines: Vec<String> = stdout(&out).lines().map(String::from).collect();
+    assert!(!lines.is_empty(), "{args:?} wrote nothing");
+    lines
+}
+
+#[test]
+fn jsonl_records_match_docs_records_md() {
+    // See issue 12: one documented schema per record, null for absent.
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/records.md"),
+    )
+    .unwrap();
+    let mut inputs: Vec<String> = pgn_fixtures()
+        .iter()
+        .map(|p| p.to_str().unwrap().to_owned())
+        .collect();
+    inputs.sort();
+    let with = |args: &[&str]| -> Vec<String> {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.extend(inputs.iter().cloned());
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        jsonl_lines(&all)
+    };
+
+    let validate = documented(&doc, "## validate");
+    for line in with(&["validate", "-q", "-f", "jsonl"]) {
+        check_record(&line, &validate, false, "validate");
+    }
+
+    let annotate = documented(&doc, "## annotate-outcome");
+    for line in with(&["annotate-outcome", "-q", "-f", "jsonl"]) {
+        check_record(&line, &annotate, false, "annotate-outcome");
+    }
+    for line in with(&[
+        "annotate-outcome",
+        "-q",
+        "-f",
+        "jsonl",
+        "--tags",
+        "Site,GameId",
+    ]) {
+        check_record(&line, &annotate, true, "annotate-outcome --tags");
+    }
+
+    let convert = documented(&doc, "## convert");
+    let a_move = documented(&doc, "### convert: a move");
+    let error = documented(&doc, "### convert: error");
+    let mut records = with(&["convert", "-q", "-t", "jsonl", "--keep-invalid"]);
+    records.extend(jsonl_lines(&[
+        "convert",
+        "-q",
+        "-t",
+        "jsonl",
+        "fixtures/convert/games.uci",
+        "fixtures/convert/puzzles.epd",
+    ]));
+    let (mut moves, mut errors) = (0, 0);
+    for line in records {
+        check_record(&line, &convert, false, "convert");
+        let members: std::collections::HashMap<String, &str> =
+            json_members(&line).into_iter().collect();
+        for m in json_elements(members["moves"]) {
+            check_record(m, &a_move, false, "convert move");
+            moves += 1;
+        }
+        if members["error"] != "null" {
+            check_record(members["error"], &error, false, "convert error");
+            errors += 1;
+        }
+    }
+    assert!(moves > 1000 && errors > 3, "{moves} moves, {errors} errors");
 }

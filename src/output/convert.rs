@@ -158,8 +158,9 @@ fn write_notes(out: &mut Vec<u8>, notes: &Annotations) -> io::Result<()> {
     })
 }
 
-/// Writes `,"key":[…]` with each item written by `item`, unless `items` is
-/// empty.
+/// Writes `,"key":[…]` with each item written by `item`, or `,"key":null`
+/// when `items` is empty: an absent value is `null` in every JSON record
+/// pgnkit writes (`docs/records.md`).
 fn write_member<T>(
     out: &mut Vec<u8>,
     key: &str,
@@ -167,7 +168,7 @@ fn write_member<T>(
     mut item: impl FnMut(&mut Vec<u8>, &T) -> io::Result<()>,
 ) -> io::Result<()> {
     if items.is_empty() {
-        return Ok(());
+        return write!(out, ",\"{key}\":null");
     }
     write!(out, ",\"{key}\":[")?;
     for (i, x) in items.iter().enumerate() {
@@ -181,12 +182,12 @@ fn write_member<T>(
 }
 
 /// One JSON object per game:
-/// `{"tags":{…},"moves":[{"san","uci","fen_after"[,"nags","comments","variations"]}…],"result":"1-0"}`,
-/// with the annotations before the first move as top-level `nags`,
-/// `comments` and `variations` when there are any, and an `error` object
-/// (`ply`, `san`, `code`, `message`) for a game kept despite its error.
-/// A tag that appears twice keeps its first value (JSON objects have
-/// unique keys).
+/// `{"tags":{…},"nags","comments","variations","moves":[{"san","uci","fen_after","nags","comments","variations"}…],"result":"1-0","error"}`,
+/// the top-level `nags`, `comments` and `variations` being the annotations
+/// before the first move, `error` an object (`ply`, `san`, `code`,
+/// `message`) for a game kept despite its error; every key is always
+/// written, `null` when it has no value (`docs/records.md`). A tag that
+/// appears twice keeps its first value (JSON objects have unique keys).
 pub fn write_jsonl(game: &ConvertedGame, out: &mut Vec<u8>) {
     // Writing into a Vec cannot fail.
     let _ = write_jsonl_inner(game, out);
@@ -248,6 +249,8 @@ fn write_jsonl_inner(game: &ConvertedGame, out: &mut Vec<u8>) -> io::Result<()> 
         write!(out, ",\"code\":\"{}\",\"message\":", f.code)?;
         json::write_str(out, &f.message)?;
         out.push(b'}');
+    } else {
+        out.extend_from_slice(b",\"error\":null");
     }
     out.extend_from_slice(b"}\n");
     Ok(())
@@ -528,9 +531,9 @@ mod tests {
         assert_eq!(
             render(write_jsonl, &game),
             concat!(
-                r#"{"tags":{"Event":"E \"x\"","White":"Café"},"comments":["pre"],"moves":["#,
+                r#"{"tags":{"Event":"E \"x\"","White":"Café"},"nags":null,"comments":["pre"],"variations":null,"moves":["#,
                 r#"{"san":"e4","uci":"e2e4","fen_after":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1","nags":[1],"comments":["a \"b\""],"variations":["(d4 d5)"]},"#,
-                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"}],"result":"1-0"}"#,
+                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2","nags":null,"comments":null,"variations":null}],"result":"1-0","error":null}"#,
                 "\n"
             )
         );
