@@ -315,6 +315,9 @@ pub struct ConvertArgs {
 
     /// With `--to csv`: exactly these tags after the Seven Tag Roster
     /// (comma-separated). Default: every tag the first 1,000 games use.
+    /// Whatever the tags, the `start_fen` column keeps the start position
+    /// (empty for the standard one), and every game gets a row, with the
+    /// `error` column saying why one could not be converted.
     #[arg(long, value_name = "T1,T2", value_delimiter = ',')]
     pub tags: Option<Vec<String>>,
 }
