@@ -481,9 +481,16 @@ pub struct AnnotateOutcomeArgs {
     pub rules: RulesProfile,
 
     /// With `--format pgn`: overwrite the Result tag and termination marker
-    /// with the result the rules give.
+    /// with the result the rules give (an error with the other formats).
     #[arg(long)]
     pub fix_results: bool,
+
+    /// With `--format csv|jsonl`: the values of these tags too
+    /// (comma-separated, named as in the PGN), so rows join to the games:
+    /// CSV columns after the fixed ones, empty when a game lacks the tag;
+    /// in JSON a `tags` object, `null` when a game lacks the tag.
+    #[arg(long, value_name = "T1,T2", value_delimiter = ',')]
+    pub tags: Option<Vec<String>>,
 }
 
 /// Output formats of `annotate-outcome`.
@@ -514,10 +521,15 @@ pub enum RulesProfile {
 
 #[derive(Debug, Clone, Args)]
 pub struct PerftArgs {
-    /// Position as FEN (missing fields default); default: the start position.
-    /// Standard, X-FEN and Shredder-FEN castling.
+    /// Position as FEN, quoted (missing fields default); `startpos` or none:
+    /// the start position. Standard, X-FEN and Shredder-FEN castling.
     #[arg(value_name = "FEN")]
     pub fen: Option<String>,
+
+    /// The fields of an unquoted FEN after the first, as the shell split
+    /// them: refused with a message that says to quote the FEN.
+    #[arg(hide = true, value_name = "FIELD")]
+    pub fen_rest: Vec<String>,
 
     /// Depth to count to (0 counts the position itself). Required unless
     /// `--suite` is given; with it, the largest depth checked.
@@ -567,10 +579,13 @@ pub struct ConvertArgs {
     pub input: InputArgs,
 
     /// Output format.
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(short = 't', long, value_enum, value_name = "FORMAT")]
     pub to: ConvertFormat,
 
-    /// Input format (default: detected from the content).
+    /// Input format (default: detected from the content). FEN and EPD
+    /// inputs hold one position a line; blank lines and lines starting with
+    /// `#` are skipped. A FEN line holds nothing after its six fields; an
+    /// EPD line's operations are ignored.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub from: Option<SourceFormat>,
 
@@ -601,6 +616,9 @@ pub struct ConvertArgs {
 
     /// With `--to csv`: exactly these tags after the Seven Tag Roster
     /// (comma-separated). Default: every tag the first 1,000 games use.
+    /// Whatever the tags, the `start_fen` column keeps the start position
+    /// (empty for the standard one), and every game gets a row, with the
+    /// `error` column saying why one could not be converted.
     #[arg(long, value_name = "T1,T2", value_delimiter = ',')]
     pub tags: Option<Vec<String>>,
 }

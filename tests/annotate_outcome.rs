@@ -464,3 +464,98 @@ fn damaged_movetext_is_reported_and_written_back_repaired() {
     let plies: Vec<&str> = rows.iter().map(|r| r["plies"].as_str()).collect();
     assert_eq!(plies, ["24", "12", "12", "12"]);
 }
+
+#[test]
+fn tags_add_columns_that_join_rows_to_games() {
+    // See issue 12. The second game has a GameId, the first has none.
+    let pgn = b"[Event \"a\"]\n[Site \"https://lichess.org/x1\"]\n[Round \"1\"]\n\n1. e4 e5 *\n\n\
+[Event \"b\"]\n[Site \"s, with comma\"]\n[GameId \"abc\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
+    let out = run(
+        &[
+            "annotate-outcome",
+            "-q",
+            "--tags",
+            "Site,Date,Round,GameId,Site",
+        ],
+        Some(pgn),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    // The fixed columns first, as without --tags, then one per tag.
+    let plain = stdout(&run(&["annotate-outcome", "-q"], Some(pgn)));
+    let fixed: Vec<&str> = plain.lines().next().unwrap().split(',').collect();
+    assert_eq!(headers[..fixed.len()], fixed[..]);
+    assert_eq!(headers[fixed.len()..], ["Site", "Date", "Round", "GameId"]);
+    let rows: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    let tags = |i: usize| rows[i][fixed.len()..].to_vec();
+    assert_eq!(tags(0), ["https://lichess.org/x1", "", "1", ""]);
+    assert_eq!(tags(1), ["s, with comma", "", "", "abc"]);
+    // The fixed part of each row is what it is without --tags.
+    let mut plain_reader = csv::Reader::from_reader(plain.as_bytes());
+    for (row, plain_row) in rows.iter().zip(plain_reader.records()) {
+        let plain_row: Vec<String> = plain_row.unwrap().iter().map(String::from).collect();
+        assert_eq!(row[..fixed.len()], plain_row[..]);
+    }
+
+    // JSON Lines: a `tags` object last, null for a tag the game lacks.
+    let out = run(
+        &[
+            "annotate-outcome",
+            "-q",
+            "-f",
+            "jsonl",
+            "--tags",
+            "Site,GameId",
+        ],
+        Some(pgn),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let records: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        records[0]["tags"],
+        serde_json::json!({"Site": "https://lichess.org/x1", "GameId": null})
+    );
+    assert_eq!(
+        records[1]["tags"],
+        serde_json::json!({"Site": "s, with comma", "GameId": "abc"})
+    );
+    let last = stdout(&out).lines().last().map(crate::convert::json_keys);
+    assert_eq!(last.unwrap().last().unwrap(), "tags");
+}
+
+#[test]
+fn flags_that_do_not_apply_to_the_format_are_errors() {
+    // See issue 12: --fix-results did nothing with -f csv.
+    for format in ["csv", "jsonl"] {
+        let out = run(
+            &["annotate-outcome", "-f", format, "--fix-results"],
+            Some(b"1. e4 *\n"),
+        );
+        assert_eq!(code(&out), 2);
+        assert_eq!(stdout(&out), "");
+        assert_eq!(
+            stderr(&out),
+            "pgnkit: --fix-results applies to -f pgn only (it rewrites the games' results)\n"
+        );
+    }
+    let out = run(
+        &["annotate-outcome", "-f", "pgn", "--tags", "Site"],
+        Some(b"1. e4 *\n"),
+    );
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("--tags applies to -f csv and -f jsonl only"));
+    let out = run(
+        &["annotate-outcome", "--tags", "Site,game"],
+        Some(b"1. e4 *\n"),
+    );
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("`game` is the name of a fixed column"));
+}

@@ -195,7 +195,13 @@ fn jsonl_keeps_every_tag_and_comment() {
         None,
         0,
     );
-    assert!(!bare.contains("comments") && !bare.contains("nags") && !bare.contains("variations"));
+    // Dropped annotations are null, as every absent value (issue 12).
+    let bare: Value = serde_json::from_str(&bare).unwrap();
+    for v in std::iter::once(&bare).chain(bare["moves"].as_array().unwrap()) {
+        for key in ["comments", "nags", "variations"] {
+            assert_eq!(v.get(key), Some(&Value::Null), "{key} in {v}");
+        }
+    }
 
     // Every game of a real file: valid JSON, every tag kept.
     for line in convert(&["--to", "jsonl", TWIC], None, 0).lines() {
@@ -210,18 +216,31 @@ fn csv_header_from_the_first_games_or_from_tags() {
     let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
     assert_eq!(
-        header[..10],
+        header[..11],
         [
-            "file", "game", "offset", "Event", "Site", "Date", "Round", "White", "Black", "Result"
+            "file",
+            "game",
+            "offset",
+            "start_fen",
+            "Event",
+            "Site",
+            "Date",
+            "Round",
+            "White",
+            "Black",
+            "Result"
         ]
     );
-    assert_eq!(header[header.len() - 3..], ["plies", "uci", "final_fen"]);
+    assert_eq!(
+        header[header.len() - 4..],
+        ["plies", "uci", "final_fen", "error"]
+    );
     assert_eq!(reader.records().count(), 12);
 
     let chosen = convert(&["--to", "csv", "--tags", "ECO,White,Nope", TWIC], None, 0);
     assert!(
         chosen
-            .starts_with("file,game,offset,Event,Site,Date,Round,White,Black,Result,ECO,Nope,plies,uci,final_fen\n"),
+            .starts_with("file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Nope,plies,uci,final_fen,error\n"),
         "{chosen}"
     );
 }
@@ -251,7 +270,7 @@ fn csv_warns_once_about_a_tag_first_seen_after_the_header_is_fixed() {
     assert_eq!(code(&out), 0);
     let text = stdout(&out);
     assert!(text.starts_with(
-        "file,game,offset,Event,Site,Date,Round,White,Black,Result,plies,uci,final_fen\n"
+        "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,plies,uci,final_fen,error\n"
     ));
     assert_eq!(text.lines().count(), 1006);
     let err = stderr(&out);
@@ -803,7 +822,7 @@ fn variations_are_replayed_and_those_that_do_not_replay_are_left_out() {
         games[2]["moves"][4]["variations"],
         serde_json::json!(["(Nb1 e5 (c5 e3 (c3) Nc6))"])
     );
-    assert!(games[0]["moves"][0].get("variations").is_none());
+    assert_eq!(games[0]["moves"][0].get("variations"), Some(&Value::Null));
 }
 
 #[test]
@@ -904,4 +923,409 @@ fn damaged_movetext_is_reported_and_the_game_written_repaired() {
         ),
         "{kept}"
     );
+}
+
+/// A position file as people write them (issue 12): a `#` header, blank
+/// lines, an indented comment, a FEN with trailing junk, an EPD record.
+const COMMENTED_POSITIONS: &str = "\
+# mates in one, from the club's training sheet
+
+rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1
+  # the next one has junk after its clocks
+6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1 Rd8#
+
+r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - bm Bb5;
+";
+
+#[test]
+fn from_fen_and_epd_skip_comments_and_keep_source_lines() {
+    let input = temp_input(COMMENTED_POSITIONS.as_bytes());
+    let path = input.path().to_str().unwrap();
+    // As EPD: every position, named in its id by its source line.
+    let epd = convert(&["--from", "epd", "-t", "epd", path], None, 0);
+    assert_eq!(
+        epd,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"3:0\";\n\
+         6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - id \"5:0\";\n\
+         r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - id \"7:0\";\n"
+    );
+    // Detected as positions although the first line is a comment.
+    assert_eq!(convert(&["-t", "epd", path], None, 0), epd);
+
+    // As FEN: what follows a FEN's six fields is refused, as perft refuses
+    // it, and the message names the source line.
+    let out = run(&["convert", "-q", "--from", "fen", "-t", "epd", path], None);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stdout(&out),
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"3:0\";\n"
+    );
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].starts_with(&format!("pgnkit: {path}:5: game 2 (? - ?): invalid-fen: ")),
+        "{err}"
+    );
+    assert!(
+        lines[0].ends_with("\"6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1 Rd8#\""),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with(&format!("pgnkit: {path}:7: game 3 (? - ?): invalid-fen: ")),
+        "{err}"
+    );
+}
+
+#[test]
+fn t_is_short_for_to() {
+    let pgn = b"1. e4 e5 *\n";
+    assert_eq!(convert(&["-t", "uci"], Some(pgn), 0), "e2e4 e7e5\n");
+}
+
+/// A lichess-like export (issue 12): 1,001 standard games fix the CSV
+/// header, then a "From Position" game, one that cannot be replayed, one
+/// of an unsupported variant and a Chess960 game.
+fn lichess_like() -> String {
+    let mut pgn = String::new();
+    for i in 1..=1001 {
+        pgn.push_str(&format!(
+            "[Event \"Rated blitz\"]\n[Site \"https://lichess.org/g{i}\"]\n[Result \"*\"]\n\n1. e4 e5 *\n\n"
+        ));
+    }
+    pgn.push_str(
+        "[Event \"From Position\"]\n[Site \"https://lichess.org/fp\"]\n[Result \"1-0\"]\n\
+         [Variant \"From Position\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w Q - 0 1\"]\n[SetUp \"1\"]\n\n\
+         1. O-O-O Kf7 2. Rd7+ 1-0\n\n",
+    );
+    pgn.push_str("[Event \"Broken\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n\n");
+    pgn.push_str("[Event \"House\"]\n[Variant \"Crazyhouse\"]\n\n1. e4 *\n\n");
+    pgn.push_str("[Event \"960\"]\n[Variant \"Chess960\"]\n\n1. e4 *\n\n");
+    pgn
+}
+
+#[test]
+fn csv_keeps_the_start_position_and_a_row_for_every_game() {
+    let input = temp_input(lichess_like().as_bytes());
+    let path = input.path().to_str().unwrap();
+    let out = run(&["convert", "-q", "-t", "csv", "-j2", path], None);
+    // Two games could not be converted: reported, exit 1, rows kept.
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let csv_text = stdout(&out);
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    // The header was fixed by the first 1,000 games: no FEN column.
+    assert!(!header.iter().any(|h| h == "FEN"), "{header:?}");
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    // One row per game, in input order.
+    assert_eq!(rows.len(), 1005);
+    let games: Vec<u64> = rows
+        .iter()
+        .map(|r| r[col("game")].parse().unwrap())
+        .collect();
+    assert_eq!(games, (1..=1005).collect::<Vec<u64>>());
+
+    let standard = &rows[0];
+    assert_eq!(
+        (&standard[col("start_fen")], &standard[col("error")]),
+        ("", "")
+    );
+
+    let from_position = &rows[1001];
+    assert_eq!(&from_position[col("Event")], "From Position");
+    assert_eq!(
+        &from_position[col("start_fen")],
+        "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"
+    );
+    assert_eq!(&from_position[col("uci")], "e1c1 e8f7 d1d7");
+    assert_eq!(&from_position[col("error")], "");
+    // start_fen and uci are all a replay needs: the UCI position syntax
+    // gives back the same final position.
+    let uci_line = format!(
+        "fen {} moves {}\n",
+        &from_position[col("start_fen")],
+        &from_position[col("uci")]
+    );
+    let replayed = convert(
+        &["--from", "uci", "-t", "fen"],
+        Some(uci_line.as_bytes()),
+        0,
+    );
+    assert_eq!(replayed.trim_end(), &from_position[col("final_fen")]);
+
+    let broken = &rows[1002];
+    assert_eq!(&broken[col("Event")], "Broken");
+    assert_eq!(
+        (
+            &broken[col("plies")],
+            &broken[col("uci")],
+            &broken[col("final_fen")]
+        ),
+        ("", "", "")
+    );
+    assert!(
+        broken[col("error")].contains("ply 3 (Ke3): illegal-move"),
+        "{broken:?}"
+    );
+
+    let house = &rows[1003];
+    assert!(
+        house[col("error")].contains("unsupported-variant"),
+        "{house:?}"
+    );
+
+    let chess960 = &rows[1004];
+    assert_eq!(
+        &chess960[col("start_fen")],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1"
+    );
+
+    // The same rows with --keep-invalid, except that the broken game keeps
+    // its legal moves.
+    let kept = run(
+        &["convert", "-q", "-t", "csv", "--keep-invalid", path],
+        None,
+    );
+    let kept_text = stdout(&kept);
+    let mut kept_reader = csv::Reader::from_reader(kept_text.as_bytes());
+    let kept_rows: Vec<csv::StringRecord> = kept_reader.records().map(Result::unwrap).collect();
+    assert_eq!(kept_rows.len(), 1005);
+    assert_eq!(&kept_rows[1002][col("uci")], "e2e4 e7e5");
+    assert_eq!(&kept_rows[1002][col("error")], &broken[col("error")]);
+    assert_eq!(kept_rows[1001], rows[1001]);
+}
+
+/// The parts of the JSON object or array `text` (members or elements), as
+/// written: split at the commas outside strings and nested values.
+fn json_parts(text: &str) -> Vec<&str> {
+    let inner = text.trim();
+    let inner = &inner[1..inner.len() - 1];
+    let bytes = inner.as_bytes();
+    let (mut parts, mut depth, mut start, mut i) = (Vec::new(), 0usize, 0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth -= 1,
+            b'"' => {
+                i += 1;
+                while bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b',' if depth == 0 => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if !inner.trim().is_empty() {
+        parts.push(&inner[start..]);
+    }
+    parts
+}
+
+/// The members of the JSON object `text` as written, key and value text,
+/// in their order (`serde_json::Map` sorts them).
+pub(crate) fn json_members(text: &str) -> Vec<(String, &str)> {
+    json_parts(text)
+        .into_iter()
+        .map(|part| {
+            let part = part.trim();
+            let end = (1..part.len())
+                .find(|&i| {
+                    part.as_bytes()[i] == b'"'
+                        && part[..i].bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 0
+                })
+                .expect("a key");
+            let key = serde_json::from_str(&part[..=end]).expect("a JSON string");
+            let value = part[end + 1..]
+                .trim_start()
+                .strip_prefix(':')
+                .expect("a colon");
+            (key, value.trim())
+        })
+        .collect()
+}
+
+/// The keys of the JSON object `line`, in the order they are written.
+pub(crate) fn json_keys(line: &str) -> Vec<String> {
+    json_members(line).into_iter().map(|(k, _)| k).collect()
+}
+
+/// The elements of the JSON array `text`, as written.
+fn json_elements(text: &str) -> Vec<&str> {
+    json_parts(text).into_iter().map(str::trim).collect()
+}
+
+#[test]
+fn json_keys_keeps_the_written_order() {
+    assert_eq!(
+        json_keys(r#"{"b":1,"a":{"z":[1,{"y":2}]},"c\"d":"e:f,g","e":null}"#),
+        ["b", "a", "c\"d", "e"]
+    );
+    assert_eq!(
+        json_elements(r#"[{"a":"],"}, 2 ,"x\\"]"#),
+        [r#"{"a":"],"}"#, "2", r#""x\\""#]
+    );
+    assert!(json_elements("[]").is_empty());
+}
+
+/// One field of a record as `docs/records.md` documents it.
+struct DocField {
+    name: String,
+    kind: String,
+    nullable: bool,
+    /// Written only when `--tags` is given.
+    with_tags: bool,
+}
+
+/// The table under the heading `heading` in `docs/records.md`.
+fn documented(doc: &str, heading: &str) -> Vec<DocField> {
+    let mut lines = doc.lines().skip_while(|l| *l != heading);
+    assert!(lines.next().is_some(), "docs/records.md has no {heading:?}");
+    lines
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2)
+        .map(|row| {
+            let cells: Vec<&str> = row.trim_matches('|').split(" | ").map(str::trim).collect();
+            assert_eq!(cells.len(), 4, "{row}");
+            DocField {
+                name: cells[0].trim_matches('`').to_owned(),
+                kind: cells[1].to_owned(),
+                nullable: cells[3] != "never",
+                with_tags: cells[2].starts_with("Only with `--tags`"),
+            }
+        })
+        .collect()
+}
+
+/// Whether `value` is of the documented `kind`.
+fn has_kind(value: &Value, kind: &str) -> bool {
+    let all = |pred: fn(&Value) -> bool| match value {
+        Value::Array(items) => !items.is_empty() && items.iter().all(pred),
+        _ => false,
+    };
+    match kind {
+        "string" => value.is_string(),
+        "integer" => value.is_u64(),
+        "boolean" => value.is_boolean(),
+        "array of strings" => all(Value::is_string),
+        "array of integers" => all(Value::is_u64),
+        "array of objects" => match value {
+            Value::Array(items) => items.iter().all(Value::is_object),
+            _ => false,
+        },
+        "object" => value.is_object(),
+        "object of strings" => value
+            .as_object()
+            .is_some_and(|o| o.values().all(Value::is_string)),
+        "object of strings or nulls" => value
+            .as_object()
+            .is_some_and(|o| o.values().all(|v| v.is_string() || v.is_null())),
+        _ => panic!("docs/records.md: unknown type {kind:?}"),
+    }
+}
+
+/// Checks that the object `text` has exactly the documented keys, in
+/// order, with the documented types; returns it parsed.
+fn check_record(text: &str, fields: &[DocField], with_tags: bool, what: &str) -> Value {
+    let value: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{what}: {e}: {text}"));
+    let expected: Vec<&str> = fields
+        .iter()
+        .filter(|f| with_tags || !f.with_tags)
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(json_keys(text), expected, "{what}: {text}");
+    for f in fields.iter().filter(|f| with_tags || !f.with_tags) {
+        let v = &value[&f.name];
+        assert!(
+            (v.is_null() && f.nullable) || has_kind(v, &f.kind),
+            "{what}: `{}` should be {}{}: {v}",
+            f.name,
+            f.kind,
+            if f.nullable { " or null" } else { "" }
+        );
+    }
+    value
+}
+
+/// The records of a run that is expected to write some.
+fn jsonl_lines(args: &[&str]) -> Vec<String> {
+    let out = run(args, None);
+    assert_ne!(code(&out), 2, "{args:?}: {}", stderr(&out));
+    let lines: Vec<String> = stdout(&out).lines().map(String::from).collect();
+    assert!(!lines.is_empty(), "{args:?} wrote nothing");
+    lines
+}
+
+#[test]
+fn jsonl_records_match_docs_records_md() {
+    // See issue 12: one documented schema per record, null for absent.
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/records.md"),
+    )
+    .unwrap();
+    let mut inputs: Vec<String> = pgn_fixtures()
+        .iter()
+        .map(|p| p.to_str().unwrap().to_owned())
+        .collect();
+    inputs.sort();
+    let with = |args: &[&str]| -> Vec<String> {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.extend(inputs.iter().cloned());
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        jsonl_lines(&all)
+    };
+
+    let validate = documented(&doc, "## validate");
+    for line in with(&["validate", "-q", "-f", "jsonl"]) {
+        check_record(&line, &validate, false, "validate");
+    }
+
+    let annotate = documented(&doc, "## annotate-outcome");
+    for line in with(&["annotate-outcome", "-q", "-f", "jsonl"]) {
+        check_record(&line, &annotate, false, "annotate-outcome");
+    }
+    for line in with(&[
+        "annotate-outcome",
+        "-q",
+        "-f",
+        "jsonl",
+        "--tags",
+        "Site,GameId",
+    ]) {
+        check_record(&line, &annotate, true, "annotate-outcome --tags");
+    }
+
+    let convert = documented(&doc, "## convert");
+    let a_move = documented(&doc, "### convert: a move");
+    let error = documented(&doc, "### convert: error");
+    let mut records = with(&["convert", "-q", "-t", "jsonl", "--keep-invalid"]);
+    records.extend(jsonl_lines(&[
+        "convert",
+        "-q",
+        "-t",
+        "jsonl",
+        "fixtures/convert/games.uci",
+        "fixtures/convert/puzzles.epd",
+    ]));
+    let (mut moves, mut errors) = (0, 0);
+    for line in records {
+        check_record(&line, &convert, false, "convert");
+        let members: std::collections::HashMap<String, &str> =
+            json_members(&line).into_iter().collect();
+        for m in json_elements(members["moves"]) {
+            check_record(m, &a_move, false, "convert move");
+            moves += 1;
+        }
+        if members["error"] != "null" {
+            check_record(members["error"], &error, false, "convert error");
+            errors += 1;
+        }
+    }
+    assert!(moves > 1000 && errors > 3, "{moves} moves, {errors} errors");
 }

@@ -488,3 +488,86 @@ fn shared_suites_full() {
     .collect();
     run_suites(&paths, &[]);
 }
+
+#[test]
+fn startpos_names_the_start_position() {
+    assert_eq!(perft_ok(&["-d", "2", "startpos"]), "400\n");
+    assert_eq!(
+        perft_ok(&["-d", "2", "--divide", "startpos", "--moves", "e2e4"]),
+        perft_ok(&["-d", "2", "--divide", START, "--moves", "e2e4"])
+    );
+}
+
+#[test]
+fn an_unquoted_fen_is_refused_with_advice_to_quote_it() {
+    // See issue 12: the shell splits `perft -d 1 <fen>` into six words.
+    let fields: Vec<&str> = START.split(' ').collect();
+    let mut args = vec!["perft", "-d", "1"];
+    args.extend(&fields);
+    let out = util::run(&args, None);
+    assert_eq!(util::code(&out), 2);
+    assert_eq!(util::stdout(&out), "");
+    assert_eq!(
+        util::stderr(&out),
+        format!(
+            "pgnkit: the FEN was given as 6 arguments: quote it, as in pgnkit perft \"{START}\"\n"
+        )
+    );
+    // Some fields only (`w` alone after the board) get the same advice.
+    let out = util::run(&["perft", "-d", "1", fields[0], "w"], None);
+    assert_eq!(util::code(&out), 2);
+    assert!(
+        util::stderr(&out).contains("quote it"),
+        "{}",
+        util::stderr(&out)
+    );
+}
+
+/// Reads the first line of a perft run that has far more work behind it,
+/// then checks the run is still going: the line was flushed as soon as it
+/// was known, not at the end.
+fn first_line_arrives_while_running(args: &[&str]) -> String {
+    use std::io::BufRead;
+    let mut child = util::pgnkit()
+        .arg("perft")
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let running = child.try_wait().unwrap().is_none();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(running, "perft {args:?} had ended when its first line came");
+    line
+}
+
+#[test]
+fn divide_lines_stream_as_they_are_counted() {
+    // See issue 12. Depth 6 from the start is 119 million nodes, and a2a3
+    // alone is 4.5 million: its line comes long before the total.
+    let line = first_line_arrives_while_running(&["-d", "6", "--divide", "-j1", "--hash", "0"]);
+    assert_eq!(line, "a2a3: 4463267\n");
+}
+
+#[test]
+fn suite_lines_stream_as_they_are_checked() {
+    // See issue 12: a quick check, then one of 119 million nodes.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("slow.epd");
+    std::fs::write(&path, format!("{START} ;D1 20\n{START} ;D6 119060324\n")).unwrap();
+    let line = first_line_arrives_while_running(&[
+        "--suite",
+        path.to_str().unwrap(),
+        "-j1",
+        "--hash",
+        "0",
+    ]);
+    assert_eq!(
+        line,
+        format!("ok   line=1 depth=1 expected=20 got=20 fen={START}\n")
+    );
+}

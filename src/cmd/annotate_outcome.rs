@@ -11,7 +11,7 @@ use super::convert::report_finding;
 use super::{Codes, Streaming};
 use crate::cli::{AnnotateFormat, AnnotateOutcomeArgs, RulesProfile};
 use crate::exit::ExitStatus;
-use crate::output::annotate::{self, Format, PgnSettings, Row};
+use crate::output::annotate::{self, Format, PgnSettings, Row, TagColumns};
 use crate::output::diag;
 use crate::output::pgn::damage;
 use crate::output::report::{Place, players};
@@ -34,17 +34,34 @@ struct Settings {
     streaming: Streaming,
     profile: Profile,
     written: Written,
+    /// The tag columns of a table (`--tags`).
+    tags: TagColumns,
 }
 
-fn settings(args: &AnnotateOutcomeArgs) -> Settings {
+/// Checks the flags against each other and builds the settings.
+///
+/// # Errors
+///
+/// For flags that do not apply to the output format.
+fn settings(args: &AnnotateOutcomeArgs) -> anyhow::Result<Settings> {
     let profile = match args.rules {
         RulesProfile::Fide => Profile::Fide,
         RulesProfile::App => Profile::App,
         RulesProfile::Online => Profile::Online,
     };
-    Settings {
+    let pgn = args.format == AnnotateFormat::Pgn;
+    if args.fix_results && !pgn {
+        anyhow::bail!("--fix-results applies to -f pgn only (it rewrites the games' results)");
+    }
+    if args.tags.is_some() && pgn {
+        anyhow::bail!("--tags applies to -f csv and -f jsonl only (-f pgn keeps every tag)");
+    }
+    let tags =
+        TagColumns::new(args.tags.as_deref().unwrap_or_default()).map_err(anyhow::Error::msg)?;
+    Ok(Settings {
         streaming: Streaming::new(&args.input),
         profile,
+        tags,
         written: match args.format {
             AnnotateFormat::Csv => Written::Table(Format::Csv),
             AnnotateFormat::Jsonl => Written::Table(Format::Jsonl),
@@ -53,7 +70,7 @@ fn settings(args: &AnnotateOutcomeArgs) -> Settings {
                 fix_results: args.fix_results,
             }),
         },
-    }
+    })
 }
 
 /// What a worker hands back for one game.
@@ -77,12 +94,14 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
         streaming,
         profile,
         written,
-    } = settings(args);
+        tags,
+    } = settings(args)?;
     let mut out = streaming.writer(stdout)?;
     let failed = || format!("failed to write the {WHAT}");
     streaming.check_range()?;
     if let Written::Table(format) = written {
-        annotate::write_header(&mut out, format, !streaming.no_header).with_context(failed)?;
+        annotate::write_header(&mut out, format, !streaming.no_header, &tags)
+            .with_context(failed)?;
     }
     let mut codes = Codes::new();
 
@@ -98,8 +117,12 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                 Written::Pgn(settings) => Some(annotate::pgn_record(game, &outcome, settings)),
                 Written::Table(_) => None,
             };
+            let mut row = Row::new(&outcome, white, black);
+            if !tags.is_empty() {
+                row.tags = tags.values(game);
+            }
             Annotated {
-                row: Row::new(&outcome, white, black),
+                row,
                 pgn,
                 replayed: outcome.is_replayed(),
                 damage: damage(game),
@@ -139,6 +162,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                             ctx.file,
                             (ctx.game, ctx.offset),
                             &done.row,
+                            &tags,
                         ),
                         (None, Written::Pgn(_)) => Ok(()),
                     }

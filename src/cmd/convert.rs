@@ -24,7 +24,8 @@ use crate::output::pgn::{Keep, damage};
 use crate::output::report::{self, Format as ReportFormat, Place, players};
 use crate::output::{diag, json};
 use crate::rules::convert::{
-    ConvertOptions, ConvertedGame, convert_game, game_from_position_line, game_from_uci_line,
+    ConvertOptions, ConvertedGame, convert_game, game_from_fen_line, game_from_position_line,
+    game_from_uci_line,
 };
 use crate::rules::finding::Finding;
 use crate::stream::{Event, GameCtx, InputFormat, Spooled};
@@ -75,9 +76,8 @@ fn settings(args: &ConvertArgs) -> anyhow::Result<Settings> {
         from: match args.from {
             None => InputFormat::Detect,
             Some(SourceFormat::Pgn) => InputFormat::Pgn,
-            Some(SourceFormat::Fen | SourceFormat::Epd) => {
-                InputFormat::Lines(LineFormat::Positions)
-            }
+            Some(SourceFormat::Fen) => InputFormat::Lines(LineFormat::Fen),
+            Some(SourceFormat::Epd) => InputFormat::Lines(LineFormat::Positions),
             Some(SourceFormat::Uci) => InputFormat::Lines(LineFormat::Uci),
         },
         render: Render {
@@ -106,6 +106,8 @@ fn settings(args: &ConvertArgs) -> anyhow::Result<Settings> {
 /// What a worker hands the writer for one game.
 struct GameOut {
     body: Body,
+    /// The line a record line came from (its EPD `id`); `None` for a game.
+    line: Option<u64>,
     /// What is reported about the game on standard error, if anything.
     report: Option<Report>,
 }
@@ -114,7 +116,8 @@ enum Body {
     /// Nothing to write (an invalid game left out, or no position).
     None,
     Bytes(Vec<u8>),
-    /// EPD records as `(ply, four fields)`; the writer adds the `id`.
+    /// EPD records as `(ply, four fields)`; the writer adds the `id`: the
+    /// source line of a record line, else the game's number in the run.
     Epd(Vec<(usize, String)>),
     Csv(CsvRecord),
 }
@@ -136,6 +139,7 @@ struct Report {
 fn line_game(line: &Line, format: LineFormat) -> ConvertedGame {
     match format {
         LineFormat::Positions => game_from_position_line(&line.text, line.number),
+        LineFormat::Fen => game_from_fen_line(&line.text, line.number),
         LineFormat::Uci => game_from_uci_line(&line.text, line.number),
     }
 }
@@ -159,7 +163,12 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
     });
     if broken && !settings.keep_invalid {
         return GameOut {
-            body: Body::None,
+            // A CSV row for every game, so rows match the input's games.
+            body: match settings.format {
+                ConvertFormat::Csv => Body::Csv(CsvRecord::left_out(game)),
+                _ => Body::None,
+            },
+            line: None,
             report,
         };
     }
@@ -187,7 +196,11 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
             Body::Bytes(out)
         }
     };
-    GameOut { body, report }
+    GameOut {
+        body,
+        line: None,
+        report,
+    }
 }
 
 /// The CSV header: waiting for the first games, or fixed.
@@ -272,8 +285,11 @@ impl Writer<'_> {
             }
             Body::Bytes(bytes) => self.out.write_all(&bytes).with_context(failed)?,
             Body::Epd(records) => {
+                // A record line is named by its line, a game by its number
+                // in the run.
+                let id = out.line.unwrap_or(self.games);
                 for (ply, record) in records {
-                    write_epd(&mut self.out, &record, self.games, ply).with_context(failed)?;
+                    write_epd(&mut self.out, &record, id, ply).with_context(failed)?;
                 }
             }
             Body::Csv(record) => self.csv_record(ctx, record).with_context(failed)?,
@@ -300,7 +316,11 @@ impl Writer<'_> {
             } => {
                 if !*chosen
                     && !*warned
-                    && let Some((name, _)) = record.tags.iter().find(|(n, _)| !columns.has(n))
+                    && let Some((name, _)) = record
+                        .tags
+                        .iter()
+                        // `start_fen` holds what these say.
+                        .find(|(n, _)| !columns.has(n) && !matches!(n.as_str(), "FEN" | "SetUp"))
                 {
                     *warned = true;
                     diag::warning(format!(
@@ -323,7 +343,7 @@ impl Writer<'_> {
             return Ok(());
         };
         let rows = std::mem::take(rows);
-        let columns = CsvColumns::seen_in(rows.iter(), self.settings.keep_invalid);
+        let columns = CsvColumns::seen_in(rows.iter());
         if self.header {
             columns.write_header(&mut self.out)?;
         }
@@ -373,7 +393,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         settings,
         csv: match &tags {
             Some(tags) => CsvState::Fixed {
-                columns: CsvColumns::exactly(tags, settings.keep_invalid),
+                columns: CsvColumns::exactly(tags),
                 chosen: true,
                 warned: false,
             },
@@ -411,7 +431,10 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         .for_each_record(
             from,
             |raw| render(&convert_game(raw, settings.options), damage(raw), &settings),
-            |line, format| render(&line_game(line, format), Vec::new(), &settings),
+            |line, format| GameOut {
+                line: Some(line.number),
+                ..render(&line_game(line, format), Vec::new(), &settings)
+            },
             |event| writer.event(event),
         )?;
     if settings.format == ConvertFormat::Csv {

@@ -9,11 +9,18 @@
 //! `--threads` and `--hash`. Timing goes to stderr through
 //! [`crate::output::diag`], and the progress bar is the shared
 //! [`crate::stream::progress`] one.
+//!
+//! Output streams: each divide line and each suite line is written and
+//! flushed as soon as it and every line before it are known
+//! ([`stream_ordered`]), and the summary goes to standard error only after
+//! standard output is flushed, so a terminal shows results before it.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -23,14 +30,14 @@ use shakmaty::{Chess, Position};
 use crate::cli::PerftArgs;
 use crate::exit::ExitStatus;
 use crate::output::diag;
-use crate::rules::perft::{self, SuiteCheck, SuiteRecord, Table};
+use crate::rules::perft::{self, SuiteCheck, Table};
 use crate::stream::progress::Progress;
 
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-/// Suite records evaluated in parallel before their lines are written, so
-/// output streams in file order with bounded memory.
-const SUITE_BATCH: usize = 256;
+/// The FEN argument that names the standard start position, as UCI's
+/// `position startpos` does.
+const STARTPOS: &str = "startpos";
 
 /// Stack of each worker thread (address space; touched only when used).
 const WORKER_STACK: usize = 16 << 20;
@@ -68,6 +75,16 @@ enum Job {
 ///
 /// Conflicting or missing flags.
 fn settings(args: &PerftArgs) -> anyhow::Result<Settings> {
+    if !args.fen_rest.is_empty() {
+        // The shell split an unquoted FEN into its fields.
+        let fen = args.fen.iter().chain(&args.fen_rest);
+        let fen = fen.map(String::as_str).collect::<Vec<_>>().join(" ");
+        bail!(
+            "the FEN was given as {} arguments: quote it, as in pgnkit perft \"{}\"",
+            args.fen_rest.len() + 1,
+            diag::clipped(&fen, diag::SHOWN)
+        );
+    }
     let job = match &args.suite {
         Some(path) => {
             if args.fen.is_some() || args.moves.is_some() || args.divide {
@@ -87,7 +104,11 @@ fn settings(args: &PerftArgs) -> anyhow::Result<Settings> {
                 bail!("--max-nodes only applies to --suite");
             }
             Job::Position {
-                fen: args.fen.as_deref().unwrap_or(START_FEN).to_owned(),
+                fen: match args.fen.as_deref() {
+                    None | Some(STARTPOS) => START_FEN,
+                    Some(fen) => fen,
+                }
+                .to_owned(),
                 moves: args.moves.clone(),
                 depth,
                 divide: args.divide,
@@ -179,17 +200,41 @@ fn run_position(
 ) -> anyhow::Result<ExitStatus> {
     let progress = Meter::new(settings.quiet, "root moves");
     let start = Instant::now();
-    let (counts, total) = pool.install(|| count_divide(pos, depth, table, &progress));
+    let total = if depth == 0 {
+        1
+    } else {
+        let roots = perft::root_moves(pos);
+        progress.set_len(roots.len() as u64);
+        let mut total = 0;
+        stream_ordered(
+            pool,
+            roots.len(),
+            |i| {
+                let count = count_subtree(&roots[i].pos, depth - 1, table, &progress);
+                progress.inc(1);
+                count
+            },
+            |i, count| {
+                total += count;
+                if divide {
+                    progress.suspend(|| {
+                        writeln!(out, "{}: {count}", roots[i].uci)?;
+                        out.flush()
+                    })?;
+                }
+                Ok(())
+            },
+        )?;
+        total
+    };
     let elapsed = start.elapsed();
     progress.finish();
 
     if divide {
-        for (uci, count) in &counts {
-            writeln!(out, "{uci}: {count}")?;
-        }
         writeln!(out)?;
     }
     writeln!(out, "{total}")?;
+    out.flush()?;
 
     if !settings.quiet {
         diag::note(format!(
@@ -201,28 +246,44 @@ fn run_position(
     Ok(ExitStatus::Ok)
 }
 
-/// Counts per root move (sorted by UCI) and the total, in parallel.
-fn count_divide(
-    pos: &Chess,
-    depth: u32,
-    table: Option<&Table>,
-    progress: &Meter,
-) -> (Vec<(String, u64)>, u64) {
-    if depth == 0 {
-        return (Vec::new(), 1);
-    }
-    let roots = perft::root_moves(pos);
-    progress.set_len(roots.len() as u64);
-    let counts: Vec<(String, u64)> = roots
-        .into_par_iter()
-        .map(|root| {
-            let count = count_subtree(&root.pos, depth - 1, table, progress);
-            progress.inc(1);
-            (root.uci, count)
-        })
-        .collect();
-    let total = counts.iter().map(|(_, n)| n).sum();
-    (counts, total)
+/// Runs `work` on the items `0..n` in parallel on `pool` and hands each
+/// result to `emit` on this thread, in index order, as soon as it and every
+/// result before it are known. Once `emit` fails (a closed pipe), items not
+/// yet started are skipped and its error is returned.
+fn stream_ordered<T: Send>(
+    pool: &rayon::ThreadPool,
+    n: usize,
+    work: impl Fn(usize) -> T + Sync,
+    mut emit: impl FnMut(usize, T) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(usize, T)>();
+    std::thread::scope(|scope| {
+        let (work, stop) = (&work, &stop);
+        scope.spawn(move || {
+            pool.install(|| {
+                (0..n).into_par_iter().for_each_with(tx, |tx, i| {
+                    if !stop.load(Ordering::Relaxed) {
+                        // The receiver is gone only after `emit` failed.
+                        let _ = tx.send((i, work(i)));
+                    }
+                });
+            });
+        });
+        let mut pending = BTreeMap::new();
+        let mut next = 0;
+        for (i, value) in &rx {
+            pending.insert(i, value);
+            while let Some(value) = pending.remove(&next) {
+                if let Err(err) = emit(next, value) {
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(err);
+                }
+                next += 1;
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Counts `depth` plies below `pos`, splitting the first ply over threads
@@ -302,14 +363,6 @@ fn count_bounded(
         .try_reduce(|| 0, |a, b| Some(a + b))
 }
 
-/// What became of one suite record.
-struct RecordOutcome {
-    /// Why the FEN could not be used, if it could not.
-    fen_error: Option<String>,
-    /// Each check that was run, with what it counted.
-    results: Vec<(SuiteCheck, Counted)>,
-}
-
 fn run_suite(
     settings: &Settings,
     path: &Path,
@@ -327,35 +380,56 @@ fn run_suite(
         .map_err(|e| anyhow::anyhow!("{}", diag::clipped(&e.to_string(), 2 * diag::SHOWN)))
         .with_context(|| format!("invalid perft suite {}", path.display()))?;
 
-    let planned: u64 = records
+    // Every selected check, in file order, with its record; a record's
+    // position is set up once, and only when one of its checks runs.
+    let checks: Vec<(usize, SuiteCheck)> = records
         .iter()
-        .flat_map(|r| &r.checks)
-        .filter(|c| selected(c))
-        .count() as u64;
+        .enumerate()
+        .flat_map(|(r, record)| record.checks.iter().map(move |c| (r, *c)))
+        .filter(|(_, c)| selected(c))
+        .collect();
+    let mut positions: Vec<Option<Result<Chess, String>>> = vec![None; records.len()];
+    for &(r, _) in &checks {
+        positions[r].get_or_insert_with(|| {
+            perft::parse_position(&records[r].fen, settings.chess960).map_err(|e| e.to_string())
+        });
+    }
+    let planned = checks.len() as u64;
     let listed: u64 = records.iter().map(|r| r.checks.len() as u64).sum();
 
     let progress = Meter::new(settings.quiet, "checks");
     progress.set_len(planned);
     let start = Instant::now();
     let (mut failed, mut nodes) = (0u64, 0u64);
+    let mut last_record = None;
 
-    for batch in records.chunks(SUITE_BATCH) {
-        let outcomes: Vec<RecordOutcome> = pool.install(|| {
-            batch
-                .par_iter()
-                .map(|record| check_record(record, settings.chess960, limits, table, &progress))
-                .collect()
-        });
-        for (record, outcome) in batch.iter().zip(outcomes) {
-            if let Some(err) = &outcome.fen_error {
-                diag::error(format!(
-                    "{}:{}: invalid fen {:?}: {err}",
-                    path.display(),
-                    record.line,
-                    record.fen
-                ));
-            }
-            for (check, got) in outcome.results {
+    stream_ordered(
+        pool,
+        checks.len(),
+        |i| {
+            let (r, check) = checks[i];
+            let got = match &positions[r] {
+                Some(Ok(pos)) => count_check(pos, check.depth, limits.max_nodes, table, &progress),
+                _ => Counted::NoPosition,
+            };
+            progress.inc(1);
+            got
+        },
+        |i, got| {
+            let (r, check) = checks[i];
+            let record = &records[r];
+            progress.suspend(|| {
+                if last_record != Some(r) {
+                    last_record = Some(r);
+                    if let Some(Err(err)) = &positions[r] {
+                        diag::error(format!(
+                            "{}:{}: invalid fen {:?}: {err}",
+                            path.display(),
+                            record.line,
+                            record.fen
+                        ));
+                    }
+                }
                 let ok = got == Counted::Nodes(check.nodes);
                 failed += u64::from(!ok);
                 let got = match got {
@@ -375,11 +449,14 @@ fn run_suite(
                     check.nodes,
                     record.fen
                 )?;
-            }
-        }
-    }
+                out.flush()
+            })?;
+            Ok(())
+        },
+    )?;
     let elapsed = start.elapsed();
     progress.finish();
+    out.flush()?;
 
     if !settings.quiet {
         diag::note(format!(
@@ -397,56 +474,23 @@ fn run_suite(
     })
 }
 
-fn check_record(
-    record: &SuiteRecord,
-    chess960: bool,
-    limits: &Limits<'_, impl Fn(&SuiteCheck) -> bool + Sync>,
+/// Counts one check of a suite, stopped past `max_nodes` when given.
+fn count_check(
+    pos: &Chess,
+    depth: u32,
+    max_nodes: Option<u64>,
     table: Option<&Table>,
     progress: &Meter,
-) -> RecordOutcome {
-    let checks: Vec<SuiteCheck> = record
-        .checks
-        .iter()
-        .copied()
-        .filter(limits.selected)
-        .collect();
-    if checks.is_empty() {
-        return RecordOutcome {
-            fen_error: None,
-            results: Vec::new(),
-        };
-    }
-    match perft::parse_position(&record.fen, chess960) {
-        Err(err) => {
-            progress.inc(checks.len() as u64);
-            RecordOutcome {
-                fen_error: Some(err.to_string()),
-                results: checks
-                    .into_iter()
-                    .map(|c| (c, Counted::NoPosition))
-                    .collect(),
+) -> Counted {
+    match max_nodes {
+        None => Counted::Nodes(count_subtree(pos, depth, table, progress)),
+        Some(max) => {
+            let used = AtomicU64::new(0);
+            match count_bounded(pos, depth, table, max, &used) {
+                Some(n) => Counted::Nodes(n),
+                None => Counted::Over(max),
             }
         }
-        Ok(pos) => RecordOutcome {
-            fen_error: None,
-            results: checks
-                .into_iter()
-                .map(|check| {
-                    let count = match limits.max_nodes {
-                        None => Counted::Nodes(count_subtree(&pos, check.depth, table, progress)),
-                        Some(max) => {
-                            let used = AtomicU64::new(0);
-                            match count_bounded(&pos, check.depth, table, max, &used) {
-                                Some(n) => Counted::Nodes(n),
-                                None => Counted::Over(max),
-                            }
-                        }
-                    };
-                    progress.inc(1);
-                    (check, count)
-                })
-                .collect(),
-        },
     }
 }
 
@@ -471,6 +515,10 @@ impl Meter {
 
     fn inc(&self, n: u64) {
         self.bar.inc(n);
+    }
+
+    fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.bar.suspend(f)
     }
 
     fn add_nodes(&self, n: u64) {

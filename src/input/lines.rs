@@ -15,8 +15,12 @@ const BOM: &[u8] = b"\xef\xbb\xbf";
 /// What a line-based input holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineFormat {
-    /// One FEN or EPD per line; blank lines are skipped.
+    /// One EPD (or FEN) per line; blank lines and `#` comment lines are
+    /// skipped.
     Positions,
+    /// One FEN per line and nothing after it (`convert --from fen`); blank
+    /// lines and `#` comment lines are skipped.
+    Fen,
     /// One game per line in UCI; a blank line is a game without moves.
     Uci,
 }
@@ -24,8 +28,17 @@ pub enum LineFormat {
 impl LineFormat {
     /// Whether `line` is a record (a game or a position) in this format.
     pub fn is_record(self, line: &Line) -> bool {
-        self == LineFormat::Uci || !line.text.trim().is_empty()
+        match self {
+            LineFormat::Uci => true,
+            LineFormat::Positions | LineFormat::Fen => !is_comment_or_blank(line.text.as_bytes()),
+        }
     }
+}
+
+/// A blank line, or one whose first non-blank byte is `#`: not a record of
+/// a position file.
+fn is_comment_or_blank(line: &[u8]) -> bool {
+    line.trim_ascii().first().is_none_or(|&b| b == b'#')
 }
 
 /// One line of input.
@@ -41,7 +54,8 @@ pub struct Line {
 const BATCH: usize = 2048;
 
 /// Tells the format of an input from its first bytes: `None` for PGN (the
-/// default), or the line format when the first non-blank line is a FEN/EPD
+/// default), or the line format when the first line that is neither blank
+/// nor a `#` comment is a FEN/EPD
 /// (a board of eight ranks) or UCI (`position`, `startpos`, `fen`, `moves`,
 /// or nothing but UCI moves).
 ///
@@ -60,7 +74,7 @@ pub fn detect(head: &[u8]) -> Option<LineFormat> {
     let line = head
         .split(|&b| b == b'\n')
         .map(<[u8]>::trim_ascii)
-        .find(|l| !l.is_empty())?;
+        .find(|l| !is_comment_or_blank(l))?;
     let mut words = line
         .split(|b| b.is_ascii_whitespace())
         .filter(|w| !w.is_empty());
@@ -133,13 +147,14 @@ pub fn sniff<R: Read>(mut reader: R) -> io::Result<(Option<LineFormat>, Replayed
     Ok((format, io::Cursor::new(head).chain(reader)))
 }
 
-/// Whether `head` holds a complete non-blank line (all [`detect`] reads).
+/// Whether `head` holds a complete line that is neither blank nor a `#`
+/// comment (all [`detect`] reads).
 fn has_first_line(head: &[u8]) -> bool {
     let head = head.strip_prefix(BOM).unwrap_or(head);
     let mut lines = head.split(|&b| b == b'\n');
     // The last piece has no line ending yet.
     lines.next_back();
-    lines.any(|l| !l.trim_ascii().is_empty())
+    lines.any(|l| !is_comment_or_blank(l))
 }
 
 /// Splits an input into batches of numbered lines (without their line
@@ -236,6 +251,28 @@ mod tests {
         assert_eq!(detect(b"e7e8q"), Some(LineFormat::Uci));
         assert_eq!(detect(b"e2e4 e5"), None);
         assert_eq!(detect(b"; comment\n[Event \"x\"]"), None);
+        // See issue 12: `#` comment lines before the first position.
+        assert_eq!(
+            detect(b"# suite\n  # of mates\n\n8/8/8/8/8/8/8/K1k5 w - -\n"),
+            Some(LineFormat::Positions)
+        );
+        assert_eq!(detect(b"# notes\n[Event \"x\"]"), None);
+    }
+
+    #[test]
+    fn blank_and_comment_lines_are_not_positions() {
+        let line = |text: &str| Line {
+            text: text.to_owned(),
+            number: 1,
+        };
+        for format in [LineFormat::Positions, LineFormat::Fen] {
+            for text in ["", "  \t", "# a comment", "  #8/8/8/8/8/8/8/K1k5 w - -"] {
+                assert!(!format.is_record(&line(text)), "{format:?} {text:?}");
+            }
+            assert!(format.is_record(&line("8/8/8/8/8/8/8/K1k5 w - - # x")));
+        }
+        // A blank UCI line is a game without moves.
+        assert!(LineFormat::Uci.is_record(&line("")));
     }
 
     #[test]

@@ -63,6 +63,9 @@ pub struct Row {
     pub helpmate: Option<Vec<UciMove>>,
     /// What stopped the replay (`code at ply N: message`).
     pub error: Option<String>,
+    /// The values of the tags named with `--tags`, in their order (`None`
+    /// when the game has no such tag).
+    pub tags: Vec<Option<String>>,
 }
 
 impl Row {
@@ -94,7 +97,53 @@ impl Row {
                 Some(ply) => format!("{} at ply {ply}: {}", e.code, e.message),
                 None => format!("{}: {}", e.code, e.message),
             }),
+            tags: Vec::new(),
         }
+    }
+}
+
+/// The tag columns of a table (`--tags`): names of PGN tags, unique, none
+/// of them the name of a fixed column.
+#[derive(Debug, Clone, Default)]
+pub struct TagColumns {
+    names: Vec<String>,
+}
+
+impl TagColumns {
+    /// The columns for `names`, repeats dropped.
+    ///
+    /// # Errors
+    ///
+    /// An empty name, or one that is the name of a fixed column (a CSV
+    /// header, and the keys of a JSON record, name each column once).
+    pub fn new(names: &[String]) -> Result<TagColumns, String> {
+        let mut unique: Vec<String> = Vec::new();
+        for name in names {
+            if name.is_empty() {
+                return Err("--tags holds an empty tag name".to_owned());
+            }
+            if CSV_HEADER.split(',').any(|fixed| fixed == name) || name == "tags" {
+                return Err(format!(
+                    "--tags: `{name}` is the name of a fixed column (tags are named as in the PGN, e.g. `White`)"
+                ));
+            }
+            if !unique.contains(name) {
+                unique.push(name.clone());
+            }
+        }
+        Ok(TagColumns { names: unique })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The values of the columns in `game`.
+    pub fn values(&self, game: &RawGame<'_>) -> Vec<Option<String>> {
+        self.names
+            .iter()
+            .map(|n| game.tag_text(n).map(std::borrow::Cow::into_owned))
+            .collect()
     }
 }
 
@@ -120,9 +169,19 @@ pub enum Format {
 /// # Errors
 ///
 /// When writing fails.
-pub fn write_header(out: &mut dyn Write, format: Format, header: bool) -> io::Result<()> {
+pub fn write_header(
+    out: &mut dyn Write,
+    format: Format,
+    header: bool,
+    tags: &TagColumns,
+) -> io::Result<()> {
     if format == Format::Csv && header {
-        writeln!(out, "{CSV_HEADER}")?;
+        if tags.is_empty() {
+            writeln!(out, "{CSV_HEADER}")?;
+        } else {
+            let names = tags.names.iter().map(String::as_str);
+            super::write_csv_record(out, CSV_HEADER.split(',').chain(names))?;
+        }
     }
     Ok(())
 }
@@ -149,7 +208,9 @@ pub fn write_row(
     file: &str,
     (game, offset): (u64, Option<u64>),
     row: &Row,
+    tags: &TagColumns,
 ) -> io::Result<()> {
+    let values = row.tags.iter().map(|v| v.as_deref().unwrap_or(""));
     match format {
         Format::Csv => super::write_csv_record(
             out,
@@ -173,7 +234,9 @@ pub fn write_row(
                 row.undetermined_reason,
                 &row.helpmate.as_deref().map(uci_line).unwrap_or_default(),
                 row.error.as_deref().unwrap_or(""),
-            ],
+            ]
+            .into_iter()
+            .chain(values),
         ),
         Format::Jsonl => {
             let s = |out: &mut dyn Write, key: &str, value: &str| -> io::Result<()> {
@@ -223,6 +286,18 @@ pub fn write_row(
             }
             out.write_all(b",\"error\":")?;
             json::write_opt_str(out, row.error.as_deref())?;
+            if !tags.is_empty() {
+                out.write_all(b",\"tags\":{")?;
+                for (i, (name, value)) in tags.names.iter().zip(&row.tags).enumerate() {
+                    if i > 0 {
+                        out.write_all(b",")?;
+                    }
+                    json::write_str(out, name)?;
+                    out.write_all(b":")?;
+                    json::write_opt_str(out, value.as_deref())?;
+                }
+                out.write_all(b"}")?;
+            }
             out.write_all(b"}\n")
         }
     }

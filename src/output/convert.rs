@@ -109,7 +109,8 @@ pub fn epd_records(game: &ConvertedGame, all: bool) -> Vec<(usize, String)> {
     }
 }
 
-/// Writes one EPD record: `<epd> id "<game>:<ply>";`.
+/// Writes one EPD record: `<epd> id "<game>:<ply>";` (`game` is the
+/// source line number for FEN, EPD and UCI line input).
 ///
 /// # Errors
 ///
@@ -157,8 +158,9 @@ fn write_notes(out: &mut Vec<u8>, notes: &Annotations) -> io::Result<()> {
     })
 }
 
-/// Writes `,"key":[…]` with each item written by `item`, unless `items` is
-/// empty.
+/// Writes `,"key":[…]` with each item written by `item`, or `,"key":null`
+/// when `items` is empty: an absent value is `null` in every JSON record
+/// pgnkit writes (`docs/records.md`).
 fn write_member<T>(
     out: &mut Vec<u8>,
     key: &str,
@@ -166,7 +168,7 @@ fn write_member<T>(
     mut item: impl FnMut(&mut Vec<u8>, &T) -> io::Result<()>,
 ) -> io::Result<()> {
     if items.is_empty() {
-        return Ok(());
+        return write!(out, ",\"{key}\":null");
     }
     write!(out, ",\"{key}\":[")?;
     for (i, x) in items.iter().enumerate() {
@@ -180,12 +182,12 @@ fn write_member<T>(
 }
 
 /// One JSON object per game:
-/// `{"tags":{…},"moves":[{"san","uci","fen_after"[,"nags","comments","variations"]}…],"result":"1-0"}`,
-/// with the annotations before the first move as top-level `nags`,
-/// `comments` and `variations` when there are any, and an `error` object
-/// (`ply`, `san`, `code`, `message`) for a game kept despite its error.
-/// A tag that appears twice keeps its first value (JSON objects have
-/// unique keys).
+/// `{"tags":{…},"nags","comments","variations","moves":[{"san","uci","fen_after","nags","comments","variations"}…],"result":"1-0","error"}`,
+/// the top-level `nags`, `comments` and `variations` being the annotations
+/// before the first move, `error` an object (`ply`, `san`, `code`,
+/// `message`) for a game kept despite its error; every key is always
+/// written, `null` when it has no value (`docs/records.md`). A tag that
+/// appears twice keeps its first value (JSON objects have unique keys).
 pub fn write_jsonl(game: &ConvertedGame, out: &mut Vec<u8>) {
     // Writing into a Vec cannot fail.
     let _ = write_jsonl_inner(game, out);
@@ -247,6 +249,8 @@ fn write_jsonl_inner(game: &ConvertedGame, out: &mut Vec<u8>) -> io::Result<()> 
         write!(out, ",\"code\":\"{}\",\"message\":", f.code)?;
         json::write_str(out, &f.message)?;
         out.push(b'}');
+    } else {
+        out.extend_from_slice(b",\"error\":null");
     }
     out.extend_from_slice(b"}\n");
     Ok(())
@@ -260,14 +264,19 @@ pub struct CsvRecord {
     pub file: String,
     pub game: u64,
     pub offset: Option<u64>,
+    /// The start position when it is not the standard one, or the game is
+    /// Chess960 (then with Shredder-FEN castling, which says so): with
+    /// `uci`, all a replay needs, whatever tag columns the run has.
+    pub start_fen: String,
     pub tags: Vec<(String, String)>,
-    pub plies: usize,
+    /// `None` for a game left out because it could not be replayed.
+    pub plies: Option<usize>,
     /// The main line in UCI, space-separated (no `fen … moves` prefix: the
-    /// `FEN` tag has its own column when present).
+    /// start position is `start_fen`).
     pub uci: String,
-    /// Empty when the game's setup failed.
+    /// Empty when the game's setup failed or the game was left out.
     pub final_fen: String,
-    /// For a game kept despite its error: the comment saying where it broke.
+    /// For a game that could not be replayed: where and why it broke.
     pub error: Option<String>,
 }
 
@@ -276,16 +285,35 @@ impl CsvRecord {
         let mut uci = Vec::new();
         push_uci_moves(game, &mut uci);
         CsvRecord {
-            file: String::new(),
-            game: 0,
-            offset: None,
-            tags: game.tags.clone(),
-            plies: game.plies.len(),
+            plies: Some(game.plies.len()),
             uci: String::from_utf8(uci).expect("UCI moves are ASCII"),
             final_fen: game
                 .final_position()
                 .map(|p| fen(&p, game.mode()))
                 .unwrap_or_default(),
+            ..CsvRecord::left_out(game)
+        }
+    }
+
+    /// The row of a game that could not be replayed and is left out: its
+    /// place, tags, start position and error, no moves, so that rows still
+    /// match the input's games one to one.
+    pub fn left_out(game: &ConvertedGame) -> CsvRecord {
+        CsvRecord {
+            file: String::new(),
+            game: 0,
+            offset: None,
+            start_fen: game
+                .start
+                .as_ref()
+                .filter(|s| s.from_fen || s.mode == CastlingMode::Chess960)
+                .map(|s| fen(&s.pos, s.mode))
+                .filter(|f| f != STANDARD_START)
+                .unwrap_or_default(),
+            tags: game.tags.clone(),
+            plies: None,
+            uci: String::new(),
+            final_fen: String::new(),
             error: game.break_comment(),
         }
     }
@@ -299,29 +327,32 @@ impl CsvRecord {
     }
 }
 
-/// The columns of a CSV run: the Seven Tag Roster, `extra` tags, then
-/// `plies,uci,final_fen` (and `error` with `--keep-invalid`).
+/// The standard start position as [`fen`] writes it: `start_fen` is empty
+/// for it.
+const STANDARD_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// The columns of a CSV run: `file,game,offset,start_fen`, the Seven Tag
+/// Roster, `extra` tags, then `plies,uci,final_fen,error`.
 #[derive(Debug, Clone)]
 pub struct CsvColumns {
     pub extra: Vec<String>,
-    pub error: bool,
 }
 
 impl CsvColumns {
     /// Columns for exactly the tags `names` after the roster (roster tags
     /// and repeats among them are dropped, so every column is unique).
-    pub fn exactly(names: &[String], error: bool) -> CsvColumns {
+    pub fn exactly(names: &[String]) -> CsvColumns {
         let mut extra: Vec<String> = Vec::new();
         for n in names {
             if !SEVEN_TAG_ROSTER.contains(&n.as_str()) && !extra.contains(n) && !n.is_empty() {
                 extra.push(n.clone());
             }
         }
-        CsvColumns { extra, error }
+        CsvColumns { extra }
     }
 
     /// Columns for the tags `records` use, in order of first appearance.
-    pub fn seen_in<'r>(records: impl Iterator<Item = &'r CsvRecord>, error: bool) -> CsvColumns {
+    pub fn seen_in<'r>(records: impl Iterator<Item = &'r CsvRecord>) -> CsvColumns {
         let mut extra: Vec<String> = Vec::new();
         for r in records {
             for (name, _) in &r.tags {
@@ -330,7 +361,7 @@ impl CsvColumns {
                 }
             }
         }
-        CsvColumns { extra, error }
+        CsvColumns { extra }
     }
 
     /// Whether `name` has a column.
@@ -344,13 +375,10 @@ impl CsvColumns {
     ///
     /// When writing fails.
     pub fn write_header(&self, out: &mut dyn Write) -> io::Result<()> {
-        let mut row: Vec<&str> = vec!["file", "game", "offset"];
+        let mut row: Vec<&str> = vec!["file", "game", "offset", "start_fen"];
         row.extend(SEVEN_TAG_ROSTER);
         row.extend(self.extra.iter().map(String::as_str));
-        row.extend(["plies", "uci", "final_fen"]);
-        if self.error {
-            row.push("error");
-        }
+        row.extend(["plies", "uci", "final_fen", "error"]);
         write_row(out, &row)
     }
 
@@ -361,16 +389,14 @@ impl CsvColumns {
     ///
     /// When writing fails.
     pub fn write_record(&self, out: &mut dyn Write, r: &CsvRecord) -> io::Result<()> {
-        let plies = r.plies.to_string();
+        let plies = r.plies.map(|p| p.to_string()).unwrap_or_default();
         let game = r.game.to_string();
         let offset = r.offset.map(|o| o.to_string()).unwrap_or_default();
-        let mut row: Vec<&str> = vec![&r.file, &game, &offset];
+        let mut row: Vec<&str> = vec![&r.file, &game, &offset, &r.start_fen];
         row.extend(SEVEN_TAG_ROSTER.iter().map(|n| r.tag(n).unwrap_or("")));
         row.extend(self.extra.iter().map(|n| r.tag(n).unwrap_or("")));
         row.extend([plies.as_str(), &r.uci, &r.final_fen]);
-        if self.error {
-            row.push(r.error.as_deref().unwrap_or(""));
-        }
+        row.push(r.error.as_deref().unwrap_or(""));
         write_row(out, &row)
     }
 }
@@ -505,9 +531,9 @@ mod tests {
         assert_eq!(
             render(write_jsonl, &game),
             concat!(
-                r#"{"tags":{"Event":"E \"x\"","White":"Café"},"comments":["pre"],"moves":["#,
+                r#"{"tags":{"Event":"E \"x\"","White":"Café"},"nags":null,"comments":["pre"],"variations":null,"moves":["#,
                 r#"{"san":"e4","uci":"e2e4","fen_after":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1","nags":[1],"comments":["a \"b\""],"variations":["(d4 d5)"]},"#,
-                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"}],"result":"1-0"}"#,
+                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2","nags":null,"comments":null,"variations":null}],"result":"1-0","error":null}"#,
                 "\n"
             )
         );
@@ -523,22 +549,50 @@ mod tests {
     }
 
     #[test]
+    fn csv_start_fen_is_empty_only_for_the_standard_start() {
+        let start_fen = |pgn: &str| CsvRecord::new(&convert(pgn)).start_fen;
+        assert_eq!(start_fen("1. e4 *"), "");
+        // A FEN tag holding the standard start is the standard start.
+        let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        assert_eq!(
+            start_fen(&format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n\n*")),
+            ""
+        );
+        assert_eq!(
+            start_fen("[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n\n1. O-O *"),
+            "4k3/8/8/8/8/8/8/4K2R w K - 0 1"
+        );
+        // Chess960 from the standard array: Shredder-FEN says it is 960.
+        assert_eq!(
+            start_fen("[Variant \"Chess960\"]\n\n1. e4 *"),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1"
+        );
+        // A game that cannot be replayed keeps its start and says why.
+        let broken = CsvRecord::left_out(&convert(
+            "[FEN \"4k3/8/8/8/8/8/8/4K2R w K -\"]\n\n1. Kf2 Kd7 2. O-O *",
+        ));
+        assert_eq!(broken.start_fen, "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+        assert_eq!((broken.plies, broken.uci.as_str()), (None, ""));
+        assert!(broken.error.unwrap().contains("ply 3 (O-O)"));
+    }
+
+    #[test]
     fn csv_columns() {
         let a = CsvRecord::new(&convert(
             "[Event \"e\"]\n[White \"w, jr\"]\n[ECO \"C60\"]\n\n1. e4 *",
         ));
         let b = CsvRecord::new(&convert("[Opening \"x\"]\n[ECO \"B00\"]\n\n*"));
-        let cols = CsvColumns::seen_in([&a, &b].into_iter(), false);
+        let cols = CsvColumns::seen_in([&a, &b].into_iter());
         assert_eq!(cols.extra, ["ECO", "Opening"]);
         let mut out = Vec::new();
         cols.write_header(&mut out).unwrap();
         cols.write_record(&mut out, &a).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "file,game,offset,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,final_fen\n\
-             ,0,,e,,,,\"w, jr\",,,C60,,1,e2e4,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
+            "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,final_fen,error\n\
+             ,0,,,e,,,,\"w, jr\",,,C60,,1,e2e4,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,\n"
         );
-        let exact = CsvColumns::exactly(&["White".into(), "ECO".into(), "ECO".into()], true);
+        let exact = CsvColumns::exactly(&["White".into(), "ECO".into(), "ECO".into()]);
         assert_eq!(exact.extra, ["ECO"]);
     }
 }

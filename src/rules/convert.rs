@@ -27,7 +27,7 @@ use super::game::{GameResult, RawGame, Token, TokenKind, decode_text, roster_wit
 use super::notation::{UciMoveErrorKind, fen, play_uci_moves};
 use super::replay::replay;
 use super::san::{normalised_san, parse_san, resolve_with_check};
-use super::setup::{FenLeniency, Start, read_start, start_position};
+use super::setup::{FenFields, FenLeniency, Start, read_start, start_position};
 
 /// What to keep of the movetext besides the moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -684,7 +684,35 @@ fn failed_game(tags: Vec<(String, String)>, finding: Finding) -> ConvertedGame {
 /// assert_eq!(fen(&start.pos, start.mode), "4k3/8/8/8/4P3/8/8/4K3 b - - 5 40");
 /// ```
 pub fn game_from_position_line(text: &str, line: u64) -> ConvertedGame {
-    match read_start(text, FenLeniency::EPD_LINE) {
+    game_from_line_position(text, line, FenLeniency::EPD_LINE)
+}
+
+/// A line of `convert --from fen`: as [`FenLeniency::EPD_LINE`], but the
+/// line is a FEN and nothing else: any whitespace separates its fields, and
+/// a field after the sixth (an EPD operation, trailing junk) is an error,
+/// as it is for `perft`'s FEN.
+pub const FEN_LINE: FenLeniency = FenLeniency {
+    fields: FenFields::AnyWhitespace,
+    ..FenLeniency::EPD_LINE
+};
+
+/// A game without moves from one line of `--from fen` input: as
+/// [`game_from_position_line`], but the line must be a FEN and nothing
+/// else ([`FEN_LINE`]).
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::convert::game_from_fen_line;
+/// assert!(game_from_fen_line("8/8/8/8/8/8/8/K1k5 w - - 0 1", 1).error.is_none());
+/// assert!(game_from_fen_line("8/8/8/8/8/8/8/K1k5 w - - 0 1 junk", 2).error.is_some());
+/// ```
+pub fn game_from_fen_line(text: &str, line: u64) -> ConvertedGame {
+    game_from_line_position(text, line, FEN_LINE)
+}
+
+fn game_from_line_position(text: &str, line: u64, leniency: FenLeniency) -> ConvertedGame {
+    match read_start(text, leniency) {
         Ok(start) => ConvertedGame {
             tags: line_tags(&start, GameResult::Unfinished),
             start: Some(start),
@@ -1195,6 +1223,25 @@ mod tests {
         assert!(epd.error.is_none());
         let bad = game_from_position_line("8/8/8/8/8/8/8/8 w - - 0 1", 4);
         assert_eq!(bad.error.unwrap().code, Code::InvalidFen);
+    }
+
+    #[test]
+    fn fen_lines_refuse_what_follows_the_fen() {
+        // See issue 12: `--from fen` rejects trailing junk as perft does.
+        let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1";
+        assert!(game_from_fen_line(fen, 1).error.is_none());
+        assert!(
+            game_from_fen_line("8/8/8/8/8/8/8/K1k5 w - -", 1)
+                .error
+                .is_none()
+        );
+        for junk in [" junk", " bm Ka2;", " 0"] {
+            let text = format!("{fen}{junk}");
+            let err = game_from_fen_line(&text, 5).error.unwrap();
+            assert_eq!((err.code, err.line), (Code::InvalidFen, 5), "{text}");
+            // The EPD reading ignores (or reads) what follows the position.
+            assert!(game_from_position_line(&text, 5).error.is_none(), "{text}");
+        }
     }
 
     /// A small deterministic PRNG (xorshift64*) for the property tests.

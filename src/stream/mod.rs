@@ -461,7 +461,12 @@ impl InOrder {
     ) -> anyhow::Result<()> {
         let before = self.totals.games;
         match done {
-            Done::Opened { name, span } => self.opened(name, span),
+            Done::Opened { name, span } => {
+                if reading.files.len() > 1 {
+                    reading.progress.set_file(&name);
+                }
+                self.opened(name, span);
+            }
             Done::Failed { name, error } => self.failed(&name, error, sink)?,
             Done::Chunk(chunk) => self.chunk(chunk, game, sink)?,
             Done::Lines(results) => self.results(results, sink)?,

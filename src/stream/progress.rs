@@ -3,11 +3,39 @@
 //! or work items done of a known count for `perft`. Drawn only when
 //! standard error is a terminal and the run is not `--quiet`; otherwise
 //! every call is a no-op.
+//!
+//! The byte bar follows the bytes *read*, which run ahead of the games
+//! counted by the chunks in flight: once every byte is read, the ETA says
+//! `finishing` rather than `0s` while the last games are worked on, and
+//! before the first bytes and second it says `…` rather than a guess from
+//! nothing. With several inputs, the bar starts with the name of the one
+//! whose games are being handed out ([`Progress::set_file`]).
 
+use std::fmt;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanDuration, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+
+/// Time before an ETA is shown: an estimate from the first chunk alone
+/// swings wildly.
+const ETA_AFTER: Duration = Duration::from_secs(1);
+
+/// The ETA of a bar at `pos` of `len` after `elapsed`, estimated at `eta`:
+/// `…` while there is too little to estimate from, `finishing` once all is
+/// read but the run has not finished.
+fn eta_text(pos: u64, len: Option<u64>, elapsed: Duration, eta: Duration) -> String {
+    match len {
+        Some(len) if pos >= len => "finishing".to_owned(),
+        _ if pos == 0 || elapsed < ETA_AFTER => "…".to_owned(),
+        _ => HumanDuration(eta).to_string(),
+    }
+}
+
+fn write_eta(state: &ProgressState, w: &mut dyn fmt::Write) {
+    let text = eta_text(state.pos(), state.len(), state.elapsed(), state.eta());
+    let _ = w.write_str(&text);
+}
 
 /// Progress of a run.
 pub struct Progress {
@@ -19,12 +47,14 @@ impl Progress {
     /// A bar over `total` input bytes (`None` when unknown, e.g. stdin).
     pub fn bytes(total: Option<u64>, quiet: bool) -> Progress {
         let template = if total.is_some() {
-            "{wide_bar} {bytes}/{total_bytes} {msg} ETA {eta}"
+            "{prefix}{wide_bar} {bytes}/{total_bytes} {msg} ETA {pgnkit_eta}"
         } else {
-            "{spinner} {bytes} {msg}"
+            "{prefix}{spinner} {bytes} {msg}"
         };
         let progress = Progress::with_template(total, quiet, template);
         if let Some(bar) = &progress.bar {
+            // The first frame says what is counted, not an empty message.
+            bar.set_message("0 games");
             bar.enable_steady_tick(Duration::from_millis(200));
         }
         progress
@@ -43,6 +73,7 @@ impl Progress {
             bar.set_style(
                 ProgressStyle::with_template(template)
                     .expect("progress template is valid")
+                    .with_key("pgnkit_eta", write_eta)
                     .progress_chars("=> "),
             );
             bar
@@ -67,6 +98,23 @@ impl Progress {
         }
     }
 
+    /// Names the input whose games are being counted, in front of the bar
+    /// (for runs over several inputs; the name is cut to a width that
+    /// leaves the bar room).
+    pub fn set_file(&self, name: &str) {
+        if let Some(bar) = &self.bar {
+            const WIDTH: usize = 32;
+            let count = name.chars().count();
+            let shown: String = if count > WIDTH {
+                let tail: String = name.chars().skip(count - (WIDTH - 1)).collect();
+                format!("…{tail}")
+            } else {
+                name.to_owned()
+            };
+            bar.set_prefix(format!("{shown} "));
+        }
+    }
+
     /// Sets the count the bar runs to.
     pub fn set_len(&self, len: u64) {
         if let Some(bar) = &self.bar {
@@ -88,6 +136,16 @@ impl Progress {
         }
     }
 
+    /// Runs `f` with the bar taken off the terminal, then draws it again,
+    /// so lines written meanwhile (to standard output on the same terminal)
+    /// are not drawn over.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.bar {
+            Some(bar) => bar.suspend(f),
+            None => f(),
+        }
+    }
+
     /// Removes the bar.
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
@@ -98,5 +156,33 @@ impl Progress {
     /// Time since the run started.
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eta_says_finishing_once_all_is_read_and_nothing_before_a_second() {
+        // See issue 12: 100 % with ETA 0 while games were still counted.
+        let secs = Duration::from_secs;
+        assert_eq!(eta_text(100, Some(100), secs(30), secs(0)), "finishing");
+        assert_eq!(eta_text(0, Some(100), secs(0), secs(0)), "…");
+        assert_eq!(
+            eta_text(10, Some(100), Duration::from_millis(300), secs(3)),
+            "…"
+        );
+        assert_eq!(eta_text(50, Some(100), secs(10), secs(10)), "10 seconds");
+    }
+
+    #[test]
+    fn a_hidden_bar_ignores_every_call() {
+        let progress = Progress::bytes(Some(10), true);
+        assert!(!progress.is_visible());
+        progress.set_file("round1.pgn");
+        progress.update(10, 3);
+        assert_eq!(progress.suspend(|| 7), 7);
+        progress.finish();
     }
 }
