@@ -280,3 +280,42 @@ fn validate_help_lists_codes_and_columns() {
         .collect();
     assert_eq!(help_codes, readme_codes);
 }
+
+/// A user who forgets the file sees why nothing happens: standard input is
+/// read, and it is a terminal. `script` (util-linux) gives pgnkit a
+/// terminal; `timeout` ends the run as the user would.
+#[test]
+fn a_terminal_on_standard_input_is_announced() {
+    let bin = env!("CARGO_BIN_EXE_pgnkit");
+    let out = std::process::Command::new("timeout")
+        .args([
+            "2",
+            "script",
+            "-qec",
+            &format!("{bin} validate -j1"),
+            "/dev/null",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("timeout and script (util-linux) run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("reading standard input (no FILE given)"),
+        "{text}"
+    );
+    // From a pipe (a script feeding it), nothing is said.
+    let piped = run(&["validate"], Some(b"[Event \"x\"]\n\n*\n"));
+    assert!(!stderr(&piped).contains("reading standard input"));
+    let quiet = std::process::Command::new("timeout")
+        .args([
+            "2",
+            "script",
+            "-qec",
+            &format!("{bin} validate -q -j1"),
+            "/dev/null",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("timeout and script (util-linux) run");
+    assert!(!String::from_utf8_lossy(&quiet.stdout).contains("reading standard input"));
+}

@@ -13,7 +13,7 @@ pub mod validate;
 
 use std::fs::File;
 use std::fs::Metadata;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::num::NonZero;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::fs::MetadataExt;
@@ -194,7 +194,16 @@ impl Streaming {
 
     /// The inputs as the stream reads them; with `spool` (the product
     /// writer), several at once.
+    /// Says once, on standard error, that a terminal's standard input is
+    /// read when no file was given (a user who forgot the file otherwise
+    /// sees nothing happen).
     pub fn inputs<'f, 's>(&'f self, spool: Option<&'f Spooled<'s>>) -> stream::Inputs<'f, 's> {
+        if self.files.is_empty() && !self.quiet && std::io::stdin().is_terminal() {
+            diag::note(
+                "pgnkit: reading standard input (no FILE given); end it with Ctrl-D, \
+                 or give files as arguments",
+            );
+        }
         stream::Inputs {
             files: &self.files,
             range: self.range,
