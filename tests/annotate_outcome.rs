@@ -2,7 +2,9 @@
 
 use std::collections::HashMap;
 
-use crate::util::{CHUNK, code, fixture, multi_chunk_pgn, run, stderr, stdout};
+use crate::util::{
+    CHUNK, DAMAGED_REPAIRED, code, fixture, movetexts, multi_chunk_pgn, run, stderr, stdout,
+};
 
 const COLUMNS: [&str; 14] = [
     "file",
@@ -431,21 +433,7 @@ fn damaged_movetext_is_reported_and_written_back_repaired() {
     assert_eq!(code(&out), 1);
     assert_eq!(stderr(&out).lines().collect::<Vec<_>>(), reports);
     let text = stdout(&out);
-    let movetext: Vec<String> = text
-        .split("\n\n")
-        .filter(|s| s.starts_with("1."))
-        .map(|s| s.replace('\n', " "))
-        .collect();
-    assert_eq!(
-        movetext,
-        [
-            "1. e4 d6 2. d4 Nf6 3. Nc3 g6 4. Be3 Bg7 5. Qd2 c6 6. f3 b5 7. Nge2 Nbd7 8. Bh6 \
-             Bxh6 9. Qxh6 Bb7 10. a3 e5 11. O-O-O Qe7 12. Kb1 a6 1-0",
-            "1. e4 e5 2. Nf3 Nf6 3. Nxe5 d6 4. Nf3 Nxe4 5. d4 d5 6. Bd3 Be7 1/2-1/2",
-            "1. Nf3 Nf6 2. c4 g6 3. Nc3 d5 4. cxd5 Nxd5 5. Qa4+ Bd7 6. Qb3 Nb6 1/2-1/2",
-            "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 6. Be3 e5 0-1",
-        ]
-    );
+    assert_eq!(movetexts(&text), DAMAGED_REPAIRED);
     // What was written back reads back without a syntax finding.
     let validated = run(&["validate", "-q", "-f", "csv"], Some(text.as_bytes()));
     assert!(

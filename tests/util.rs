@@ -98,3 +98,21 @@ pub fn multi_chunk_pgn(min_len: usize) -> Vec<u8> {
     }
     big
 }
+
+/// The movetext of every game of PGN `text`, each on one line.
+pub fn movetexts(text: &str) -> Vec<String> {
+    text.split("\n\n")
+        .filter(|s| s.starts_with("1."))
+        .map(|s| s.replace('\n', " "))
+        .collect()
+}
+
+/// `fixtures/convert/damaged_movetext.pgn` as convert and annotate-outcome
+/// write it back: without what could not be read.
+pub const DAMAGED_REPAIRED: [&str; 4] = [
+    "1. e4 d6 2. d4 Nf6 3. Nc3 g6 4. Be3 Bg7 5. Qd2 c6 6. f3 b5 7. Nge2 Nbd7 8. Bh6 \
+     Bxh6 9. Qxh6 Bb7 10. a3 e5 11. O-O-O Qe7 12. Kb1 a6 1-0",
+    "1. e4 e5 2. Nf3 Nf6 3. Nxe5 d6 4. Nf3 Nxe4 5. d4 d5 6. Bd3 Be7 1/2-1/2",
+    "1. Nf3 Nf6 2. c4 g6 3. Nc3 d5 4. cxd5 Nxd5 5. Qa4+ Bd7 6. Qb3 Nb6 1/2-1/2",
+    "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 6. Be3 e5 0-1",
+];
