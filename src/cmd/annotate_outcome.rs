@@ -7,8 +7,7 @@ use std::io::Write;
 
 use anyhow::Context;
 
-use super::convert::report_finding;
-use super::{Codes, Streaming};
+use super::{Codes, Streaming, report_finding};
 use crate::cli::{AnnotateFormat, AnnotateOutcomeArgs, RulesProfile};
 use crate::exit::ExitStatus;
 use crate::output::annotate::{self, Format, PgnSettings, Row, TagColumns};

@@ -12,7 +12,7 @@ use std::io::Write;
 
 use anyhow::Context;
 
-use super::{Codes, Streaming};
+use super::{Codes, Streaming, report_finding};
 use crate::cli::{ConvertArgs, ConvertFormat, Positions, SourceFormat};
 use crate::exit::ExitStatus;
 use crate::input::lines::{Line, LineFormat};
@@ -21,7 +21,7 @@ use crate::output::convert::{
     write_san, write_uci,
 };
 use crate::output::pgn::{Keep, damage};
-use crate::output::report::{self, Format as ReportFormat, Place, players};
+use crate::output::report::{Place, players};
 use crate::output::{diag, json};
 use crate::rules::convert::{
     ConvertOptions, ConvertedGame, convert_game, game_from_fen_line, game_from_position_line,
@@ -357,22 +357,6 @@ impl Writer<'_> {
         };
         Ok(())
     }
-}
-
-/// Reports `finding` of the game at `place` (its line relative to the
-/// chunk at `line_offset`) on standard error, in `validate`'s words: what
-/// came from the input is escaped and cut there (the file name is the
-/// user's own).
-pub(super) fn report_finding(place: &Place<'_>, line_offset: u64, mut finding: Finding) {
-    finding.line += line_offset;
-    finding.san = finding
-        .san
-        .map(|san| diag::clipped(&san, diag::SHOWN).into_owned());
-    finding.message = diag::clipped(&finding.message, 2 * diag::SHOWN).into_owned();
-    let mut text = Vec::new();
-    report::write_finding(&mut text, ReportFormat::Text, place, &finding)
-        .expect("writing to a Vec cannot fail");
-    diag::error(String::from_utf8_lossy(text.trim_ascii_end()));
 }
 
 /// Runs `convert`.

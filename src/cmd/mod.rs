@@ -25,7 +25,9 @@ use anyhow::Context;
 use crate::cli::InputArgs;
 use crate::exit::ExitStatus;
 use crate::input::range::ByteRange;
+use crate::output::report::{self, Place};
 use crate::output::{diag, json};
+use crate::rules::finding::Finding;
 use crate::rules::game::RawGame;
 use crate::stream::{self, Event, Spooled, Totals};
 
@@ -336,4 +338,20 @@ fn write_stats(out: &mut Vec<u8>, totals: &Totals, codes: &Codes) -> std::io::Re
     }
     out.extend_from_slice(b"}\n");
     Ok(())
+}
+
+/// Reports `finding` of the game at `place` (its line relative to the
+/// chunk at `line_offset`) on standard error, in `validate`'s words: what
+/// came from the input is escaped and cut there (the file name is the
+/// user's own).
+pub(crate) fn report_finding(place: &Place<'_>, line_offset: u64, mut finding: Finding) {
+    finding.line += line_offset;
+    finding.san = finding
+        .san
+        .map(|san| diag::clipped(&san, diag::SHOWN).into_owned());
+    finding.message = diag::clipped(&finding.message, 2 * diag::SHOWN).into_owned();
+    let mut text = Vec::new();
+    report::write_finding(&mut text, report::Format::Text, place, &finding)
+        .expect("writing to a Vec cannot fail");
+    diag::error(String::from_utf8_lossy(text.trim_ascii_end()));
 }

@@ -27,7 +27,7 @@ use super::game::{GameResult, RawGame, Token, TokenKind, decode_text, roster_wit
 use super::notation::{UciMoveErrorKind, fen, play_uci_moves};
 use super::replay::replay;
 use super::san::{normalised_san, parse_san, resolve_with_check};
-use super::setup::{FenFields, FenLeniency, Start, read_start, start_position};
+use super::setup::{FenLeniency, Start, read_start, start_position};
 
 /// What to keep of the movetext besides the moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -687,18 +687,9 @@ pub fn game_from_position_line(text: &str, line: u64) -> ConvertedGame {
     game_from_line_position(text, line, FenLeniency::EPD_LINE)
 }
 
-/// A line of `convert --from fen`: as [`FenLeniency::EPD_LINE`], but the
-/// line is a FEN and nothing else: any whitespace separates its fields, and
-/// a field after the sixth (an EPD operation, trailing junk) is an error,
-/// as it is for `perft`'s FEN.
-pub const FEN_LINE: FenLeniency = FenLeniency {
-    fields: FenFields::AnyWhitespace,
-    ..FenLeniency::EPD_LINE
-};
-
 /// A game without moves from one line of `--from fen` input: as
 /// [`game_from_position_line`], but the line must be a FEN and nothing
-/// else ([`FEN_LINE`]).
+/// else ([`FenLeniency::FEN_LINE`]).
 ///
 /// # Examples
 ///
@@ -708,7 +699,7 @@ pub const FEN_LINE: FenLeniency = FenLeniency {
 /// assert!(game_from_fen_line("8/8/8/8/8/8/8/K1k5 w - - 0 1 junk", 2).error.is_some());
 /// ```
 pub fn game_from_fen_line(text: &str, line: u64) -> ConvertedGame {
-    game_from_line_position(text, line, FEN_LINE)
+    game_from_line_position(text, line, FenLeniency::FEN_LINE)
 }
 
 fn game_from_line_position(text: &str, line: u64, leniency: FenLeniency) -> ConvertedGame {

@@ -201,6 +201,14 @@ impl FenLeniency {
         fields: FenFields::Epd,
         ..FenLeniency::UCI_LINE
     };
+    /// A line of `convert --from fen`: as [`FenLeniency::EPD_LINE`], but
+    /// the line is a FEN and nothing else: any whitespace separates its
+    /// fields, and a field after the sixth (an EPD operation, trailing
+    /// junk) is an error, as it is for `perft`'s FEN.
+    pub const FEN_LINE: FenLeniency = FenLeniency {
+        fields: FenFields::AnyWhitespace,
+        ..FenLeniency::EPD_LINE
+    };
     /// A position to count (`perft`, its `--fen` and suites): any
     /// whitespace separates fields, Chess960 as shakmaty detects it, and
     /// impossible checks and material are accepted, since moves can still
