@@ -255,9 +255,11 @@ pub fn help_sections(command: &str) -> Vec<HelpSection> {
         )),
         "convert" => sections.push(section(
             "Report columns",
-            "csv: file,game,offset, the Seven Tag Roster (Event,Site,Date,Round,White,\n\
-             Black,Result), the --tags (default: every other tag the first 1,000 games\n\
-             use), plies,uci,final_fen, and error with --keep-invalid.",
+            "csv: file,game,offset,start_fen (empty for the standard start), the Seven\n\
+             Tag Roster (Event,Site,Date,Round,White,Black,Result), the --tags (default:\n\
+             every other tag the first 1,000 games use), plies,uci,final_fen,error (a row\n\
+             for every game; error is filled when it could not be converted).\n\
+             jsonl: file,game,offset,tags,moves,result and the rest (docs/records.md).",
         )),
         _ => {}
     }
