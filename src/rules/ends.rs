@@ -209,25 +209,54 @@ impl Repetitions {
     /// 9.2.1: whether the player to move in `pos` (the last pushed
     /// position) has a legal move after which a position appears for at
     /// least the third time.
+    ///
+    /// Such a move is a quiet move of a piece other than a pawn (the window
+    /// starts afresh after a pawn move or a capture, and castling gives up
+    /// a right every earlier position had), so it is read off the
+    /// difference between this board and the board of each position that
+    /// has stood twice: one square emptied, one filled. Only that move is
+    /// tested and played, never the whole move list.
     pub fn can_claim_with_next_move(&self, pos: &Chess) -> bool {
         let other = usize::from(pos.turn() == Color::White);
         if self.max_by_turn[other] < 2 {
             return false;
         }
-        pos.legal_moves().iter().any(|m| {
-            if m.is_capture() || m.role() == Role::Pawn || matches!(m, Move::Castle { .. }) {
-                return false;
-            }
-            let mut next = pos.clone();
-            next.play_unchecked(*m);
-            let key = Key::of(&next);
-            self.keys
-                .iter()
-                .zip(&self.occurrences)
-                .rev()
-                .any(|(k, &occ)| occ >= 2 && *k == key)
-        })
+        let board = pos.board();
+        self.keys
+            .iter()
+            .zip(&self.occurrences)
+            .rev()
+            .any(|(key, &occ)| occ >= 2 && key.turn != pos.turn() && reaches(pos, board, key))
     }
+}
+
+/// Whether one legal quiet move of a piece other than a pawn turns `pos`
+/// (whose board is `board`) into the position `key`.
+fn reaches(pos: &Chess, board: &Board, key: &Key) -> bool {
+    let (now, then) = (board.occupied(), key.board.occupied());
+    let (Some(from), Some(to)) = ((now & !then).single_square(), (then & !now).single_square())
+    else {
+        return false;
+    };
+    let Some(piece) = board.piece_at(from) else {
+        return false;
+    };
+    if piece.role == Role::Pawn || piece.color != pos.turn() {
+        return false;
+    }
+    let m = Move::Normal {
+        role: piece.role,
+        from,
+        capture: None,
+        to,
+        promotion: None,
+    };
+    if !pos.is_legal(m) {
+        return false;
+    }
+    let mut next = pos.clone();
+    next.play_unchecked(m);
+    Key::of(&next) == *key
 }
 
 /// The counts at which the game ends by itself: five occurrences and 150
@@ -450,6 +479,82 @@ mod tests {
             .to_move(pos)
             .unwrap();
         pos.play_unchecked(m);
+    }
+
+    /// The 9.2.1 question asked the slow way: every legal quiet move of a
+    /// piece played, and its position looked up among those that stood
+    /// twice.
+    fn can_claim_by_every_move(reps: &Repetitions, pos: &Chess) -> bool {
+        pos.legal_moves().iter().any(|m| {
+            if m.is_capture() || m.role() == Role::Pawn || matches!(m, Move::Castle { .. }) {
+                return false;
+            }
+            let mut next = pos.clone();
+            next.play_unchecked(*m);
+            let key = Key::of(&next);
+            reps.keys
+                .iter()
+                .zip(&reps.occurrences)
+                .any(|(k, &occ)| occ >= 2 && *k == key)
+        })
+    }
+
+    #[test]
+    fn the_claim_read_off_the_boards_agrees_with_playing_every_move() {
+        // Random walks that mostly shuffle pieces, so positions recur, from
+        // positions with castling rights, en passant chances and pins.
+        let starts = [
+            "r3k2r/pppq1ppp/2n2n2/3pp3/3PP3/2N2N2/PPPQ1PPP/R3K2R w KQkq - 0 1",
+            "4k3/8/8/3pP3/8/8/8/R3K2R w KQ d6 0 1",
+            "6k1/5ppp/8/8/8/8/1B3PPP/3R2K1 w - - 0 1",
+            "r5k1/8/8/8/2b5/8/4N3/4K2R w K - 0 1",
+        ];
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut asked, mut claims) = (0, 0);
+        for fen in starts {
+            for _ in 0..60 {
+                let mut pos = from_fen(fen);
+                let mut reps = Repetitions::new(&pos, 2);
+                // Each side's last move, which is often taken back.
+                let mut last: [Option<Move>; 2] = [None, None];
+                for _ in 0..80 {
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    let quiet: Vec<_> = moves
+                        .iter()
+                        .filter(|m| !m.is_capture() && m.role() != Role::Pawn)
+                        .collect();
+                    let side = usize::from(pos.turn() == Color::White);
+                    let back = last[side].and_then(|prev| {
+                        quiet
+                            .iter()
+                            .find(|m| m.from() == Some(prev.to()) && m.to() == prev.from().unwrap())
+                    });
+                    let m = match back {
+                        Some(back) if next(3) > 0 => **back,
+                        _ if !quiet.is_empty() && next(10) > 0 => *quiet[next(quiet.len())],
+                        _ => moves[next(moves.len())],
+                    };
+                    last[side] = Some(m);
+                    pos.play_unchecked(m);
+                    reps.push(&pos);
+                    let fast = reps.can_claim_with_next_move(&pos);
+                    assert_eq!(fast, can_claim_by_every_move(&reps, &pos), "{fen}");
+                    asked += 1;
+                    claims += usize::from(fast);
+                }
+            }
+        }
+        // The walks must have offered claims, or the test proves nothing.
+        assert!(claims > 1000 && asked > claims * 2, "{claims} of {asked}");
     }
 
     /// The first `plies` plies of knights out and back, again and again.
