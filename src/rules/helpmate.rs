@@ -69,6 +69,7 @@
 //! * Early `None` when shakmaty reports insufficient mating material for the
 //!   winner (lone king, lone minor piece against a bare king, ...).
 
+use arrayvec::ArrayVec;
 use shakmaty::{Bitboard, Board, Chess, Color, File, Move, Position, Rank, Role, Square, attacks};
 
 use super::attacks::{
@@ -309,29 +310,31 @@ const MAXCAND: usize = 224;
 /// Scored pseudo-legal moves packed as `score << 16 | from << 10 | to << 4 | role`,
 /// so that the numerically largest entry is the best-scored move.
 struct Cands {
-    v: [u32; MAXCAND],
-    n: usize,
+    /// Not zeroed when a node makes its list: only pushed entries are read.
+    v: ArrayVec<u32, MAXCAND>,
 }
 
 impl Cands {
     #[inline]
+    fn new() -> Cands {
+        Cands { v: ArrayVec::new() }
+    }
+
+    #[inline]
     fn push(&mut self, s: i32, from: Square, to: Square, role: Role) {
-        if self.n < MAXCAND {
-            let s = (s.clamp(-32000, 32000) + 32768) as u32;
-            self.v[self.n] = (s << 16) | ((from as u32) << 10) | ((to as u32) << 4) | role as u32;
-            self.n += 1;
-        }
+        let s = (s.clamp(-32000, 32000) + 32768) as u32;
+        let _full = self
+            .v
+            .try_push((s << 16) | ((from as u32) << 10) | ((to as u32) << 4) | role as u32);
     }
 
     /// Removes and returns the best remaining candidate (entries are unique,
     /// so the maximum is found branch-free and then located).
     #[inline]
     fn pop_best(&mut self) -> Option<(Square, Square, Role)> {
-        let live = &self.v[..self.n];
-        let best = *live.iter().max()?;
-        let i = live.iter().position(|&x| x == best)?;
-        self.n -= 1;
-        self.v[i] = self.v[self.n];
+        let best = *self.v.iter().max()?;
+        let i = self.v.iter().position(|&x| x == best)?;
+        self.v.swap_remove(i);
         let role = match best & 7 {
             1 => Role::Pawn,
             2 => Role::Knight,
@@ -486,10 +489,7 @@ impl Searcher {
         let Some(mut g) = Gen::new(b, turn, self.w, self.corner) else {
             return false;
         };
-        let mut cands = Cands {
-            v: [0; MAXCAND],
-            n: 0,
-        };
+        let mut cands = Cands::new();
         self.push_kings(b, turn, &g, &mut cands);
         if turn == self.w {
             if let Some(m) = self.score_winner(b, &mut g, &mut cands) {
@@ -553,7 +553,7 @@ impl Searcher {
                     }
                 }
                 g.add(from, role, t, ck, dis);
-                g.push_winner(g.np - 1, false, cands);
+                g.push_winner(g.pieces.len() - 1, false, cands);
             }
         }
         None
@@ -573,7 +573,7 @@ impl Searcher {
         g: &Gen,
         cands: &mut Cands,
     ) -> Followed {
-        let mut full = g.np == 0;
+        let mut full = g.pieces.is_empty();
         let mut tried = [0u16; 12];
         let mut nt = 0;
         let mut legal_found = false;
@@ -616,7 +616,7 @@ impl Searcher {
             i += 1;
             if !full {
                 // the next child must be the true second best: regenerate all
-                cands.n = 0;
+                cands.v.clear();
                 full = true;
                 g.push_all(turn, cands);
                 // king moves were pushed in full already and are tracked in `tried`
@@ -674,7 +674,7 @@ impl Searcher {
             for to in attacks::king_attacks(g.wk) & !us & !g.lkz & !b.kings() {
                 let mut s = (wkd0 - dist(to, self.wk_target)) * kw;
                 if g.them.contains(to) {
-                    s += W_CAPTURE + W_CAPTURE_VAL * g.capval[to as usize];
+                    s += W_CAPTURE + W_CAPTURE_VAL * g.capval(to);
                 }
                 cands.push(s, g.wk, to, Role::King);
             }
@@ -716,12 +716,15 @@ struct Gen {
     lkz: Bitboard,
     /// Pieces of the side to move that would give a discovered check.
     disco: Bitboard,
-    capval: [i32; 64],
+    /// The opponent's minor pieces, rooks and queens (the rest of its
+    /// pieces that can be taken are pawns), for [`Gen::capval`].
+    them_minors: Bitboard,
+    them_rooks: Bitboard,
+    them_queens: Bitboard,
     heavy: bool,
     corner: Square,
     /// (from, role, targets, check squares (winner) / promotion rank (loser), discoverer)
-    pieces: [(Square, Role, Bitboard, Bitboard, bool); 16],
-    np: usize,
+    pieces: ArrayVec<(Square, Role, Bitboard, Bitboard, bool), 16>,
 }
 
 impl Gen {
@@ -732,18 +735,6 @@ impl Gen {
             return None;
         };
         let them = b.by_color(!turn);
-        let mut capval = [0; 64];
-        for r in [
-            Role::Pawn,
-            Role::Knight,
-            Role::Bishop,
-            Role::Rook,
-            Role::Queen,
-        ] {
-            for sq in b.by_role(r) & them {
-                capval[sq as usize] = VAL[r as usize - 1];
-            }
-        }
         Some(Gen {
             w,
             them,
@@ -755,12 +746,28 @@ impl Gen {
             } else {
                 discoverers(b, !w, wk)
             },
-            capval,
+            them_minors: (b.knights() | b.bishops()) & them,
+            them_rooks: b.rooks() & them,
+            them_queens: b.queens() & them,
             heavy: (b.rooks_and_queens() & b.by_color(turn)).any(),
             corner,
-            pieces: [(Square::A1, Role::Pawn, Bitboard(0), Bitboard(0), false); 16],
-            np: 0,
+            pieces: ArrayVec::new(),
         })
+    }
+
+    /// The value of the opponent's piece on `sq` (which holds one, not its
+    /// king): pawn 1, minor piece 3, rook 5, queen 9.
+    #[inline]
+    fn capval(&self, sq: Square) -> i32 {
+        if self.them_queens.contains(sq) {
+            VAL[Role::Queen as usize - 1]
+        } else if self.them_rooks.contains(sq) {
+            VAL[Role::Rook as usize - 1]
+        } else if self.them_minors.contains(sq) {
+            VAL[Role::Knight as usize - 1]
+        } else {
+            VAL[Role::Pawn as usize - 1]
+        }
     }
 
     /// Scores the non-king moves of the loser (to move) into `cands`, each
@@ -789,14 +796,14 @@ impl Gen {
                     t &= attacks::ray(from, wk);
                 }
                 self.add(from, role, t, last, dis);
-                self.push_loser(self.np - 1, false, cands);
+                self.push_loser(self.pieces.len() - 1, false, cands);
             }
         }
     }
 
     /// Pushes every move of every recorded piece (the full list).
     fn push_all(&self, turn: Color, cands: &mut Cands) {
-        for j in 0..self.np {
+        for j in 0..self.pieces.len() {
             if turn == self.w {
                 self.push_winner(j, true, cands);
             } else {
@@ -807,10 +814,7 @@ impl Gen {
 
     #[inline]
     fn add(&mut self, from: Square, role: Role, t: Bitboard, aux: Bitboard, dis: bool) {
-        if self.np < self.pieces.len() {
-            self.pieces[self.np] = (from, role, t, aux, dis);
-            self.np += 1;
-        }
+        let _full = self.pieces.try_push((from, role, t, aux, dis));
     }
 
     /// Winner piece `j`: approach the loser king, capture, avoid checks,
@@ -831,7 +835,7 @@ impl Gen {
                 let gives = ck.contains(to) || (dis && !attacks::aligned(from, to, lk));
                 let mut s = if gives { -W_CHECK } else { 0 };
                 if self.them.contains(to) {
-                    s += W_CAPTURE + W_CAPTURE_VAL * self.capval[to as usize];
+                    s += W_CAPTURE + W_CAPTURE_VAL * self.capval(to);
                 }
                 if role == Role::Pawn {
                     if last.contains(to) {
@@ -881,7 +885,7 @@ impl Gen {
             }
         }
         for to in t & self.them {
-            let mut s = base + W_CAPTURE + W_CAPTURE_VAL * self.capval[to as usize]
+            let mut s = base + W_CAPTURE + W_CAPTURE_VAL * self.capval(to)
                 - lkd[to as usize] as i32 * W_APPROACH;
             if ck.contains(to) {
                 s -= W_CHECK;
