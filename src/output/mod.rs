@@ -31,13 +31,11 @@ where
     T: AsRef<[u8]>,
 {
     let mut record = Vec::with_capacity(256);
-    let mut count = 0usize;
-    for field in fields {
+    for (i, field) in fields.into_iter().enumerate() {
         let field = field.as_ref();
-        if count > 0 {
+        if i > 0 {
             record.push(b',');
         }
-        count += 1;
         if field
             .iter()
             .any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
