@@ -328,12 +328,16 @@ impl Cands {
             .try_push((s << 16) | ((from as u32) << 10) | ((to as u32) << 4) | role as u32);
     }
 
-    /// Removes and returns the best remaining candidate (entries are unique,
-    /// so the maximum is found branch-free and then located).
+    /// Removes and returns the best remaining candidate (entries are
+    /// unique, so there is one maximum).
     #[inline]
     fn pop_best(&mut self) -> Option<(Square, Square, Role)> {
-        let best = *self.v.iter().max()?;
-        let i = self.v.iter().position(|&x| x == best)?;
+        let (i, best) = self
+            .v
+            .iter()
+            .copied()
+            .enumerate()
+            .reduce(|a, b| if b.1 > a.1 { b } else { a })?;
         self.v.swap_remove(i);
         let role = match best & 7 {
             1 => Role::Pawn,
