@@ -221,18 +221,18 @@ impl Repetitions {
         if self.max_by_turn[other] < 2 {
             return false;
         }
-        let board = pos.board();
         self.keys
             .iter()
             .zip(&self.occurrences)
             .rev()
-            .any(|(key, &occ)| occ >= 2 && key.turn != pos.turn() && reaches(pos, board, key))
+            .any(|(key, &occ)| occ >= 2 && key.turn != pos.turn() && reaches(pos, key))
     }
 }
 
 /// Whether one legal quiet move of a piece other than a pawn turns `pos`
-/// (whose board is `board`) into the position `key`.
-fn reaches(pos: &Chess, board: &Board, key: &Key) -> bool {
+/// into the position `key`.
+fn reaches(pos: &Chess, key: &Key) -> bool {
+    let board = pos.board();
     let (now, then) = (board.occupied(), key.board.occupied());
     let (Some(from), Some(to)) = ((now & !then).single_square(), (then & !now).single_square())
     else {

@@ -104,7 +104,19 @@ const L_PROMO: i32 = 500;
 const L_SELF_BLOCK: i32 = 15;
 const L_LEAVE_KING: i32 = 20;
 const L_CORNER: i32 = 5;
-const VAL: [i32; 6] = [1, 3, 3, 5, 9, 0];
+
+/// The usual value of a piece in pawns (pawn 1, minor piece 3, rook 5,
+/// queen 9; the king 0): the prover's capture scores, and which side the
+/// dead question asks first ([`super::dead`]).
+pub(super) const fn piece_value(role: Role) -> i32 {
+    match role {
+        Role::Pawn => 1,
+        Role::Knight | Role::Bishop => 3,
+        Role::Rook => 5,
+        Role::Queen => 9,
+        Role::King => 0,
+    }
+}
 
 /// A helpmate for `winner` from `pos`, found within `budget` nodes (positions visited),
 /// or None (= not proven; says nothing about impossibility).
@@ -759,19 +771,20 @@ impl Gen {
         })
     }
 
-    /// The value of the opponent's piece on `sq` (which holds one, not its
-    /// king): pawn 1, minor piece 3, rook 5, queen 9.
+    /// The [`piece_value`] of the opponent's piece on `sq` (which holds
+    /// one, not its king).
     #[inline]
     fn capval(&self, sq: Square) -> i32 {
-        if self.them_queens.contains(sq) {
-            VAL[Role::Queen as usize - 1]
+        let role = if self.them_queens.contains(sq) {
+            Role::Queen
         } else if self.them_rooks.contains(sq) {
-            VAL[Role::Rook as usize - 1]
+            Role::Rook
         } else if self.them_minors.contains(sq) {
-            VAL[Role::Knight as usize - 1]
+            Role::Knight
         } else {
-            VAL[Role::Pawn as usize - 1]
-        }
+            Role::Pawn
+        };
+        piece_value(role)
     }
 
     /// Scores the non-king moves of the loser (to move) into `cands`, each
