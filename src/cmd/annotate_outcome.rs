@@ -112,11 +112,13 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
         |game| {
             let outcome = annotate(game, profile);
             let (white, black) = players(|tag| game.tag_text(tag));
+            let mut row = Row::new(&outcome, white, black);
             let pgn = match written {
-                Written::Pgn(settings) => Some(annotate::pgn_record(game, &outcome, settings)),
+                Written::Pgn(settings) => {
+                    Some(annotate::pgn_record(game, &outcome, &row, settings))
+                }
                 Written::Table(_) => None,
             };
-            let mut row = Row::new(&outcome, white, black);
             if !tags.is_empty() {
                 row.tags = tags.values(game);
             }

@@ -334,23 +334,28 @@ fn end_comment(kind: EndKind) -> Option<&'static str> {
     })
 }
 
-/// `game` written back with the outcome as `Pgnkit*` tags and comments.
-pub fn pgn_record(game: &RawGame<'_>, outcome: &Outcome, settings: PgnSettings) -> Vec<u8> {
+/// `game` written back with the outcome (whose record is `row`) as
+/// `Pgnkit*` tags and comments.
+pub fn pgn_record(
+    game: &RawGame<'_>,
+    outcome: &Outcome,
+    row: &Row,
+    settings: PgnSettings,
+) -> Vec<u8> {
     let mut buf = Vec::with_capacity(1024);
     pgn::write_game(
         &mut buf,
         game,
         outcome.first_move,
         Keep::default(),
-        &edits(outcome, settings),
+        &edits(outcome, row, settings),
     )
     .expect("writing to a Vec<u8> cannot fail");
     buf
 }
 
-/// The tags and comments that carry `outcome`.
-fn edits(outcome: &Outcome, settings: PgnSettings) -> Edits {
-    let row = Row::new(outcome, String::new(), String::new());
+/// The tags and comments that carry `outcome` (whose record is `row`).
+fn edits(outcome: &Outcome, row: &Row, settings: PgnSettings) -> Edits {
     let mut edits = Edits::default();
     let mut tag = |name: &str, value: String| {
         if !value.is_empty() {
