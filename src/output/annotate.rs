@@ -191,10 +191,16 @@ fn opt(n: Option<u32>) -> String {
 }
 
 fn uci_line(line: &[UciMove]) -> String {
-    line.iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(" ")
+    // Appended in place: formatting each move through `Display` and joining
+    // cost a tenth of the winner's question.
+    let mut text = String::with_capacity(line.len() * 5);
+    for (i, m) in line.iter().enumerate() {
+        if i > 0 {
+            text.push(' ');
+        }
+        m.append_to_string(&mut text);
+    }
+    text
 }
 
 /// Writes one record.
@@ -274,14 +280,18 @@ pub fn write_row(
             match &row.helpmate {
                 None => out.write_all(b"null")?,
                 Some(line) => {
-                    out.write_all(b"[")?;
+                    let mut text = Vec::with_capacity(2 + line.len() * 8);
+                    text.push(b'[');
                     for (i, m) in line.iter().enumerate() {
                         if i > 0 {
-                            out.write_all(b",")?;
+                            text.push(b',');
                         }
-                        write!(out, "\"{m}\"")?;
+                        text.push(b'"');
+                        m.append_ascii_to(&mut text);
+                        text.push(b'"');
                     }
-                    out.write_all(b"]")?;
+                    text.push(b']');
+                    out.write_all(&text)?;
                 }
             }
             out.write_all(b",\"error\":")?;
