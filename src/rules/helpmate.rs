@@ -43,7 +43,8 @@
 //! The target corner is the one nearest the loser king (of the bishops' colour when
 //! the winner has only minor pieces); if the dive fails with budget left,
 //! the other corners and the other knight's-move square for the winner king
-//! are tried. Repetitions along the current line are skipped (board hash), a
+//! are tried ([`find_helpmate_spread`] gives each of these plans a share of
+//! the budget). Repetitions along the current line are skipped (board hash), a
 //! line is at most [`MAX_DEPTH`] plies, and every visited position (dive node,
 //! or checking move evaluated by the scan) costs one unit of `budget`.
 //! Budgets around 100 prove about 98% of the final positions of decisive
@@ -106,9 +107,8 @@ const L_LEAVE_KING: i32 = 20;
 const L_CORNER: i32 = 5;
 
 /// The usual value of a piece in pawns (pawn 1, minor piece 3, rook 5,
-/// queen 9; the king 0): the prover's capture scores, and which side the
-/// dead question asks first ([`super::dead`]).
-pub(super) const fn piece_value(role: Role) -> i32 {
+/// queen 9; the king 0), for the prover's capture scores.
+const fn piece_value(role: Role) -> i32 {
     match role {
         Role::Pawn => 1,
         Role::Knight | Role::Bishop => 3,
@@ -128,6 +128,30 @@ pub(super) const fn piece_value(role: Role) -> i32 {
 /// Returns `None` at once when shakmaty reports insufficient mating material
 /// for `winner` (lone king, lone minor piece against a bare king, ...).
 pub fn find_helpmate(pos: &Chess, winner: Color, budget: u32) -> Option<Vec<Move>> {
+    search(pos, winner, budget, budget)
+}
+
+/// [`find_helpmate`] with each mating plan (target corner and square for
+/// the winner king) held to at most `per_plan` of the `budget` nodes, so
+/// that a plan that leads nowhere, such as a corner the loser king is cut
+/// off from, cannot use up the budget of the plans after it.
+///
+/// It finds other lines than [`find_helpmate`] with the same budget, more
+/// often: for callers that want to know whether a line exists, not which
+/// one ([`super::dead`]). Same guarantees otherwise: a returned line has
+/// been replayed and ends in checkmate of the loser.
+pub fn find_helpmate_spread(
+    pos: &Chess,
+    winner: Color,
+    budget: u32,
+    per_plan: u32,
+) -> Option<Vec<Move>> {
+    search(pos, winner, budget, per_plan)
+}
+
+/// The dive of every plan in turn, each within `per_plan` nodes, all
+/// within `budget`.
+fn search(pos: &Chess, winner: Color, budget: u32, per_plan: u32) -> Option<Vec<Move>> {
     if pos.has_insufficient_material(winner) {
         return None;
     }
@@ -137,12 +161,13 @@ pub fn find_helpmate(pos: &Chess, winner: Color, budget: u32) -> Option<Vec<Move
         s.corner = corner;
         s.wk_target = wk_target;
         s.path.clear();
+        s.budget = budget.min(s.nodes.saturating_add(per_plan));
         if s.dive(pos.board(), pos.turn(), MAX_DEPTH, DISCREPANCIES)
             && verify_fast(pos, winner, &s.path)
         {
             return Some(s.path);
         }
-        if s.nodes >= s.budget {
+        if s.nodes >= budget {
             break;
         }
     }
@@ -373,7 +398,9 @@ impl Cands {
 
 struct Searcher {
     w: Color,
+    /// The node count at which the current plan's dive stops.
     budget: u32,
+    /// Nodes visited so far, over all plans.
     nodes: u32,
     path: Vec<Move>,
     /// Board hashes of the positions along `path` (the first `MAX_DEPTH -
@@ -1041,6 +1068,30 @@ mod tests {
         assert!(verify(&p, Color::White, &line));
         // closer to the corner it is cheap
         proves("k7/8/1K6/8/8/8/8/2B1N3 w - - 0 1", Color::White);
+    }
+
+    #[test]
+    fn a_spread_budget_reaches_the_corners_a_rook_cuts_off() {
+        // K+R v K with the loser king cut off from its nearest corner: the
+        // first plan spends the whole budget of one dive on that corner
+        // (find_helpmate fails here even with 5,000 nodes), while 60 nodes a
+        // plan leave the other corners enough.
+        for (fen, winner, budget) in [
+            ("8/R7/1k6/8/8/7K/8/8 b - - 0 1", Color::White, 250),
+            ("4r3/3K4/6k1/8/8/8/8/8 w - - 0 1", Color::Black, 250),
+            ("8/6K1/8/8/8/1R6/k7/8 b - - 0 1", Color::White, 1000),
+        ] {
+            let p = pos(fen);
+            let line = find_helpmate_spread(&p, winner, budget, 60)
+                .unwrap_or_else(|| panic!("no helpmate found: {fen}"));
+            assert!(verify(&p, winner, &line), "bad line for {fen}: {line:?}");
+        }
+        // With the whole budget for one plan it is the plain prover.
+        let p = pos("8/8/8/4k3/8/8/PP6/4K3 w - - 0 1");
+        assert_eq!(
+            find_helpmate_spread(&p, Color::White, 250, 250),
+            find_helpmate(&p, Color::White, 250)
+        );
     }
 
     #[test]
