@@ -221,8 +221,10 @@ pub const HELPMATE_BUDGET: u32 = 250;
 /// The most nodes of [`HELPMATE_BUDGET`] that the dead question's dive
 /// ([`is_dead_knowing`]) gives one mating plan of the prover (a target
 /// corner; see [`find_helpmate_spread`]). On pgnmentor's 171,269 drawn final
-/// positions, held to 60 nodes a plan the prover leaves 364 positions to the
-/// exact solver's full search instead of 1,364 (40 a plan: 438; 80: 448).
+/// positions, held to 60 nodes a plan the prover leaves 364 sides to the
+/// exact solver's full search instead of 1,364 with one plan after another
+/// (40 nodes a plan: 486; 80: 407), and the dead question takes 13% less
+/// CPU time.
 pub const DEAD_PLAN_BUDGET: u32 = 60;
 
 /// The answers to "can `side` mate?" that cost a few µs: checkmate on the
