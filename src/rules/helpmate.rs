@@ -136,10 +136,11 @@ pub fn find_helpmate(pos: &Chess, winner: Color, budget: u32) -> Option<Vec<Move
 /// that a plan that leads nowhere, such as a corner the loser king is cut
 /// off from, cannot use up the budget of the plans after it.
 ///
-/// It finds other lines than [`find_helpmate`] with the same budget, more
-/// often: for callers that want to know whether a line exists, not which
-/// one ([`super::dead`]). Same guarantees otherwise: a returned line has
-/// been replayed and ends in checkmate of the loser.
+/// With the same budget it finds a line more often than [`find_helpmate`],
+/// but not always the same line: it is for callers that want to know
+/// whether a line exists, not which one ([`super::dead`]). The guarantees
+/// are the same: a returned line has been replayed and ends in checkmate of
+/// the loser.
 pub fn find_helpmate_spread(
     pos: &Chess,
     winner: Color,
