@@ -1,7 +1,7 @@
 //! `pgnkit convert`: replay every game (or read every position or UCI
 //! line) and write it in another format.
 //!
-//! Each game is converted and rendered on a worker ([`render`]); the sink
+//! Each game is converted and rendered on a worker (`render`); the sink
 //! here reports on standard error, in `validate`'s words, games that cannot
 //! be replayed, variations left out and damaged movetext (each makes the
 //! exit status 1), fixes the CSV header, numbers EPD records, and copies

@@ -2,7 +2,7 @@
 //! `run(&Args, &mut dyn Write) -> anyhow::Result<ExitStatus>`. Each turns
 //! its clap arguments into settings once, hands the work to
 //! [`crate::stream`] (or `rules::perft`) and the writing to
-//! [`crate::output`], and ends with the same tail ([`Streaming::finish`]):
+//! [`crate::output`], and ends with the same tail (`Streaming::finish`):
 //! glue only, no chess and no formatting.
 
 pub mod annotate_outcome;

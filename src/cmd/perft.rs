@@ -12,7 +12,7 @@
 //!
 //! Output streams: each divide line and each suite line is written and
 //! flushed as soon as it and every line before it are known
-//! ([`stream_ordered`]), and the summary goes to standard error only after
+//! (`stream_ordered`), and the summary goes to standard error only after
 //! standard output is flushed, so a terminal shows results before it.
 
 use std::collections::BTreeMap;

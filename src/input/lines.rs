@@ -118,7 +118,7 @@ const HEAD: usize = 4096;
 /// read once, so a pipe or FIFO loses nothing.
 ///
 /// Reads until the first non-blank line is complete, the input ends, or
-/// [`HEAD`] bytes are in, so a slow pipe is not waited on longer than the
+/// `HEAD` bytes are in, so a slow pipe is not waited on longer than the
 /// first line takes.
 ///
 /// # Errors

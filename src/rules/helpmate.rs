@@ -14,7 +14,7 @@
 //! every node the pseudo-legal normal moves of the side to move are scored
 //! by a cheap static heuristic (bit tests and table lookups; no move is
 //! played to score it), and only the best legal one is followed; along any
-//! path at most [`DISCREPANCIES`] deviations to the next-best choices are
+//! path at most `DISCREPANCIES` (2) deviations to the next-best choices are
 //! allowed when a subtree fails. Scoring is lazy: the first pass keeps only
 //! each piece's best target (plus all king moves, pawn moves and captures),
 //! and the full list is built only when a node needs its second child. The
@@ -45,7 +45,7 @@
 //! the other corners and the other knight's-move square for the winner king
 //! are tried ([`find_helpmate_spread`] gives each of these plans a share of
 //! the budget). Repetitions along the current line are skipped (board hash), a
-//! line is at most [`MAX_DEPTH`] plies, and every visited position (dive node,
+//! line is at most `MAX_DEPTH` (60) plies, and every visited position (dive node,
 //! or checking move evaluated by the scan) costs one unit of `budget`.
 //! Budgets around 100 prove about 98% of the final positions of decisive
 //! games, at a mean cost of roughly 27 shakmaty `legal_moves` calls' worth
@@ -56,8 +56,8 @@
 //! * Deterministic: no randomness, no clocks; the result depends only on the
 //!   position, the winner and the budget.
 //! * Memory: the returned line is the only heap allocation (capacity
-//!   [`MAX_PLY`], made once per call); everything else lives in fixed-size
-//!   stack arrays (about 1.7 KB per ply of dive depth, at most [`MAX_DEPTH`]).
+//!   `MAX_PLY`, made once per call); everything else lives in fixed-size
+//!   stack arrays (about 1.7 KB per ply of dive depth, at most `MAX_DEPTH`).
 //! * No panics on any legal position (Chess960 castling rights, en passant
 //!   squares, positions already checkmate or stalemate, bare kings). The dive
 //!   only generates normal moves (no castling, no en passant), which makes it

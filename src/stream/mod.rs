@@ -2,7 +2,7 @@
 //! streaming spine every subcommand that reads inputs shares.
 //!
 //! All the inputs of a run go through ONE [`crate::pipeline::ordered`]:
-//! a reader thread opens each input once ([`source`]), tells its format
+//! a reader thread opens each input once (`source`), tells its format
 //! when asked, and cuts it into PGN chunks at game boundaries
 //! ([`crate::input::chunk`]) or batches of lines
 //! ([`crate::input::lines`]); workers scan each chunk
