@@ -115,7 +115,8 @@ invalid-tag          warning  a roster tag with a malformed value
 duplicate-tag        warning  the same tag twice in one tag section
 check-suffix         warning  + or # missing or wrong
 layout               warning  damage the reader recovers from (blank lines inside a game,
-                              text between or after games, NUL bytes, a glued tag)";
+                              text between or after games, NUL bytes, a glued tag,
+                              control characters in a tag value or a comment)";
 
 /// The examples of `command`'s `--help` (`pgnkit` for the top level).
 pub fn examples(command: &str) -> &'static [Example] {

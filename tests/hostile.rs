@@ -520,6 +520,20 @@ fn nul_and_invalid_utf8_stay_out_of_the_reports() {
     );
     assert!(report.contains("game 2 (\\u{1b}[2J"), "{report}");
     assert!(report.contains("layout: 1 NUL byte skipped"), "{report}");
+    // Control characters inside tag values and comments are reported too
+    // (PGN permits only tab, line feed, vertical tab and carriage return).
+    for (line, what) in [
+        (11, "0x00 in a tag value"),
+        (12, "0x1B in a tag value"),
+        (15, "0x00 in a comment"),
+    ] {
+        let at = format!("nul.pgn:{line}: game 2 ");
+        let said = format!("layout: control character {what}: PGN permits only tab");
+        assert!(
+            report.lines().any(|l| l.contains(&at) && l.contains(&said)),
+            "{at} {said}\n{report}"
+        );
+    }
 
     // CSV and JSON Lines stay valid: every JSON line parses.
     let out = run(&["validate", "-f", "jsonl", "-"], Some(&pgn));
