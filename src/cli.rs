@@ -393,7 +393,9 @@ pub struct InputArgs {
 
     /// Write a JSON summary of what each input gave to FILE: games, bytes
     /// and lines consumed, first and last game offsets, findings per code,
-    /// and the arguments of the run (what `pgnkit merge` reads).
+    /// and the arguments of the run (what `pgnkit merge` reads). A FILE
+    /// that is an input or another output of the run is refused, exit 2,
+    /// before anything is read.
     #[arg(long, value_name = "FILE")]
     pub stats: Option<PathBuf>,
 

@@ -61,6 +61,93 @@ fn finish(cmd: &mut Command, what: &str) -> Output {
 }
 
 #[test]
+fn a_stats_file_that_is_an_input_or_another_output_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("games.pgn");
+    let original = std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap();
+    std::fs::write(&input, &original).unwrap();
+    let symlink = dir.path().join("symlink.pgn");
+    std::os::unix::fs::symlink(&input, &symlink).unwrap();
+    let product = dir.path().join("product.txt");
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    // The product file, not created yet, spelled another way.
+    let respelled = dir.path().join("sub").join("..").join("product.txt");
+    let refused = |out: &std::process::Output, what: &str| {
+        assert_eq!(code(out), 2, "{what}");
+        let err = stderr(out);
+        assert!(
+            err.starts_with("pgnkit: refusing to write the statistics to "),
+            "{what}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{what}");
+        assert_eq!(std::fs::read(&input).unwrap(), original, "{what}");
+    };
+    for sub in SUBCOMMANDS {
+        for stats in [&input, &symlink] {
+            let out = pgnkit()
+                .args(sub)
+                .arg("--stats")
+                .arg(stats)
+                .arg(&input)
+                .output();
+            refused(&out.unwrap(), &format!("{sub:?} --stats {stats:?}"));
+        }
+        for stats in [&product, &respelled] {
+            let _ = std::fs::remove_file(&product);
+            let out = pgnkit()
+                .args(sub)
+                .arg("--stats")
+                .arg(stats)
+                .arg("-o")
+                .arg(&product)
+                .arg(&input)
+                .output();
+            refused(
+                &out.unwrap(),
+                &format!("{sub:?} --stats {stats:?} -o product"),
+            );
+            assert!(!product.exists(), "{sub:?}: nothing is written");
+        }
+        // Standard output redirected to the --stats file.
+        let out = pgnkit()
+            .args(sub)
+            .arg("--stats")
+            .arg(&product)
+            .arg(&input)
+            .stdout(File::create(&product).unwrap())
+            .output();
+        refused(&out.unwrap(), &format!("{sub:?} --stats FILE > FILE"));
+    }
+    for flag in ["--bad-games", "--good-games"] {
+        let _ = std::fs::remove_file(&product);
+        let out = pgnkit()
+            .args(["validate", "--stats"])
+            .arg(&respelled)
+            .arg(flag)
+            .arg(&product)
+            .arg(&input)
+            .output();
+        refused(&out.unwrap(), flag);
+    }
+    // A --stats file of its own is written.
+    let stats = dir.path().join("stats.json");
+    let out = pgnkit()
+        .args(["validate", "-q", "--stats"])
+        .arg(&stats)
+        .arg("-o")
+        .arg(&product)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        std::fs::read_to_string(&stats)
+            .unwrap()
+            .contains("\"games\"")
+    );
+}
+
+#[test]
 fn an_output_that_is_an_input_is_refused_before_anything_is_read() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("games.pgn");

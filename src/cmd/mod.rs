@@ -61,6 +61,21 @@ pub(crate) fn identity(path: &Path) -> Option<(u64, u64)> {
     Some((meta.dev(), meta.ino()))
 }
 
+/// Whether `a` and `b` name the same file: the same device and inode when
+/// both exist, else the same file name in the same directory.
+fn same_file(a: &Path, b: &Path) -> bool {
+    /// The directory (links and `..` resolved) and the name of `p`.
+    fn place(p: &Path) -> Option<(PathBuf, std::ffi::OsString)> {
+        let p = std::path::absolute(p).ok()?;
+        Some((p.parent()?.canonicalize().ok()?, p.file_name()?.to_owned()))
+    }
+    match (identity(a), identity(b)) {
+        (Some(a), Some(b)) => a == b,
+        (None, None) => place(a).is_some_and(|a| place(b) == Some(a)),
+        _ => false,
+    }
+}
+
 /// The settings every streaming subcommand shares, from [`InputArgs`].
 #[derive(Debug, Clone)]
 pub(crate) struct Streaming {
@@ -131,6 +146,43 @@ impl Streaming {
         }
     }
 
+    /// Refuses a `--stats` file that is an input, or that the run writes
+    /// something else to: the product (`-o`, or the file standard output
+    /// is), or one of `others` (`--bad-games`, `--good-games`). The
+    /// statistics are written last, so they would replace it. Files that do
+    /// not exist yet are compared by their absolute paths.
+    ///
+    /// # Errors
+    ///
+    /// When the `--stats` file is one of those.
+    pub(crate) fn check_stats(&self, others: &[&Path]) -> anyhow::Result<()> {
+        let Some(stats) = self.stats.as_deref() else {
+            return Ok(());
+        };
+        let meta = std::fs::metadata(stats).ok().filter(Metadata::is_file);
+        if let Some(input) = meta.as_ref().and_then(|meta| self.input_of(meta)) {
+            anyhow::bail!(
+                "refusing to write the statistics to {}: it is the input {input}, which it would destroy",
+                stats.display()
+            );
+        }
+        let product = match self.output.as_deref() {
+            Some(p) if p != Path::new("-") => Some(same_file(stats, p)),
+            _ => Some(
+                fd_metadata(std::io::stdout().as_fd())
+                    .zip(meta.as_ref())
+                    .is_some_and(|(out, meta)| (out.dev(), out.ino()) == (meta.dev(), meta.ino())),
+            ),
+        };
+        if product == Some(true) || others.iter().any(|other| same_file(stats, other)) {
+            anyhow::bail!(
+                "refusing to write the statistics to {}: the run writes another output there",
+                stats.display()
+            );
+        }
+        Ok(())
+    }
+
     /// Refuses a standard output that is a file also read as an input
     /// (`pgnkit convert x.pgn >> x.pgn`): the run would read what it
     /// writes, and with `>` the shell has emptied the input already.
@@ -179,6 +231,7 @@ impl Streaming {
     /// It is a [`Spooled`] writer: give a clone of it to
     /// [`Streaming::for_each_game`] and several inputs are read at once.
     pub fn writer<'a>(&self, stdout: &'a mut dyn Write) -> anyhow::Result<Spooled<'a>> {
+        self.check_stats(&[])?;
         let out: Box<dyn Write + 'a> = match self.output.as_deref() {
             Some(p) if p != Path::new("-") => {
                 self.check_output(p)?;

@@ -241,6 +241,8 @@ impl Split {
         if paths.iter().all(|p| p.is_none()) {
             return Ok(None);
         }
+        let named: Vec<&Path> = paths.iter().filter_map(|p| p.as_deref()).collect();
+        streaming.check_stats(&named)?;
         if streaming.files.is_empty() || streaming.files.iter().any(|f| f == Path::new("-")) {
             anyhow::bail!(
                 "--bad-games and --good-games copy games from the inputs read again: give files, not standard input"
