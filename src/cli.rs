@@ -536,9 +536,11 @@ pub struct PerftArgs {
     #[arg(hide = true, value_name = "FIELD")]
     pub fen_rest: Vec<String>,
 
-    /// Depth to count to (0 counts the position itself). Required unless
-    /// `--suite` is given; with it, the largest depth checked.
-    #[arg(short = 'd', long, value_name = "N")]
+    /// Depth to count to (0 counts the position itself; at most 1000).
+    /// Required unless `--suite` is given; with it, the largest depth
+    /// checked.
+    #[arg(short = 'd', long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(..=i64::from(crate::rules::perft::MAX_DEPTH)))]
     pub depth: Option<u32>,
 
     /// One line per legal root move, `<uci>: <count>`, then a blank line and
@@ -563,7 +565,8 @@ pub struct PerftArgs {
     #[arg(long, value_name = "MB", default_value_t = 64)]
     pub hash: usize,
 
-    /// Verify a whole perft suite (EPD `;D1 20` lines or `epd`/`perft` blocks).
+    /// Verify a whole perft suite (EPD `;D1 20` lines or `epd`/`perft`
+    /// blocks); `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     pub suite: Option<PathBuf>,
 

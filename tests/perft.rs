@@ -385,6 +385,69 @@ fn malformed_suite_is_an_error() {
     let out = util::run(&["perft", "--suite", "no/such/file.epd"], None);
     assert_eq!(util::code(&out), 2);
     assert!(util::stderr(&out).contains("failed to read no/such/file.epd"));
+
+    // A depth past the cap is refused before anything runs (it used to
+    // overflow the stack), even when --max-nodes would stop the count.
+    std::fs::write(
+        &path,
+        "epd 4k3/8/8/8/8/8/8/4K3 w - -\nperft 1 5\nperft 4294967295 5\n",
+    )
+    .unwrap();
+    let path = path.to_str().unwrap();
+    for extra in [&[][..], &["--max-nodes", "1000"]] {
+        let (code, lines, err) = suite(&[&["--suite", path][..], extra].concat());
+        assert_eq!(code, 2, "{err}");
+        assert!(lines.is_empty(), "{lines:?}");
+        assert!(
+            err.contains("line 3: depth 4294967295 is deeper than 1000"),
+            "{err}"
+        );
+    }
+    // An `epd` block needs a check, as an EPD line does.
+    std::fs::write(
+        path,
+        "epd 4k3/8/8/8/8/8/8/4K3 w - -\nepd 4k3/8/8/8/8/8/8/3K4 w - -\nperft 1 5\n",
+    )
+    .unwrap();
+    let (code, _, err) = suite(&["--suite", path]);
+    assert_eq!(code, 2);
+    assert!(err.contains("line 1: `epd` line without a `perft"), "{err}");
+}
+
+#[test]
+fn depth_is_capped_at_1000() {
+    let out = util::run(
+        &["perft", "-q", "-d", "10000", "4k3/8/8/8/8/8/8/4K3 w - -"],
+        None,
+    );
+    assert_eq!(util::code(&out), 2);
+    assert!(
+        util::stderr(&out).contains("10000 is not in 0..=1000"),
+        "{}",
+        util::stderr(&out)
+    );
+    // The cap itself is accepted: a stalemate has no move at any depth.
+    assert_eq!(
+        perft_ok(&["-q", "-d", "1000", "k7/8/1Q6/8/8/8/8/7K b - -"]),
+        "0\n"
+    );
+}
+
+#[test]
+fn a_suite_is_read_from_standard_input_byte_order_mark_and_all() {
+    let text = "\u{feff}4k3/8/8/8/8/8/8/4K3 w - - ;D1 5 ;D2 25\n";
+    let out = util::run(&["perft", "--suite", "-"], Some(text.as_bytes()));
+    assert_eq!(util::code(&out), 0, "{}", util::stderr(&out));
+    assert_eq!(
+        util::stdout(&out),
+        "ok   line=1 depth=1 expected=5 got=5 fen=4k3/8/8/8/8/8/8/4K3 w - -\n\
+         ok   line=1 depth=2 expected=25 got=25 fen=4k3/8/8/8/8/8/8/4K3 w - -\n"
+    );
+    assert!(
+        util::stderr(&out).contains("perft: <stdin>: 2 checks"),
+        "{}",
+        util::stderr(&out)
+    );
 }
 
 #[test]

@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -371,14 +371,23 @@ fn run_suite(
     pool: &rayon::ThreadPool,
     out: &mut dyn Write,
 ) -> anyhow::Result<ExitStatus> {
-    let bytes = fs::read(path).with_context(|| format!("failed to read {}", path.display()))?;
+    let name = crate::input::open::input_name(path);
+    let bytes = if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("failed to read the suite from standard input")?;
+        bytes
+    } else {
+        fs::read(path).with_context(|| format!("failed to read {}", path.display()))?
+    };
     // A suite's comments may be Latin-1: read as such rather than refused.
     let text = crate::rules::game::decode_text(&bytes);
     let selected = limits.selected;
     // The error quotes the file's bytes: cut, so a giant token is not echoed.
     let records = perft::parse_suite(&text)
         .map_err(|e| anyhow::anyhow!("{}", diag::clipped(&e.to_string(), 2 * diag::SHOWN)))
-        .with_context(|| format!("invalid perft suite {}", path.display()))?;
+        .with_context(|| format!("invalid perft suite {name}"))?;
 
     // Every selected check, in file order, with its record; a record's
     // position is set up once, and only when one of its checks runs.
@@ -423,10 +432,8 @@ fn run_suite(
                     last_record = Some(r);
                     if let Some(Err(err)) = &positions[r] {
                         diag::error(format!(
-                            "{}:{}: invalid fen {:?}: {err}",
-                            path.display(),
-                            record.line,
-                            record.fen
+                            "{name}:{}: invalid fen {:?}: {err}",
+                            record.line, record.fen
                         ));
                     }
                 }
@@ -460,8 +467,7 @@ fn run_suite(
 
     if !settings.quiet {
         diag::note(format!(
-            "perft: {}: {planned} checks, {failed} failed, {} skipped, {nodes} nodes in {} ({})",
-            path.display(),
+            "perft: {name}: {planned} checks, {failed} failed, {} skipped, {nodes} nodes in {} ({})",
             listed - planned,
             seconds(elapsed),
             rate(nodes, elapsed)

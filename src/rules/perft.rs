@@ -28,6 +28,12 @@ use super::notation::{UciMoveErrorKind, fen, play_uci_moves};
 use super::setup::FenError;
 use super::setup::{FenLeniency, normalize_fen, read_fen};
 
+/// The deepest count pgnkit runs. No tree that deep can be counted (it
+/// would have to end in mates and stalemates everywhere first), and the
+/// recursion needs stack for every ply: a cap keeps a typo such as
+/// `-d 10000` an error rather than a crash.
+pub const MAX_DEPTH: u32 = 1000;
+
 /// Counts the legal move paths of exactly `depth` plies from `pos`.
 ///
 /// Depth 0 counts the position itself (1). Paths cut short by mate or
@@ -641,6 +647,15 @@ impl std::error::Error for SuiteError {}
 pub fn parse_suite(text: &str) -> Result<Vec<SuiteRecord>, SuiteError> {
     let mut records: Vec<SuiteRecord> = Vec::new();
     let mut id: Option<String> = None;
+    // An `epd` block must hold a check before the next position starts.
+    let unchecked = |records: &[SuiteRecord]| match records.last() {
+        Some(last) if last.checks.is_empty() => Err(SuiteError {
+            line: last.line,
+            message: "`epd` line without a `perft <depth> <nodes>` line after it".to_owned(),
+        }),
+        _ => Ok(()),
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let err = |message: String| SuiteError { line, message };
@@ -655,6 +670,7 @@ pub fn parse_suite(text: &str) -> Result<Vec<SuiteRecord>, SuiteError> {
                 if rest.is_empty() {
                     return Err(err("`epd` without a fen".to_owned()));
                 }
+                unchecked(&records)?;
                 records.push(SuiteRecord {
                     line,
                     id: id.take(),
@@ -676,11 +692,12 @@ pub fn parse_suite(text: &str) -> Result<Vec<SuiteRecord>, SuiteError> {
                 };
                 record.checks.push(SuiteCheck {
                     line,
-                    depth: parse_number(depth, "depth").map_err(err)?,
+                    depth: parse_depth(depth).map_err(err)?,
                     nodes: parse_number(nodes, "node count").map_err(err)?,
                 });
             }
             _ => {
+                unchecked(&records)?;
                 let mut parts = trimmed.split(';');
                 let fen = parts.next().unwrap_or_default();
                 let mut record = SuiteRecord {
@@ -696,7 +713,7 @@ pub fn parse_suite(text: &str) -> Result<Vec<SuiteRecord>, SuiteError> {
                         (Some(op), Some(nodes), None) if op.starts_with('D') => {
                             record.checks.push(SuiteCheck {
                                 line,
-                                depth: parse_number(&op[1..], "depth").map_err(err)?,
+                                depth: parse_depth(&op[1..]).map_err(err)?,
                                 nodes: parse_number(nodes, "node count").map_err(err)?,
                             });
                         }
@@ -717,6 +734,7 @@ pub fn parse_suite(text: &str) -> Result<Vec<SuiteRecord>, SuiteError> {
             }
         }
     }
+    unchecked(&records)?;
     Ok(records)
 }
 
@@ -730,6 +748,17 @@ fn split_word(s: &str) -> (&str, &str) {
 
 fn parse_number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
     text.parse().map_err(|_| format!("invalid {what} {text:?}"))
+}
+
+/// A check's depth, at most [`MAX_DEPTH`].
+fn parse_depth(text: &str) -> Result<u32, String> {
+    let depth: u32 = parse_number(text, "depth")?;
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "depth {depth} is deeper than {MAX_DEPTH}, the deepest pgnkit counts"
+        ));
+    }
+    Ok(depth)
 }
 
 #[cfg(test)]
