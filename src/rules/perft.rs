@@ -933,8 +933,13 @@ mod tests {
             parse_position("  ", false).unwrap_err().to_string(),
             "empty fen"
         );
-        let syntax = parse_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX", false);
+        let syntax = parse_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x", false);
         assert!(matches!(syntax, Err(FenError::Syntax(_))));
+        let board = parse_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX", false);
+        assert_eq!(
+            board.unwrap_err().to_string(),
+            "the board holds 'X', which is not a piece, a digit 1 to 8 or `/`"
+        );
         let no_king = parse_position("8/8/8/8/8/8/8/8 w - -", false).unwrap_err();
         assert!(no_king.to_string().contains("empty board"), "{no_king}");
         let rights = parse_position("4k3/8/8/8/8/8/8/4K3 w K -", false).unwrap_err();

@@ -100,6 +100,11 @@ pub enum FenError {
     Empty,
     /// A field is syntactically wrong.
     Syntax(ParseFenError),
+    /// A field is wrong in a way shakmaty's reader lets pass or names
+    /// vaguely: a board that is not eight ranks of eight squares, two
+    /// digits in a row, Crazyhouse pockets or Three-check counters, a clock
+    /// that is not a number, a field after the sixth. Says what is wrong.
+    Field(String),
     /// The FEN is well formed but the position is illegal (missing king,
     /// pawns on the back rank, castling rights without their rook, …).
     Position(Box<PositionError<Chess>>),
@@ -110,6 +115,7 @@ impl fmt::Display for FenError {
         match self {
             FenError::Empty => f.write_str("empty fen"),
             FenError::Syntax(err) => err.fmt(f),
+            FenError::Field(what) => f.write_str(what),
             FenError::Position(err) => err.fmt(f),
         }
     }
@@ -123,9 +129,11 @@ impl std::error::Error for FenError {}
 /// parser, which is relaxed: castling may be standard (`KQkq`), X-FEN or
 /// Shredder-FEN (`HAha`), in any order, repeated, or without a matching
 /// rook; missing fields after the board default to `w - - 0 1`; a
-/// fullmove number of 0 reads as 1; Crazyhouse pockets and Three-check
-/// counters are accepted (and ignored by a standard position); any other
-/// field after the sixth is an error.
+/// fullmove number of 0 reads as 1. What it would let pass beyond that is
+/// refused first ([`check_fields`]): the board must be eight ranks of
+/// eight squares with one digit for each run of empty squares, and the
+/// clocks numbers; Crazyhouse pockets, Three-check counters and any field
+/// after the sixth are errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FenFields {
     /// The text trimmed of whitespace at both ends; inside it, fields are
@@ -274,6 +282,7 @@ pub fn read_fen(
     if leniency.fields == FenFields::AnyWhitespace && fen.is_empty() {
         return Err(FenError::Empty);
     }
+    check_fields(&fen).map_err(FenError::Field)?;
     let setup = Fen::from_ascii(fen.as_bytes())
         .map_err(FenError::Syntax)?
         .into_setup();
@@ -304,6 +313,92 @@ pub fn read_fen(
         }
         Err(err) => Err(FenError::Position(err)),
     }
+}
+
+/// Refuses what shakmaty's FEN reader would let pass in standard chess or
+/// name vaguely (see [`FenError::Field`]), with a message that says what
+/// is wrong. `fen` holds the fields as the reader will see them, separated
+/// by spaces or underscores.
+fn check_fields(fen: &str) -> Result<(), String> {
+    let mut fields = fen.split([' ', '_']).filter(|f| !f.is_empty());
+    let Some(board) = fields.next() else {
+        return Ok(()); // shakmaty names an empty FEN
+    };
+    check_board(board)?;
+    // The turn, castling and en passant fields are shakmaty's to read.
+    for (i, field) in fields.enumerate().skip(3) {
+        if field.contains('+') {
+            return Err(format!(
+                "`{field}` is a Three-check counter, which standard chess does not have"
+            ));
+        }
+        let digits = field.bytes().all(|b| b.is_ascii_digit());
+        match i {
+            // Other malformed clocks are shakmaty's to name.
+            3 | 4 if digits && field.parse::<u32>().is_err() => {
+                let clock = if i == 3 {
+                    "halfmove clock"
+                } else {
+                    "fullmove number"
+                };
+                return Err(format!(
+                    "the {clock} `{field}` is not a whole number from 0 to {}",
+                    u32::MAX
+                ));
+            }
+            3 | 4 => {}
+            _ => return Err(format!("`{field}` follows the six fields of a FEN")),
+        }
+    }
+    Ok(())
+}
+
+/// The board field: eight ranks of pieces and digits, each covering eight
+/// squares, one digit for each run of empty squares.
+fn check_board(board: &str) -> Result<(), String> {
+    let piece_or_digit = |c: char| "pnbrqkPNBRQK12345678/".contains(c);
+    if let Some(c) = board.chars().find(|&c| !piece_or_digit(c)) {
+        let crazyhouse = if matches!(c, '[' | ']' | '~') {
+            " (a Crazyhouse pocket or promoted piece, which standard chess does not have)"
+        } else {
+            ""
+        };
+        return Err(format!(
+            "the board holds {c:?}, which is not a piece, a digit 1 to 8 or `/`{crazyhouse}"
+        ));
+    }
+    let ranks = board.split('/').count();
+    if ranks != 8 {
+        return Err(format!("the board has {ranks} ranks, not 8"));
+    }
+    for (i, rank) in board.split('/').enumerate() {
+        let name = 8 - i;
+        if rank
+            .as_bytes()
+            .windows(2)
+            .any(|w| w.iter().all(u8::is_ascii_digit))
+        {
+            return Err(format!(
+                "rank {name} (`{rank}`) has two digits in a row: a run of empty squares is one digit"
+            ));
+        }
+        let width: u32 = rank
+            .bytes()
+            .map(|b| {
+                if b.is_ascii_digit() {
+                    u32::from(b - b'0')
+                } else {
+                    1
+                }
+            })
+            .sum();
+        if width != 8 {
+            return Err(format!(
+                "rank {name} (`{rank}`) covers {width} squares, not 8"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether the castling field (the third) holds Shredder-FEN or X-FEN
@@ -509,6 +604,74 @@ mod tests {
                 Err(FenError::Syntax(_))
             ));
         }
+    }
+
+    #[test]
+    fn what_shakmaty_lets_pass_is_refused_by_every_reader_with_a_reason() {
+        // The board: every reader.
+        for (fen, reason) in [
+            ("4k3/8/8/8/8/8/8/4K3[Qq] w - - 0 1", "the board holds '['"),
+            (
+                "4k3/8/8/8/8/8/8/4K3~ w - - 0 1",
+                "a Crazyhouse pocket or promoted piece",
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K3/ w - - 0 1",
+                "the board has 9 ranks, not 8",
+            ),
+            (
+                "4k3/8/8/8/8/8/4K3 w - - 0 1",
+                "the board has 7 ranks, not 8",
+            ),
+            (
+                "4k3/8/44/8/8/8/8/4K3 w - - 0 1",
+                "rank 6 (`44`) has two digits in a row",
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K4 w - - 0 1",
+                "rank 1 (`4K4`) covers 9 squares, not 8",
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K2 w - - 0 1",
+                "rank 1 (`4K2`) covers 7 squares, not 8",
+            ),
+        ] {
+            assert_eq!(modes(fen), "----", "{fen}");
+            let err = read_fen(fen, false, FenLeniency::PERFT).unwrap_err();
+            assert!(err.to_string().contains(reason), "{fen}: {err}");
+        }
+        // After the fourth field: every reader but the EPD line's, which
+        // takes the clocks only when both are numbers and ignores the rest
+        // as operations.
+        for (fen, reason) in [
+            (
+                "4k3/8/8/8/8/8/8/4K3 w - - 0 1 +3+3",
+                "`+3+3` is a Three-check counter",
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K3 w - - 3+3 0 1",
+                "`3+3` is a Three-check counter",
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K3 w - - 4294967296 1",
+                "the halfmove clock `4294967296` is not a whole number",
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K3 w - - 0 99999999999999999999",
+                "the fullmove number `99999999999999999999` is not",
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K3 w - - 0 1 extra",
+                "`extra` follows the six fields of a FEN",
+            ),
+        ] {
+            assert_eq!(modes(fen), "--S-", "{fen}");
+            let err = read_fen(fen, false, FenLeniency::PERFT).unwrap_err();
+            assert!(err.to_string().contains(reason), "{fen}: {err}");
+        }
+        // The largest clocks still read.
+        let most = "4k3/8/8/8/8/8/8/4K3 w - - 4294967295 4294967295";
+        assert_eq!(modes(most), "SSSS");
     }
 
     #[test]
