@@ -818,6 +818,19 @@ fn a_directory_is_walked_for_its_pgn_files_sorted_by_path() {
         "{}",
         stderr(&out)
     );
+    // A dangling symlink with a PGN name is reported, not skipped: the
+    // games it should have held are lost, so the run fails (exit 2).
+    std::os::unix::fs::symlink(root.join("gone.pgn"), root.join("round2/d.pgn")).unwrap();
+    let out = run(&["validate", "-q", "-f", "csv", archive], None);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("{}: cannot open", name("round2/d.pgn"))),
+        "{}",
+        stderr(&out)
+    );
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    assert_eq!(reader.records().count(), 4, "the other files are read");
+    std::fs::remove_file(root.join("round2/d.pgn")).unwrap();
     // A directory holding no PGN file is reported, and fails the run.
     let empty = root.join("empty");
     let out = run(&["validate", empty.to_str().unwrap()], None);

@@ -180,7 +180,8 @@ pub fn is_pgn_name(name: &str) -> bool {
 /// files under it ([`is_pgn_name`]), recursively, in the order ripgrep's
 /// `--sort path` gives: the entries of each directory sorted by name, a
 /// subdirectory walked where its name sorts. A symlink to a file is taken;
-/// one to a directory is not walked (no cycles). A directory that holds no
+/// one to a directory is not walked (no cycles); a dangling one with a PGN
+/// name is taken, so that opening it reports it. A directory that holds no
 /// PGN file, or one that cannot be listed, stays as it is, so that opening
 /// it reports it. Other paths, `-` among them, are kept as given.
 pub fn expand_dirs(files: &[PathBuf]) -> Vec<PathBuf> {
@@ -217,7 +218,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         if kind.is_dir() {
             walk(&path, out);
         } else if is_pgn_name(&entry.file_name().to_string_lossy())
-            && std::fs::metadata(&path).is_ok_and(|m| !m.is_dir())
+            && !std::fs::metadata(&path).is_ok_and(|m| m.is_dir())
         {
             out.push(path);
         }
