@@ -384,8 +384,11 @@ pub struct InputArgs {
     /// Process only the games that start in bytes START..END of one
     /// uncompressed PGN file (either end may be left out), reading past END
     /// to finish the last one: ranges that tile a file process every game
-    /// exactly once. Boundaries move forward to the next line that opens a
-    /// tag after a blank line or movetext. `offset` columns stay file-wide;
+    /// exactly once, except where a boundary falls inside a comment or a
+    /// variation that holds a blank line and a tag line (the next shard then
+    /// begins inside a game, which `pgnkit merge` repairs). Boundaries move
+    /// forward to the next line that opens a tag after a blank line or
+    /// movetext. `offset` columns stay file-wide;
     /// `game` and `line` count from the range's start (see `--stats` and
     /// `pgnkit merge`).
     #[arg(long, value_name = "START..END")]
