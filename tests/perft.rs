@@ -361,6 +361,24 @@ fn suite_limits_skip_checks() {
     assert_eq!(lines.len(), 5);
     assert!(lines.iter().all(|l| l.contains(" depth=1 ")));
 
+    // A check whose real count passes the limit stops there and fails;
+    // the summary counts the nodes it counted.
+    let text = format!("{START} ;D3 100\n");
+    let out = util::run(
+        &["perft", "--suite", "-", "--max-nodes", "1000"],
+        Some(text.as_bytes()),
+    );
+    assert_eq!(util::code(&out), 1);
+    assert_eq!(
+        util::stdout(&out),
+        format!("FAIL line=1 depth=3 expected=100 got=>1000 fen={START}\n")
+    );
+    let err = util::stderr(&out);
+    assert!(
+        err.contains("1 checks, 1 failed, 0 skipped, 1000 nodes"),
+        "{err}"
+    );
+
     // A failing check above the limit is skipped, not failed.
     let (code, lines, _) = suite(&[
         "--suite",

@@ -445,7 +445,11 @@ fn run_suite(
                         nodes += n;
                         n.to_string()
                     }
-                    Counted::Over(max) => format!(">{max}"),
+                    Counted::Over(max) => {
+                        // Counting stopped once it passed `max`.
+                        nodes += max;
+                        format!(">{max}")
+                    }
                 };
                 writeln!(
                     out,
