@@ -45,6 +45,17 @@ fn uci_san_and_lan_lines() {
 }
 
 #[test]
+fn move_numbers_go_past_the_largest_fullmove_a_fen_holds() {
+    let pgn = b"[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 b - - 0 4294967295\"]\n\
+                [Result \"*\"]\n\n4294967295... Kd7 4294967296. Ra7+ Kc6 *\n";
+    let moves = "4294967295... Kd7 4294967296. Ra7+ Kc6 *";
+    let out = convert(&["--to", "pgn"], Some(pgn), 0);
+    assert!(out.contains(moves), "{out}");
+    let out = run(&["annotate-outcome", "-q", "-f", "pgn"], Some(pgn));
+    assert!(stdout(&out).contains(moves), "{}", stdout(&out));
+}
+
+#[test]
 fn a_game_from_a_fen_uses_the_uci_position_syntax() {
     let pgn = b"[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n\n1. O-O Kd7 *\n\
                 [SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n\n*\n";

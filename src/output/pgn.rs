@@ -344,7 +344,7 @@ impl Movetext<'_> {
     /// A move: its number (`12.` or `12...`) if any, and the move (UTF-8
     /// bytes, `chars` characters), on one line.
     #[inline]
-    fn move_word(&mut self, number: Option<(u32, bool)>, san: &[u8], chars: usize) {
+    fn move_word(&mut self, number: Option<(u64, bool)>, san: &[u8], chars: usize) {
         let mut prefix = [0u8; 16];
         let prefix = match number {
             Some((n, black)) => {
@@ -492,7 +492,7 @@ impl MovetextWriter<'_, '_> {
             Tok::NagNumber(number) => {
                 if self.keep.nags {
                     let mut digits = [0u8; 3];
-                    let at = decimal(u32::from(number), &mut digits);
+                    let at = decimal(u64::from(number), &mut digits);
                     self.text.nag(&digits[at..], digits.len() - at);
                 }
             }
@@ -514,7 +514,9 @@ impl MovetextWriter<'_, '_> {
     fn play(&mut self, token: &Tok<'_>) {
         // The move made from the position after `ply` plies.
         let index = self.line.ply + u32::from(self.first_move.1 == Color::Black);
-        let (n, black) = (self.first_move.0 + index / 2, index % 2 == 1);
+        // In u64: a FEN's fullmove number may be u32::MAX.
+        let n = u64::from(self.first_move.0) + u64::from(index / 2);
+        let black = index % 2 == 1;
         // A move number stays on the line of its move.
         let prefix = (!black || self.need_number).then_some((n, black));
         self.need_number = false;
@@ -587,7 +589,7 @@ fn insert_comments(text: &mut Movetext<'_>, edits: &Edits, ply: u32) -> bool {
 /// Writes `n` in decimal at the end of `buf`, which must have room for
 /// its digits; returns where the digits start.
 #[inline]
-fn decimal(n: u32, buf: &mut [u8]) -> usize {
+fn decimal(n: u64, buf: &mut [u8]) -> usize {
     let mut at = buf.len();
     let mut n = n;
     loop {
@@ -608,7 +610,7 @@ mod tests {
     #[test]
     fn decimal_digits() {
         let mut buf = [0u8; 10];
-        for n in [0, 7, 10, 255, 1_234, u32::MAX] {
+        for n in [0, 7, 10, 255, 1_234, u64::from(u32::MAX) + 1] {
             let at = decimal(n, &mut buf);
             assert_eq!(&buf[at..], n.to_string().as_bytes());
         }
