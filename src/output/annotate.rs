@@ -154,6 +154,7 @@ pub fn loss_rule_name(rule: LossRule) -> &'static str {
         LossRule::Resignation => "5.1.2",
         LossRule::ResignationBefore2023 => "5.1.2-before-2023",
         LossRule::BareKing => "bare-king",
+        LossRule::EarlyAgreement => "5.2.3",
     }
 }
 
@@ -423,6 +424,9 @@ fn comments(outcome: &Outcome) -> Vec<(u32, String)> {
                 "the winner cannot mate: 5.1.2/6.9, but a resignation before 2023 stands".into()
             }
             LossRule::BareKing => "the winner has a bare king: game drawn".into(),
+            LossRule::EarlyAgreement => {
+                "a draw agreed before both players had moved (5.2.3): the game had not ended".into()
+            }
         };
         comments.push((outcome.plies, text));
     } else if matches!(outcome.winner_can_mate, Some(Mateability::No)) && outcome.end.is_none() {

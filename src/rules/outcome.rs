@@ -44,7 +44,7 @@ pub enum Profile {
 }
 
 /// Why a decisive recorded result became a draw, or why it stood although
-/// the winner cannot mate.
+/// the winner cannot mate; or why a recorded draw was no draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LossRule {
     /// 6.9: a loss on time (the `Termination` tag says so) against a player
@@ -58,6 +58,12 @@ pub enum LossRule {
     ResignationBefore2023,
     /// The `online` profile: the winner had a bare king.
     BareKing,
+    /// 5.2.3: a draw by agreement needs both players to have made a move.
+    /// A recorded draw with fewer plies, nothing on the board or a claim to
+    /// explain it, and no `Termination` tag naming another reason (time,
+    /// adjudication, …) was no draw: the game had not ended. Only the
+    /// `fide` profile applies it.
+    EarlyAgreement,
 }
 
 /// Everything the rules say about one game.
@@ -132,6 +138,16 @@ impl Outcome {
 pub fn is_time_forfeit(game: &RawGame<'_>) -> bool {
     game.tag("Termination")
         .is_some_and(|t| t.value.windows(4).any(|w| w.eq_ignore_ascii_case(b"time")))
+}
+
+/// Whether a recorded draw can only have been agreed: the `Termination`
+/// tag is absent, or says `normal` (the PGN standard's value for a game
+/// that ended by the rules of play). Any other value (a time forfeit
+/// against a player who cannot mate, an adjudication, an abandoned game)
+/// names a reason 5.2.3 does not govern.
+fn is_agreement(game: &RawGame<'_>) -> bool {
+    game.tag("Termination")
+        .is_none_or(|t| t.value.trim_ascii().eq_ignore_ascii_case(b"normal"))
 }
 
 /// Whether the `Date` tag puts the game before 1 January 2023, when 5.1.2
@@ -212,6 +228,16 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
         (None, Some(result), Some(side)) => {
             loss_rule = loss_rule_for(game, profile, &done.pos, side, &winner_can_mate);
             Some(result_after_loss_rule(result, loss_rule))
+        }
+        (None, Some(GameResult::Draw), None)
+            if profile == Profile::Fide
+                && done.plies < 2
+                && threefold_claim_ply.is_none()
+                && fifty_claim_ply.is_none()
+                && is_agreement(game) =>
+        {
+            loss_rule = Some(LossRule::EarlyAgreement);
+            Some(GameResult::Unfinished)
         }
         (None, Some(result), None) => Some(result),
         (None, None, _) => Some(GameResult::Unfinished),
@@ -560,6 +586,63 @@ mod tests {
             outcome(bare, Profile::Online).loss_rule,
             Some(LossRule::BareKing)
         );
+    }
+
+    #[test]
+    fn a_draw_agreed_before_both_players_moved_is_no_draw() {
+        let draw =
+            |tags: &str, moves: &str| format!("{tags}[Result \"1/2-1/2\"]\n\n{moves} 1/2-1/2\n");
+        // 5.2.3: no move, or White's only: the game had not ended.
+        for moves in ["", "1. e4"] {
+            let o = outcome(&draw("", moves), Profile::Fide);
+            assert_eq!(o.loss_rule, Some(LossRule::EarlyAgreement), "{moves:?}");
+            assert_eq!(o.rules_result, Some(GameResult::Unfinished));
+            assert!(!o.is_result_ok());
+        }
+        // From a FEN with Black to move, Black's move alone is not enough.
+        let fen = "4k3/8/8/8/8/8/3P4/4K3 b - - 0 30";
+        let o = outcome(&from_fen(fen, "30... Kd7", "1/2-1/2"), Profile::Fide);
+        assert_eq!(o.loss_rule, Some(LossRule::EarlyAgreement));
+        let o = outcome(
+            &from_fen(fen, "30... Kd7 31. Kd1", "1/2-1/2"),
+            Profile::Fide,
+        );
+        assert_eq!(
+            (o.loss_rule, o.rules_result),
+            (None, Some(GameResult::Draw))
+        );
+        // One move each: agreed.
+        let o = outcome(&draw("", "1. e4 e5"), Profile::Fide);
+        assert_eq!(
+            (o.loss_rule, o.rules_result),
+            (None, Some(GameResult::Draw))
+        );
+        // A Termination tag naming another reason, "normal" aside.
+        let o = outcome(&draw("[Termination \"Normal\"]\n", "1. e4"), Profile::Fide);
+        assert_eq!(o.loss_rule, Some(LossRule::EarlyAgreement));
+        for reason in ["time forfeit", "adjudication", "abandoned"] {
+            let tags = format!("[Termination \"{reason}\"]\n");
+            let o = outcome(&draw(&tags, "1. e4"), Profile::Fide);
+            assert_eq!(o.rules_result, Some(GameResult::Draw), "{reason}");
+        }
+        // The board or a claim explains the draw: a dead position, or the
+        // fifty-move claim the FEN's clock allows at once.
+        let dead = from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1", "", "1/2-1/2");
+        assert_eq!(
+            outcome(&dead, Profile::Fide).rules_result,
+            Some(GameResult::Draw)
+        );
+        let fifty = from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 100 80", "80. Ra2", "1/2-1/2");
+        let o = outcome(&fifty, Profile::Fide);
+        assert_eq!(
+            (o.fifty_claim_ply, o.rules_result),
+            (Some(0), Some(GameResult::Draw))
+        );
+        // Only the fide profile applies the rule.
+        for profile in [Profile::App, Profile::Online] {
+            let o = outcome(&draw("", "1. e4"), profile);
+            assert_eq!(o.rules_result, Some(GameResult::Draw), "{profile:?}");
+        }
     }
 
     #[test]
