@@ -43,8 +43,9 @@ pub enum Command {
     /// not replay is reported and left out whole, however many of its moves
     /// were legal (a nested variation is left out alone). Damaged movetext
     /// (an unclosed comment or variation, a stray `)` or `}`, no
-    /// termination marker) is reported as `validate` reports it, and the
-    /// game is written without what could not be read. Either makes the
+    /// termination marker, or one that disagrees with the Result tag) is
+    /// reported as `validate` reports it, and the game is written without
+    /// what could not be read (with the Result tag's result). Either makes the
     /// exit status 1. PGN output re-reads without a syntax finding and
     /// converts to the same bytes.
     #[command(after_help = short_help("convert"), after_long_help = long_help("convert"))]
@@ -478,9 +479,10 @@ pub struct AnnotateOutcomeArgs {
     /// Output format: one CSV row or JSON object per game, or the games
     /// written back as PGN with the outcome as tags and comments. Damaged
     /// movetext (an unclosed comment or variation, a stray `)` or `}`, no
-    /// termination marker) is reported on standard error as `validate`
-    /// reports it, exit status 1; the game keeps its row and is written
-    /// back without what could not be read.
+    /// termination marker, or one that disagrees with the Result tag) is
+    /// reported on standard error as `validate` reports it, exit status 1;
+    /// the game keeps its row (the Result tag is the recorded result) and
+    /// is written back without what could not be read.
     #[arg(short = 'f', long, value_enum, default_value_t = AnnotateFormat::Csv)]
     pub format: AnnotateFormat,
 

@@ -454,6 +454,28 @@ fn damaged_movetext_is_reported_and_written_back_repaired() {
 }
 
 #[test]
+fn a_marker_that_disagrees_with_the_result_tag_is_reported() {
+    let pgn = b"[White \"w\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 e5 0-1\n";
+    let report = "pgnkit: <stdin>:5: game 1 (w - b): result-mismatch: the termination marker 0-1 \
+                  disagrees with the Result tag 1-0";
+    for args in [
+        &["annotate-outcome", "-q"][..],
+        &["annotate-outcome", "-q", "-f", "pgn"],
+        &["convert", "-q", "--to", "pgn"],
+    ] {
+        let out = run(args, Some(pgn));
+        assert_eq!(code(&out), 1, "{args:?}");
+        assert_eq!(stderr(&out).trim_end(), report, "{args:?}");
+        // Written back with the Result tag's result, as the row records it.
+        if args.contains(&"pgn") {
+            assert!(stdout(&out).contains("1. e4 e5 1-0"), "{}", stdout(&out));
+        }
+    }
+    let (_, rows) = rows(&[], Some(pgn));
+    assert_eq!(pick(&rows[0], &["result", "result_ok"]), ["1-0", "true"]);
+}
+
+#[test]
 fn tags_add_columns_that_join_rows_to_games() {
     // See issue 12. The second game has a GameId, the first has none.
     let pgn = b"[Event \"a\"]\n[Site \"https://lichess.org/x1\"]\n[Round \"1\"]\n\n1. e4 e5 *\n\n\

@@ -180,7 +180,8 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
         format!("{wrong} with a result the rules do not give, {not_replayed} not replayed");
     if damaged > 0 {
         summary.push_str(&format!(
-            ", {damaged} with damaged movetext (what could not be read left out)"
+            ", {damaged} with damaged movetext (what could not be read left out) \
+             or a termination marker that disagrees with the Result tag"
         ));
     }
     let problems = wrong + not_replayed + damaged;

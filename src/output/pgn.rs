@@ -142,9 +142,10 @@ pub fn closed_tokens<'t, 'a>(tokens: &'t [Token<'a>]) -> &'t [Token<'a>] {
 /// Why the movetext of `game` cannot be written back as it was read, as
 /// `validate` says it: every `syntax` finding of the scanner (an unclosed
 /// comment or variation, a stray `)` or `}`, a malformed tag or NAG: what
-/// it could not read is not written) and a movetext without a termination
-/// marker (the marker written is the recorded result, else `*`). Empty for
-/// a sound game.
+/// it could not read is not written), a movetext without a termination
+/// marker, and a marker that disagrees with the Result tag (either way the
+/// marker written is the recorded result, else `*`). Empty for a sound
+/// game.
 ///
 /// # Examples
 ///
@@ -172,6 +173,22 @@ pub fn damage(game: &RawGame<'_>) -> Vec<Finding> {
             Code::ResultMismatch,
             line,
             "the movetext has no termination marker (1-0, 0-1, 1/2-1/2 or *)",
+        ));
+    }
+    // The game is written back with one result: say when the other differed.
+    let tag = game
+        .tag("Result")
+        .and_then(|t| GameResult::from_ascii(&t.value));
+    if let (Some(marker), Some(tag)) = (game.marker, tag)
+        && marker.result != tag
+    {
+        found.push(Finding::game(
+            Code::ResultMismatch,
+            marker.line,
+            format!(
+                "the termination marker {} disagrees with the Result tag {tag}",
+                marker.result
+            ),
         ));
     }
     found
