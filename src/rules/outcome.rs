@@ -59,10 +59,11 @@ pub enum LossRule {
     /// The `online` profile: the winner had a bare king.
     BareKing,
     /// 5.2.3: a draw by agreement needs both players to have made a move.
-    /// A recorded draw with fewer plies, nothing on the board or a claim to
-    /// explain it, and no `Termination` tag naming another reason (time,
-    /// adjudication, …) was no draw: the game had not ended. Only the
-    /// `fide` profile applies it.
+    /// A recorded draw with fewer plies (counting those a FEN start's
+    /// move number says were played before it), nothing on the board or a
+    /// claim to explain it, and no `Termination` tag naming another reason
+    /// (time, adjudication, …) was no draw: the game had not ended. Only
+    /// the `fide` profile applies it.
     EarlyAgreement,
 }
 
@@ -141,13 +142,26 @@ pub fn is_time_forfeit(game: &RawGame<'_>) -> bool {
 }
 
 /// Whether a recorded draw can only have been agreed: the `Termination`
-/// tag is absent, or says `normal` (the PGN standard's value for a game
-/// that ended by the rules of play). Any other value (a time forfeit
-/// against a player who cannot mate, an adjudication, an abandoned game)
-/// names a reason 5.2.3 does not govern.
+/// tag is absent, says `normal` (the PGN standard's value for a game that
+/// ended by the rules of play), or names an agreement (`Game drawn by
+/// agreement`). Any other value (a time forfeit against a player who
+/// cannot mate, an adjudication, an abandoned game) names a reason 5.2.3
+/// does not govern.
 fn is_agreement(game: &RawGame<'_>) -> bool {
-    game.tag("Termination")
-        .is_none_or(|t| t.value.trim_ascii().eq_ignore_ascii_case(b"normal"))
+    game.tag("Termination").is_none_or(|t| {
+        let value = t.value.trim_ascii();
+        value.eq_ignore_ascii_case(b"normal")
+            || value
+                .windows(9)
+                .any(|w| w.eq_ignore_ascii_case(b"agreement"))
+    })
+}
+
+/// The plies played in the whole game, those before a FEN start included
+/// (its fullmove number and side to move say how many), once `plies` more
+/// were replayed: whether both players have moved (5.2.3).
+fn plies_played((fullmove, turn): (u32, Color), plies: u32) -> u64 {
+    2 * u64::from(fullmove - 1) + u64::from(turn == Color::Black) + u64::from(plies)
 }
 
 /// Whether the `Date` tag puts the game before 1 January 2023, when 5.1.2
@@ -231,7 +245,7 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
         }
         (None, Some(GameResult::Draw), None)
             if profile == Profile::Fide
-                && done.plies < 2
+                && plies_played(first_move, done.plies) < 2
                 && threefold_claim_ply.is_none()
                 && fifty_claim_ply.is_none()
                 && is_agreement(game) =>
@@ -599,27 +613,33 @@ mod tests {
             assert_eq!(o.rules_result, Some(GameResult::Unfinished));
             assert!(!o.is_result_ok());
         }
-        // From a FEN with Black to move, Black's move alone is not enough.
-        let fen = "4k3/8/8/8/8/8/3P4/4K3 b - - 0 30";
-        let o = outcome(&from_fen(fen, "30... Kd7", "1/2-1/2"), Profile::Fide);
-        assert_eq!(o.loss_rule, Some(LossRule::EarlyAgreement));
-        let o = outcome(
-            &from_fen(fen, "30... Kd7 31. Kd1", "1/2-1/2"),
-            Profile::Fide,
-        );
-        assert_eq!(
-            (o.loss_rule, o.rules_result),
-            (None, Some(GameResult::Draw))
-        );
+        // A FEN start counts the moves its move number says were played:
+        // at move 1 with White to move, none; with Black to move, White's.
+        for (fen, moves, early) in [
+            ("4k3/8/8/8/8/8/3P4/4K3 w - - 0 1", "1. Kd1", true),
+            ("4k3/8/8/8/8/8/3P4/4K3 w - - 0 1", "1. Kd1 Kd7", false),
+            ("4k3/8/8/8/8/8/3P4/4K3 b - - 0 1", "", true),
+            ("4k3/8/8/8/8/8/3P4/4K3 b - - 0 1", "1... Kd7", false),
+            ("4k3/8/8/8/8/8/3P4/4K3 w - - 0 2", "", false),
+            ("4k3/8/8/8/8/8/3P4/4K3 b - - 0 30", "", false),
+        ] {
+            let o = outcome(&from_fen(fen, moves, "1/2-1/2"), Profile::Fide);
+            let expected = early.then_some(LossRule::EarlyAgreement);
+            assert_eq!(o.loss_rule, expected, "{fen} {moves}");
+        }
         // One move each: agreed.
         let o = outcome(&draw("", "1. e4 e5"), Profile::Fide);
         assert_eq!(
             (o.loss_rule, o.rules_result),
             (None, Some(GameResult::Draw))
         );
-        // A Termination tag naming another reason, "normal" aside.
-        let o = outcome(&draw("[Termination \"Normal\"]\n", "1. e4"), Profile::Fide);
-        assert_eq!(o.loss_rule, Some(LossRule::EarlyAgreement));
+        // A Termination tag naming another reason; "normal" and an
+        // agreement are no other reason.
+        for agreed in ["Normal", "Game drawn by agreement"] {
+            let tags = format!("[Termination \"{agreed}\"]\n");
+            let o = outcome(&draw(&tags, "1. e4"), Profile::Fide);
+            assert_eq!(o.loss_rule, Some(LossRule::EarlyAgreement), "{agreed}");
+        }
         for reason in ["time forfeit", "adjudication", "abandoned"] {
             let tags = format!("[Termination \"{reason}\"]\n");
             let o = outcome(&draw(&tags, "1. e4"), Profile::Fide);
