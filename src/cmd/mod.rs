@@ -64,10 +64,18 @@ pub(crate) fn identity(path: &Path) -> Option<(u64, u64)> {
 /// Whether `a` and `b` name the same file: the same device and inode when
 /// both exist, else the same file name in the same directory.
 fn same_file(a: &Path, b: &Path) -> bool {
-    /// The directory (links and `..` resolved) and the name of `p`.
+    /// The directory (links and `..` resolved) and the name of `p`; a
+    /// dangling link stands for the file it names.
     fn place(p: &Path) -> Option<(PathBuf, std::ffi::OsString)> {
-        let p = std::path::absolute(p).ok()?;
-        Some((p.parent()?.canonicalize().ok()?, p.file_name()?.to_owned()))
+        let mut p = std::path::absolute(p).ok()?;
+        for _ in 0..40 {
+            let dir = p.parent()?.canonicalize().ok()?;
+            match std::fs::read_link(&p) {
+                Ok(target) => p = dir.join(target),
+                Err(_) => return Some((dir, p.file_name()?.to_owned())),
+            }
+        }
+        None
     }
     match (identity(a), identity(b)) {
         (Some(a), Some(b)) => a == b,

@@ -241,8 +241,6 @@ impl Split {
         if paths.iter().all(|p| p.is_none()) {
             return Ok(None);
         }
-        let named: Vec<&Path> = paths.iter().filter_map(|p| p.as_deref()).collect();
-        streaming.check_stats(&named)?;
         if streaming.files.is_empty() || streaming.files.iter().any(|f| f == Path::new("-")) {
             anyhow::bail!(
                 "--bad-games and --good-games copy games from the inputs read again: give files, not standard input"
@@ -374,6 +372,12 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
     let mut failing = 0u64;
     let mut tally = Tally::new();
     let mut with_warnings = 0u64;
+    // Before the product file is created: a refused --stats leaves it be.
+    let copies: Vec<&Path> = [&args.bad_games, &args.good_games]
+        .into_iter()
+        .filter_map(|p| p.as_deref())
+        .collect();
+    streaming.check_stats(&copies)?;
     let mut out = streaming.writer(stdout)?;
     let failed = || format!("failed to write the {WHAT}");
     streaming.check_range()?;
