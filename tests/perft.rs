@@ -449,6 +449,24 @@ fn depth_is_capped_at_1000() {
         perft_ok(&["-q", "-d", "1000", "k7/8/1Q6/8/8/8/8/7K b - -"]),
         "0\n"
     );
+    // And a count that deep runs down its first line (the recursion that
+    // overflowed the stack at 10000) until --max-nodes stops it.
+    let text = "epd 4k3/8/8/8/8/8/8/R3K3 w - -\nperft 1000 1\n";
+    for threads in ["1", "2"] {
+        let args = [
+            "perft",
+            "-j",
+            threads,
+            "--suite",
+            "-",
+            "--max-nodes",
+            "100000",
+        ];
+        let out = util::run(&args, Some(text.as_bytes()));
+        assert_eq!(util::code(&out), 1, "{}", util::stderr(&out));
+        let said = util::stdout(&out);
+        assert!(said.contains("depth=1000 expected=1 got=>100000"), "{said}");
+    }
 }
 
 #[test]
@@ -466,6 +484,10 @@ fn a_suite_is_read_from_standard_input_byte_order_mark_and_all() {
         "{}",
         util::stderr(&out)
     );
+    // A byte order mark before a Latin-1 comment (read as Latin-1 whole).
+    let bytes = b"\xef\xbb\xbf# caf\xe9\nepd 4k3/8/8/8/8/8/8/4K3 w - -\nperft 1 5\n";
+    let out = util::run(&["perft", "-q", "--suite", "-"], Some(bytes));
+    assert_eq!(util::code(&out), 0, "{}", util::stderr(&out));
 }
 
 #[test]

@@ -381,8 +381,10 @@ fn run_suite(
     } else {
         fs::read(path).with_context(|| format!("failed to read {}", path.display()))?
     };
-    // A suite's comments may be Latin-1: read as such rather than refused.
-    let text = crate::rules::game::decode_text(&bytes);
+    // A suite's comments may be Latin-1: read as such rather than refused
+    // (a UTF-8 byte order mark goes first, so that it cannot become `ï»¿`).
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
+    let text = crate::rules::game::decode_text(bytes);
     let selected = limits.selected;
     // The error quotes the file's bytes: cut, so a giant token is not echoed.
     let records = perft::parse_suite(&text)
