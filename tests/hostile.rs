@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -60,14 +60,22 @@ fn finish(cmd: &mut Command, what: &str) -> Output {
     }
 }
 
-#[test]
-fn a_stats_file_that_is_an_input_or_another_output_is_refused() {
+/// A scratch directory holding `games.pgn` (a copy of a fixture) and
+/// `symlink.pgn` (a link to it): the directory, the input, its bytes and
+/// the link.
+fn input_and_link() -> (tempfile::TempDir, PathBuf, Vec<u8>, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("games.pgn");
     let original = std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap();
     std::fs::write(&input, &original).unwrap();
     let symlink = dir.path().join("symlink.pgn");
     std::os::unix::fs::symlink(&input, &symlink).unwrap();
+    (dir, input, original, symlink)
+}
+
+#[test]
+fn a_stats_file_that_is_an_input_or_another_output_is_refused() {
+    let (dir, input, original, symlink) = input_and_link();
     let product = dir.path().join("product.txt");
     std::fs::create_dir(dir.path().join("sub")).unwrap();
     // The product file, not created yet, spelled another way.
@@ -180,12 +188,7 @@ fn a_stats_file_that_is_an_input_or_another_output_is_refused() {
 
 #[test]
 fn an_output_that_is_an_input_is_refused_before_anything_is_read() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("games.pgn");
-    let original = std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap();
-    std::fs::write(&input, &original).unwrap();
-    let symlink = dir.path().join("symlink.pgn");
-    std::os::unix::fs::symlink(&input, &symlink).unwrap();
+    let (dir, input, original, symlink) = input_and_link();
     let hard_link = dir.path().join("hard-link.pgn");
     std::fs::hard_link(&input, &hard_link).unwrap();
     let respelled = dir.path().join(".").join("games.pgn");
