@@ -130,7 +130,7 @@ impl std::error::Error for FenError {}
 /// Shredder-FEN (`HAha`), in any order, repeated, or without a matching
 /// rook; missing fields after the board default to `w - - 0 1`; a
 /// fullmove number of 0 reads as 1. What it would let pass beyond that is
-/// refused first ([`check_fields`]): the board must be eight ranks of
+/// refused first (`check_fields`): the board must be eight ranks of
 /// eight squares with one digit for each run of empty squares, and the
 /// clocks numbers; Crazyhouse pockets, Three-check counters and any field
 /// after the sixth are errors.
