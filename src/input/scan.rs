@@ -21,10 +21,6 @@
 //! - NUL bytes and UTF-8 byte order marks between tokens are skipped (NULs
 //!   are reported), `%` lines are escapes, `;` comments run to the end of the
 //!   line, `{` comments may span lines;
-//! - a control character in a tag value (a string: printing characters
-//!   only) or one other than tab, line feed, vertical tab and carriage
-//!   return in a comment is reported (`layout`, once per value or comment)
-//!   and kept as it is;
 //! - `12.e4` and `12...Nf6` are split into a move number and a move, `e4!?`
 //!   into a move and an annotation glyph.
 //!
@@ -56,7 +52,6 @@ pub struct Scan<'a> {
 /// when it is not, `buf` ends where [`crate::input::chunk`] cuts: just
 /// before a `[` that starts a line.
 pub fn scan(buf: &[u8], at_file_end: bool) -> Scan<'_> {
-    let (lines, controls) = line_feeds_and_controls(buf);
     let mut scanner = Scanner {
         buf,
         pos: 0,
@@ -65,7 +60,6 @@ pub fn scan(buf: &[u8], at_file_end: bool) -> Scan<'_> {
         at_file_end,
         clean_end: true,
         nul_line: 0,
-        controls,
     };
     let mut out = Scan::default();
     let mut pending: Vec<Finding> = Vec::new();
@@ -138,7 +132,7 @@ pub fn scan(buf: &[u8], at_file_end: bool) -> Scan<'_> {
         None => out.loose.append(&mut pending),
     }
     out.clean_end = scanner.clean_end;
-    out.lines = lines;
+    out.lines = memchr::memchr_iter(b'\n', buf).count() as u64;
     out
 }
 
@@ -203,9 +197,6 @@ struct Scanner<'a> {
     clean_end: bool,
     /// Line on which NUL bytes were last reported (one finding per line).
     nul_line: u64,
-    /// The chunk holds a control character PGN does not permit: only then
-    /// are tag values and comments tested one by one.
-    controls: bool,
 }
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
@@ -255,92 +246,6 @@ fn push_token<'a>(game: &mut RawGame<'a>, kind: TokenKind, text: &'a [u8], line:
         line,
         depth,
     });
-}
-
-/// One pass over a chunk (it is read once more, by the scanner, anyway):
-/// how many line feeds it holds, and whether it may hold a control
-/// character the PGN standard does not permit (section 4.1 allows only tab,
-/// line feed, vertical tab and carriage return; DEL is not used either).
-/// Knowing the latter once per chunk spares the tag values and comments of
-/// the (nearly always) clean chunks a test of their own; a tab or a
-/// vertical tab makes the answer yes (they are rare), and the tests of the
-/// tag values and comments are exact.
-///
-/// Blocks of 128 bytes are reduced with no early exit, which the compiler
-/// turns into vector instructions: the line feeds, the smallest byte that
-/// is not a line end, and whether DEL occurs.
-fn line_feeds_and_controls(buf: &[u8]) -> (u64, bool) {
-    let mut blocks = buf.chunks_exact(128);
-    let (mut lines, mut least, mut del) = (0u64, u8::MAX, 0u8);
-    for block in &mut blocks {
-        let block: &[u8; 128] = block.try_into().expect("128 bytes");
-        let mut feeds = 0u8;
-        for &b in block {
-            let feed = u8::from(b == b'\n');
-            feeds += feed;
-            let line_end = feed | u8::from(b == b'\r');
-            least = least.min(b | line_end.wrapping_neg());
-            del |= u8::from(b == 0x7f);
-        }
-        lines += u64::from(feeds);
-    }
-    let rest = blocks.remainder();
-    lines += memchr::memchr_iter(b'\n', rest).count() as u64;
-    let controls = least < 0x20
-        || del != 0
-        || rest
-            .iter()
-            .any(|&b| (b < 0x20 && b != b'\n' && b != b'\r') || b == 0x7f);
-    (lines, controls)
-}
-
-/// A control character PGN does not permit.
-fn is_forbidden_control(b: u8) -> bool {
-    (b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0b | b'\r')) || b == 0x7f
-}
-
-/// Where a control character stands, for [`control_finding`].
-#[derive(Clone, Copy)]
-enum Holder {
-    /// A tag value, a string: PGN strings hold printing characters only
-    /// (section 7), so a tab is refused there too. A lone carriage return
-    /// is found only in a chunk that holds another control character: the
-    /// chunk test lets line ends pass, since CRLF files end every line so.
-    TagValue,
-    /// A comment: the four control characters of section 4.1 are allowed.
-    Comment,
-}
-
-/// The `layout` finding for the first control character `holder` may not
-/// hold in `text` (which starts on `line`), on the line where it stands.
-#[cold]
-fn control_finding(text: &[u8], line: u64, holder: Holder) -> Option<Finding> {
-    let refused = |b: u8| match holder {
-        Holder::TagValue => b < 0x20 || b == 0x7f,
-        Holder::Comment => is_forbidden_control(b),
-    };
-    let at = text.iter().position(|&b| refused(b))?;
-    let line = line + memchr::memchr_iter(b'\n', &text[..at]).count() as u64;
-    let n = text.iter().filter(|&&b| refused(b)).count();
-    let more = match n {
-        1 => String::new(),
-        n => format!(" ({n} in all)"),
-    };
-    let (what, rule) = match holder {
-        Holder::TagValue => ("a tag value", "a PGN string holds printing characters only"),
-        Holder::Comment => (
-            "a comment",
-            "PGN permits only tab, line feed, vertical tab and carriage return",
-        ),
-    };
-    Some(Finding::game(
-        Code::Layout,
-        line,
-        format!(
-            "control character 0x{:02X} in {what}{more}: {rule}",
-            text[at]
-        ),
-    ))
 }
 
 impl<'a> Scanner<'a> {
@@ -444,14 +349,7 @@ impl<'a> Scanner<'a> {
         loop {
             let line = self.line;
             match self.tag() {
-                Ok((tag, value_line)) => {
-                    if self.controls {
-                        game.findings.extend(control_finding(
-                            &tag.value,
-                            value_line,
-                            Holder::TagValue,
-                        ));
-                    }
+                Ok(tag) => {
                     if names.contains(&game.tags, tag.name) {
                         game.findings.push(Finding::game(
                             Code::DuplicateTag,
@@ -522,9 +420,8 @@ impl<'a> Scanner<'a> {
         &rest[start..start + len]
     }
 
-    /// Parses `[Name "value"]` at `pos`; with the line its value stands on
-    /// (a tag may span lines).
-    fn tag(&mut self) -> Result<(Tag<'a>, u64), &'static str> {
+    /// Parses `[Name "value"]` at `pos`.
+    fn tag(&mut self) -> Result<Tag<'a>, &'static str> {
         let line = self.line;
         self.pos += 1; // '['
         let mut sink = Vec::new();
@@ -586,7 +483,12 @@ impl<'a> Scanner<'a> {
         } else {
             Cow::Borrowed(raw)
         };
-        Ok((Tag { name, value, line }, value_line))
+        Ok(Tag {
+            name,
+            value,
+            line,
+            value_line,
+        })
     }
 
     /// Scans movetext up to and including the termination marker, or up to a
@@ -681,10 +583,6 @@ impl<'a> Scanner<'a> {
         let text = &self.buf[start..start + off];
         self.line += memchr::memchr_iter(b'\n', text).count() as u64;
         self.pos = start + off + 1;
-        if self.controls {
-            game.findings
-                .extend(control_finding(text, line, Holder::Comment));
-        }
         push_token(game, TokenKind::Comment, text, line, depth);
         Step::Go
     }
@@ -694,10 +592,6 @@ impl<'a> Scanner<'a> {
         let start = self.pos + 1;
         self.skip_line();
         let text = self.buf[start..self.pos].trim_ascii_end();
-        if self.controls {
-            game.findings
-                .extend(control_finding(text, line, Holder::Comment));
-        }
         push_token(game, TokenKind::Comment, text, line, depth);
         Step::Go
     }
@@ -1049,83 +943,6 @@ mod tests {
         let scan = scan_games(pgn, 1);
         assert_eq!(scan.games[0].tags.len(), 2);
         assert_eq!(codes(&scan.games[0]), [(2, "layout")]);
-    }
-
-    #[test]
-    fn the_chunk_pass_counts_lines_and_finds_every_control_character() {
-        // Every length around the 128-byte blocks, every position, every byte.
-        for len in [0usize, 1, 127, 128, 129, 255, 256, 300] {
-            let clean: Vec<u8> = (0..len)
-                .map(|i| match i % 7 {
-                    0 => b'\n',
-                    1 => b'\r',
-                    _ => b'a' + (i % 26) as u8,
-                })
-                .collect();
-            let (lines, controls) = line_feeds_and_controls(&clean);
-            assert_eq!(lines, clean.iter().filter(|&&b| b == b'\n').count() as u64);
-            assert!(!controls, "{len}");
-            for at in [0, len / 2, len.saturating_sub(1)]
-                .into_iter()
-                .filter(|&at| at < len)
-            {
-                for b in (0u8..=0x20).chain([0x7f, 0x80, 0xff]) {
-                    let mut text = clean.clone();
-                    text[at] = b;
-                    let (lines, controls) = line_feeds_and_controls(&text);
-                    assert_eq!(lines, text.iter().filter(|&&b| b == b'\n').count() as u64);
-                    // Tab and vertical tab pass the test too: the exact one
-                    // comes after.
-                    let expected = is_forbidden_control(b) || b == b'\t' || b == 0x0b;
-                    assert_eq!(controls, expected, "len {len}, byte {b:#x} at {at}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn control_characters_in_tag_values_and_comments_are_reported_and_kept() {
-        // ESC in a tag value; a tab in a tag value whose tag spans lines (a
-        // string holds printing characters only); BEL on the second line
-        // of a brace comment, two DELs in a `;` comment. Tab, vertical tab
-        // and CR are permitted in comments.
-        let pgn = b"[Event \"a\x1bb\"]\n[Site\n  \"x\ty\"]\n\n\
-                    1. e4 {one\r\nt\two\x07\x0b} e5 ; x\x7fy\x7f\n2. Nf3 {\t\x0b} *\n";
-        let scan = scan_games(pgn, 1);
-        let g = &scan.games[0];
-        let layout: Vec<(u64, &str)> = g
-            .findings
-            .iter()
-            .filter(|f| f.code == Code::Layout)
-            .map(|f| (f.line, f.message.as_str()))
-            .collect();
-        let string = "a PGN string holds printing characters only";
-        let comment = "PGN permits only tab, line feed, vertical tab and carriage return";
-        assert_eq!(
-            layout,
-            [
-                (
-                    1,
-                    format!("control character 0x1B in a tag value: {string}")
-                ),
-                (
-                    3,
-                    format!("control character 0x09 in a tag value: {string}")
-                ),
-                (6, format!("control character 0x07 in a comment: {comment}")),
-                (
-                    6,
-                    format!("control character 0x7F in a comment (2 in all): {comment}")
-                ),
-            ]
-            .iter()
-            .map(|(l, m)| (*l, m.as_str()))
-            .collect::<Vec<_>>()
-        );
-        // Kept as they are: the scanner reports, it does not rewrite.
-        assert_eq!(g.tag_text("Event").as_deref(), Some("a\u{1b}b"));
-        assert_eq!(g.tag_text("Site").as_deref(), Some("x\ty"));
-        assert_eq!(moves(g), ["e4", "e5", "Nf3"]);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The checks of `validate`: every finding about one game, from its tags,
-//! its moves, its end and its result.
+//! its moves, its end and its result, and the control characters the
+//! scanner keeps in tag values and comments.
 //!
 //! Dead positions are judged here by material alone (the three patterns
 //! that are always dead under FIDE 5.2.2); the full analysis belongs to
@@ -12,7 +13,7 @@ use shakmaty::{Chess, Color, Position};
 
 use super::ends::{End, EndTracker, Step};
 use super::finding::{Code, Finding};
-use super::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, recorded_result};
+use super::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, TokenKind, recorded_result};
 use super::replay::replay;
 use super::san::parse_san;
 use super::setup::start_position;
@@ -34,7 +35,10 @@ pub fn check_game(game: &RawGame<'_>) -> GameCheck {
     let mut findings = game.findings.clone();
     check_tags(game, &mut findings);
 
-    let start = match start_position(game) {
+    let start = start_position(game);
+    // The moves of an unsupported variant are not checked at all.
+    check_tokens(game, start.is_ok(), &mut findings);
+    let start = match start {
         Ok(start) => start,
         Err(err) => {
             findings.push(err.finding(game));
@@ -42,8 +46,6 @@ pub fn check_game(game: &RawGame<'_>) -> GameCheck {
             return finish(findings, 0, (1, Color::White));
         }
     };
-    // Only now: the moves of an unsupported variant are not checked at all.
-    check_variation_syntax(game, &mut findings);
     let first_move = (start.pos.fullmoves().get(), start.pos.turn());
 
     ENDS.with_borrow_mut(|ends| check_moves(game, &start, first_move, findings, ends))
@@ -163,6 +165,15 @@ fn check_tags(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
     if !game.has_tags {
         return;
     }
+    for tag in &game.tags {
+        if may_hold_control(&tag.value) {
+            findings.extend(control_finding(
+                &tag.value,
+                tag.value_line,
+                Holder::TagValue,
+            ));
+        }
+    }
     // One finding names every missing tag, in roster order: a game without
     // tags is one problem, not six. A missing Result tag is a
     // result-mismatch error, not reported twice.
@@ -239,22 +250,90 @@ fn is_pgn_date(b: &[u8]) -> bool {
     part_ok(&b[0..4], 0, 9999) && part_ok(&b[5..7], 1, 12) && part_ok(&b[8..10], 1, 31)
 }
 
-fn check_variation_syntax(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
-    for token in game
-        .tokens
-        .iter()
-        .filter(|t| t.depth > 0 && t.kind == super::game::TokenKind::Move)
-    {
-        if let Err(message) = parse_san(token.text) {
-            findings.push(Finding {
-                line: token.line,
-                ply: None,
-                san: Some(String::from_utf8_lossy(token.text).into_owned()),
-                code: Code::Syntax,
-                message: format!("{message} (in a variation)"),
-            });
+/// One walk over the movetext tokens: the SAN of the moves in variations
+/// (the main line's are checked by the replay), when `moves` (the game has
+/// a start position), and the control characters of comments
+/// ([`control_finding`]).
+fn check_tokens(game: &RawGame<'_>, moves: bool, findings: &mut Vec<Finding>) {
+    for token in &game.tokens {
+        match token.kind {
+            TokenKind::Move if moves && token.depth > 0 => {
+                if let Err(message) = parse_san(token.text) {
+                    findings.push(Finding {
+                        line: token.line,
+                        ply: None,
+                        san: Some(String::from_utf8_lossy(token.text).into_owned()),
+                        code: Code::Syntax,
+                        message: format!("{message} (in a variation)"),
+                    });
+                }
+            }
+            TokenKind::Comment if may_hold_control(token.text) => {
+                findings.extend(control_finding(token.text, token.line, Holder::Comment));
+            }
+            _ => {}
         }
     }
+}
+
+/// Whether `text` holds a byte below 0x20 or DEL, eight bytes at a time
+/// (the two word tests have no false negatives; a word they flag is looked
+/// at byte by byte): comments are most of some archives' bytes.
+fn may_hold_control(text: &[u8]) -> bool {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    let is_control = |b: u8| b < 0x20 || b == 0x7f;
+    let mut words = text.chunks_exact(8);
+    let found = words.any(|word| {
+        let x = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        let below_space = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+        let del = x ^ (ONES * 0x7f);
+        let del = del.wrapping_sub(ONES) & !del & HIGH;
+        below_space | del != 0 && word.iter().any(|&b| is_control(b))
+    });
+    found || words.remainder().iter().any(|&b| is_control(b))
+}
+
+/// What holds a control character, for [`control_finding`].
+#[derive(Clone, Copy)]
+enum Holder {
+    /// A string, which holds printing characters only (PGN section 7).
+    TagValue,
+    /// A comment, which may hold tab, line feed, vertical tab and carriage
+    /// return, the only control characters of PGN section 4.1.
+    Comment,
+}
+
+/// The `layout` finding for the first control character `holder` may not
+/// hold in `text` (which starts on `line`), on the line where it stands:
+/// one per tag value or comment. The scanner keeps such bytes as they are.
+#[cold]
+fn control_finding(text: &[u8], line: u64, holder: Holder) -> Option<Finding> {
+    let refused = |b: u8| match holder {
+        Holder::TagValue => b < 0x20 || b == 0x7f,
+        Holder::Comment => (b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0b | b'\r')) || b == 0x7f,
+    };
+    let at = text.iter().position(|&b| refused(b))?;
+    let line = line + memchr::memchr_iter(b'\n', &text[..at]).count() as u64;
+    let more = match text.iter().filter(|&&b| refused(b)).count() {
+        1 => String::new(),
+        n => format!(" ({n} in all)"),
+    };
+    let (what, rule) = match holder {
+        Holder::TagValue => ("a tag value", "a PGN string holds printing characters only"),
+        Holder::Comment => (
+            "a comment",
+            "PGN permits only tab, line feed, vertical tab and carriage return",
+        ),
+    };
+    Some(Finding::game(
+        Code::Layout,
+        line,
+        format!(
+            "control character 0x{:02X} in {what}{more}: {rule}",
+            text[at]
+        ),
+    ))
 }
 
 fn check_result_marker(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
@@ -336,6 +415,60 @@ fn check_result_against_board(
 mod tests {
     use super::*;
     use crate::input::scan::scan;
+
+    #[test]
+    fn control_characters_in_tag_values_and_comments_are_reported() {
+        // ESC in a tag value; a tab in a tag value whose tag spans lines (a
+        // string holds printing characters only); BEL on the second line
+        // of a brace comment, two DELs in a `;` comment. Tab, vertical tab
+        // and CR are permitted in comments.
+        let pgn = "[Event \"a\u{1b}b\"]\n[Site\n  \"x\ty\"]\n\n\
+                   1. e4 {one\r\nt\two\u{7}\u{b}} e5 ; x\u{7f}y\u{7f}\n2. Nf3 {\t\u{b}} *\n";
+        let layout: Vec<(u64, String)> = findings(pgn)
+            .into_iter()
+            .filter(|f| f.code == Code::Layout)
+            .map(|f| (f.line, f.message))
+            .collect();
+        let string = "a PGN string holds printing characters only";
+        let comment = "PGN permits only tab, line feed, vertical tab and carriage return";
+        assert_eq!(
+            layout,
+            [
+                (
+                    1,
+                    format!("control character 0x1B in a tag value: {string}")
+                ),
+                (
+                    3,
+                    format!("control character 0x09 in a tag value: {string}")
+                ),
+                (6, format!("control character 0x07 in a comment: {comment}")),
+                (
+                    6,
+                    format!("control character 0x7F in a comment (2 in all): {comment}")
+                ),
+            ]
+        );
+        // The scanner keeps them as they are.
+        let scan = scan(pgn.as_bytes(), true);
+        assert_eq!(scan.games[0].tag_text("Event").as_deref(), Some("a\u{1b}b"));
+    }
+
+    #[test]
+    fn the_word_test_finds_every_control_byte_at_every_position() {
+        for len in 0..20usize {
+            let clean: Vec<u8> = (0..len).map(|i| b' ' + (i % 95) as u8).collect();
+            assert!(!may_hold_control(&clean), "{len}");
+            for at in 0..len {
+                for b in 0u8..=0xff {
+                    let mut text = clean.clone();
+                    text[at] = b;
+                    let control = b < 0x20 || b == 0x7f;
+                    assert_eq!(may_hold_control(&text), control, "{b:#x} at {at} of {len}");
+                }
+            }
+        }
+    }
 
     /// The findings of the first game of `pgn`.
     fn findings(pgn: &str) -> Vec<Finding> {

@@ -122,6 +122,8 @@ pub struct Tag<'a> {
     pub value: Cow<'a, [u8]>,
     /// Relative line of the tag's `[`.
     pub line: u64,
+    /// Relative line of the value (a tag may span lines).
+    pub value_line: u64,
 }
 
 impl Tag<'_> {
