@@ -142,13 +142,18 @@ impl Streaming {
     ///
     /// When `output` is one of the inputs.
     pub(crate) fn check_output(&self, output: &Path) -> anyhow::Result<()> {
-        let Some(meta) = std::fs::metadata(output).ok().filter(Metadata::is_file) else {
+        self.refuse_input(output, "the output")
+    }
+
+    /// Refuses to write `what` to `path` when it is one of the inputs.
+    fn refuse_input(&self, path: &Path, what: &str) -> anyhow::Result<()> {
+        let Some(meta) = std::fs::metadata(path).ok().filter(Metadata::is_file) else {
             return Ok(());
         };
         match self.input_of(&meta) {
             Some(input) => anyhow::bail!(
-                "refusing to write the output to {}: it is the input {input}, which it would destroy",
-                output.display(),
+                "refusing to write {what} to {}: it is the input {input}, which it would destroy",
+                path.display(),
             ),
             None => Ok(()),
         }
@@ -167,22 +172,15 @@ impl Streaming {
         let Some(stats) = self.stats.as_deref() else {
             return Ok(());
         };
-        let meta = std::fs::metadata(stats).ok().filter(Metadata::is_file);
-        if let Some(input) = meta.as_ref().and_then(|meta| self.input_of(meta)) {
-            anyhow::bail!(
-                "refusing to write the statistics to {}: it is the input {input}, which it would destroy",
-                stats.display()
-            );
-        }
+        self.refuse_input(stats, "the statistics")?;
         let product = match self.output.as_deref() {
-            Some(p) if p != Path::new("-") => Some(same_file(stats, p)),
-            _ => Some(
-                fd_metadata(std::io::stdout().as_fd())
-                    .zip(meta.as_ref())
-                    .is_some_and(|(out, meta)| (out.dev(), out.ino()) == (meta.dev(), meta.ino())),
-            ),
+            Some(p) if p != Path::new("-") => same_file(stats, p),
+            // Only a regular file can be overwritten (not /dev/null, a pipe).
+            _ => fd_metadata(std::io::stdout().as_fd())
+                .filter(Metadata::is_file)
+                .is_some_and(|out| identity(stats) == Some((out.dev(), out.ino()))),
         };
-        if product == Some(true) || others.iter().any(|other| same_file(stats, other)) {
+        if product || others.iter().any(|other| same_file(stats, other)) {
             anyhow::bail!(
                 "refusing to write the statistics to {}: the run writes another output there",
                 stats.display()
