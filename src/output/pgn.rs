@@ -23,6 +23,7 @@ use std::io::{self, Write};
 use shakmaty::Color;
 use shakmaty::san::SanPlus;
 
+use crate::rules::check::marker_finding;
 use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{
     GameResult, RawGame, SEVEN_TAG_ROSTER, Token, TokenKind, decode_text, recorded_result,
@@ -166,31 +167,13 @@ pub fn damage(game: &RawGame<'_>) -> Vec<Finding> {
         .filter(|f| f.code == Code::Syntax)
         .cloned()
         .collect();
-    // A tag section without movetext is a layout matter, not this one.
-    if game.marker.is_none() && !game.tokens.is_empty() {
-        let line = game.tokens.last().map_or(game.line, |t| t.line);
-        found.push(Finding::game(
-            Code::ResultMismatch,
-            line,
-            "the movetext has no termination marker (1-0, 0-1, 1/2-1/2 or *)",
-        ));
-    }
-    // The game is written back with one result: say when the other differed.
+    // The game is written back with one result: say when the marker was
+    // missing or said another (a tag section without movetext is a layout
+    // matter, not this one).
     let tag = game
         .tag("Result")
         .and_then(|t| GameResult::from_ascii(&t.value));
-    if let (Some(marker), Some(tag)) = (game.marker, tag)
-        && marker.result != tag
-    {
-        found.push(Finding::game(
-            Code::ResultMismatch,
-            marker.line,
-            format!(
-                "the termination marker {} disagrees with the Result tag {tag}",
-                marker.result
-            ),
-        ));
-    }
+    found.extend(marker_finding(game, tag));
     found
 }
 

@@ -362,16 +362,24 @@ fn check_result_marker(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
             _ => {}
         }
     }
-    match (game.marker, tag_result) {
-        (None, _) => {
+    findings.extend(marker_finding(game, tag_result));
+}
+
+/// The `result-mismatch` finding about the termination marker of a game
+/// with movetext, given its Result tag's result when valid: none in the
+/// movetext, or one that disagrees with the tag. `validate` reports it, and
+/// so do the writers of games ([`crate::output::pgn::damage`]).
+pub fn marker_finding(game: &RawGame<'_>, tag: Option<GameResult>) -> Option<Finding> {
+    match (game.marker, tag) {
+        (None, _) if !game.tokens.is_empty() => {
             let line = game.tokens.last().map_or(game.line, |t| t.line);
-            findings.push(Finding::game(
+            Some(Finding::game(
                 Code::ResultMismatch,
                 line,
                 "the movetext has no termination marker (1-0, 0-1, 1/2-1/2 or *)",
-            ));
+            ))
         }
-        (Some(marker), Some(tag)) if marker.result != tag => findings.push(Finding::game(
+        (Some(marker), Some(tag)) if marker.result != tag => Some(Finding::game(
             Code::ResultMismatch,
             marker.line,
             format!(
@@ -379,7 +387,7 @@ fn check_result_marker(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
                 marker.result
             ),
         )),
-        _ => {}
+        _ => None,
     }
 }
 
