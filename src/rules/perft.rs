@@ -655,7 +655,6 @@ pub fn parse_suite(text: &str) -> Result<Vec<SuiteRecord>, SuiteError> {
         }),
         _ => Ok(()),
     };
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let err = |message: String| SuiteError { line, message };
