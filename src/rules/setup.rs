@@ -608,6 +608,12 @@ mod tests {
 
     #[test]
     fn what_shakmaty_lets_pass_is_refused_by_every_reader_with_a_reason() {
+        // Which readers refuse `fen` (as `modes` shows them), and why.
+        let refused = |fen: &str, reason: &str, readers: &str| {
+            assert_eq!(modes(fen), readers, "{fen}");
+            let err = read_fen(fen, false, FenLeniency::PERFT).unwrap_err();
+            assert!(err.to_string().contains(reason), "{fen}: {err}");
+        };
         // The board: every reader.
         for (fen, reason) in [
             ("4k3/8/8/8/8/8/8/4K3[Qq] w - - 0 1", "the board holds '['"),
@@ -636,9 +642,7 @@ mod tests {
                 "rank 1 (`4K2`) covers 7 squares, not 8",
             ),
         ] {
-            assert_eq!(modes(fen), "----", "{fen}");
-            let err = read_fen(fen, false, FenLeniency::PERFT).unwrap_err();
-            assert!(err.to_string().contains(reason), "{fen}: {err}");
+            refused(fen, reason, "----");
         }
         // After the fourth field: every reader but the EPD line's, which
         // takes the clocks only when both are numbers and ignores the rest
@@ -665,9 +669,7 @@ mod tests {
                 "`extra` follows the six fields of a FEN",
             ),
         ] {
-            assert_eq!(modes(fen), "--S-", "{fen}");
-            let err = read_fen(fen, false, FenLeniency::PERFT).unwrap_err();
-            assert!(err.to_string().contains(reason), "{fen}: {err}");
+            refused(fen, reason, "--S-");
         }
         // The largest clocks still read.
         let most = "4k3/8/8/8/8/8/8/4K3 w - - 4294967295 4294967295";
