@@ -7,7 +7,7 @@ use std::io::Write;
 
 use anyhow::Context;
 
-use super::{Codes, Streaming, report_finding};
+use super::{Codes, Product, Streaming, report_finding, value_name};
 use crate::cli::{AnnotateFormat, AnnotateOutcomeArgs, RulesProfile};
 use crate::exit::ExitStatus;
 use crate::output::annotate::{self, Format, PgnSettings, Row, TagColumns};
@@ -185,5 +185,21 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
         ));
     }
     let problems = wrong + not_replayed + damaged;
-    streaming.finish(&mut out, WHAT, &totals, problems, &summary, &codes)
+    let mut options = vec!["--rules".to_owned(), value_name(&args.rules).to_owned()];
+    if !tags.is_empty() {
+        options.extend(["--tags".to_owned(), tags.names().join(",")]);
+    }
+    if args.fix_results {
+        options.push("--fix-results".to_owned());
+    }
+    let product = Product {
+        what: WHAT,
+        command: "annotate-outcome",
+        format: value_name(&args.format),
+        columns: matches!(written, Written::Table(Format::Csv)).then(|| tags.csv_columns()),
+        options,
+        records: totals.games,
+        codes: &codes,
+    };
+    streaming.finish(&mut out, &totals, &product, problems, &summary)
 }

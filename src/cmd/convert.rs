@@ -12,7 +12,7 @@ use std::io::Write;
 
 use anyhow::Context;
 
-use super::{Codes, Streaming, report_finding};
+use super::{Codes, Product, Streaming, report_finding, value_name};
 use crate::cli::{ConvertArgs, ConvertFormat, Positions, SourceFormat};
 use crate::exit::ExitStatus;
 use crate::input::lines::{Line, LineFormat};
@@ -229,6 +229,8 @@ struct Writer<'w> {
     /// Whether the CSV header is written (`--no-header` not given).
     header: bool,
     codes: Codes,
+    /// Records written (rows, lines or EPD records).
+    records: u64,
 }
 
 impl Writer<'_> {
@@ -266,6 +268,11 @@ impl Writer<'_> {
             }
         }
         let failed = || format!("failed to write the {WHAT}");
+        self.records += match &out.body {
+            Body::None => 0,
+            Body::Epd(records) => records.len() as u64,
+            Body::Bytes(_) | Body::Csv(_) => 1,
+        };
         match out.body {
             Body::None => {}
             Body::Bytes(bytes) if self.settings.format == ConvertFormat::Jsonl => {
@@ -388,6 +395,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         repaired: 0,
         header: !streaming.no_header,
         codes: Codes::new(),
+        records: 0,
     };
     streaming.check_range()?;
     // A byte range is a range of PGN: nothing is sniffed from its middle.
@@ -439,12 +447,40 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
             "without what could not be read or replayed"
         });
     }
-    streaming.finish(
-        &mut writer.out,
-        WHAT,
-        &totals,
-        broken + repaired,
-        &summary,
-        &writer.codes,
-    )
+    let mut options = Vec::new();
+    if let Some(from) = &args.from {
+        options.extend(["--from".to_owned(), value_name(from).to_owned()]);
+    }
+    for (set, flag) in [
+        (args.keep_invalid, "--keep-invalid"),
+        (args.no_comments, "--no-comments"),
+        (args.no_nags, "--no-nags"),
+        (args.no_variations, "--no-variations"),
+    ] {
+        if set {
+            options.push(flag.to_owned());
+        }
+    }
+    if args.positions != Positions::Final {
+        options.extend(["--positions".to_owned(), value_name(&args.positions).to_owned()]);
+    }
+    if let Some(tags) = &tags {
+        options.extend(["--tags".to_owned(), tags.join(",")]);
+    }
+    let columns = match &writer.csv {
+        CsvState::Fixed { columns, .. } if settings.format == ConvertFormat::Csv => {
+            Some(columns.names().into_iter().map(str::to_owned).collect())
+        }
+        _ => None,
+    };
+    let product = Product {
+        what: WHAT,
+        command: "convert",
+        format: value_name(&args.to),
+        columns,
+        options,
+        records: writer.records,
+        codes: &writer.codes,
+    };
+    streaming.finish(&mut writer.out, &totals, &product, broken + repaired, &summary)
 }

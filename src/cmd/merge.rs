@@ -2,42 +2,66 @@
 //! each with the `--stats` it wrote) into the output one run over the
 //! whole file gives.
 //!
+//! Shards and their statistics are another run's output, so merge trusts
+//! none of them: before it writes a byte it checks every statistics file's
+//! checksum, every shard's size and digest against its statistics, its
+//! records against its counts, that all shards come from one subcommand
+//! with the same output-affecting flags, and that they tile their file.
+//! Then it writes the merged output to a temporary file beside `-o` and
+//! renames it on success, so a refused or interrupted merge leaves the old
+//! output as it was.
+//!
 //! The contract, per file (shards ordered by range start): a shard is
 //! exact when it began where its predecessor's parse ended (`first_byte`
 //! of one equals `end_byte` of the one before). Then its `game` and `line`
 //! values are shifted by the games and lines of the shards before it. A
 //! shard whose region its predecessor read to the end is skipped; one that
 //! began inside a game its predecessor owns is run again from where that
-//! game ended, with the arguments its statistics recorded. `offset` is
-//! file-wide already and is kept.
+//! game ended: on the recorded file (its absolute path, byte for byte,
+//! after checking its size and modification time), with the recorded
+//! output-affecting flags only. `offset` is file-wide already and is kept.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::fd::AsFd;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
-use serde_json::Value;
 
-use crate::cli::{MergeArgs, MergeFormat};
+use crate::cli::MergeArgs;
 use crate::exit::ExitStatus;
-use crate::output::write_csv_record;
+use crate::output::stats::{Digest, RunStats, path_from_hex};
+use crate::output::{atomic, diag, write_csv_record};
 
-/// One shard: its output, and what its statistics say.
+/// The largest statistics file read: a shard's are a few hundred bytes.
+const MAX_STATS: u64 = 16 << 20;
+
+/// Subcommands whose shards merge, and the format flag each takes.
+const MERGEABLE: [(&str, &str); 3] = [
+    ("validate", "-f"),
+    ("annotate-outcome", "-f"),
+    ("convert", "--to"),
+];
+
+/// One shard: where its output is, and what its statistics say.
 #[derive(Debug, Clone)]
 struct Shard {
     output: PathBuf,
-    file: String,
-    start: u64,
-    end: Option<u64>,
-    first_byte: u64,
-    limit: Option<u64>,
-    end_byte: u64,
-    games: u64,
-    lines: u64,
-    args: Vec<String>,
-    /// The directory the shard ran in (its arguments may be relative).
-    cwd: Option<PathBuf>,
+    stats_path: PathBuf,
+    stats: RunStats,
+    /// The input file, exactly as recorded.
+    path: PathBuf,
+}
+
+impl Shard {
+    fn input(&self) -> &crate::output::stats::InputStats {
+        &self.stats.inputs[0]
+    }
 }
 
 /// The statistics file of a shard output.
@@ -47,294 +71,718 @@ fn stats_path(output: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Reads the statistics of the shard written to `output`.
+/// Reads and checks the statistics of the shard written to `output`.
 fn read_shard(output: &Path) -> anyhow::Result<Shard> {
     let path = stats_path(output);
-    let text = std::fs::read_to_string(&path)
+    let refuse = |why: String| anyhow::anyhow!("{}: {why}", path.display());
+    let file =
+        File::open(&path).with_context(|| format!("cannot read the statistics {}", path.display()))?;
+    let mut text = String::new();
+    file.take(MAX_STATS + 1)
+        .read_to_string(&mut text)
         .with_context(|| format!("cannot read the statistics {}", path.display()))?;
-    let v: Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not pgnkit --stats JSON", path.display()))?;
-    let bad = || format!("{} is not the --stats of one shard", path.display());
-    let inputs = v["inputs"].as_array().with_context(bad)?;
-    let [input] = inputs.as_slice() else {
-        bail!(
-            "{}: a shard must have read exactly one input",
-            path.display()
-        );
+    if text.len() as u64 > MAX_STATS {
+        return Err(refuse("it is too large to be pgnkit --stats".to_owned()));
+    }
+    let stats = RunStats::parse(&text).map_err(refuse)?;
+    let [input] = stats.inputs.as_slice() else {
+        return Err(refuse("a shard must have read exactly one input".to_owned()));
     };
-    let num = |key: &str| input[key].as_u64().with_context(bad);
-    let args = v["args"]
-        .as_array()
-        .with_context(bad)?
-        .iter()
-        .map(|a| a.as_str().map(str::to_owned).with_context(bad))
-        .collect::<anyhow::Result<Vec<String>>>()?;
+    if !MERGEABLE.iter().any(|(c, _)| *c == stats.command) {
+        return Err(refuse(format!(
+            "it was written by `pgnkit {}`, whose output does not merge",
+            stats.command
+        )));
+    }
+    if !matches!(stats.format.as_str(), "csv" | "jsonl") {
+        return Err(refuse(format!(
+            "its shard is {} output; merge reads CSV and JSON Lines",
+            stats.format
+        )));
+    }
+    if stats.format == "csv" && stats.columns.as_ref().is_none_or(Vec::is_empty) {
+        return Err(refuse("a CSV shard's statistics name no columns".to_owned()));
+    }
+    let consistent = input.first_byte >= input.start
+        && input.end_byte >= input.first_byte
+        && input.limit.is_none_or(|l| l >= input.first_byte)
+        && input.end.is_none_or(|e| e >= input.start)
+        && stats.games == input.games
+        && input.first_offset.is_none_or(|o| o >= input.first_byte)
+        && input.last_offset.is_none_or(|o| o < input.end_byte.max(1));
+    if !consistent {
+        return Err(refuse("its numbers contradict each other".to_owned()));
+    }
+    let recorded = match (&stats.command[..], &stats.format[..]) {
+        ("validate", _) => Some(
+            stats
+                .findings
+                .values()
+                .try_fold(0u64, |a, &n| a.checked_add(n)),
+        ),
+        ("annotate-outcome", _) | ("convert", "csv") => Some(Some(input.games)),
+        _ => None,
+    };
+    match recorded {
+        Some(None) => return Err(refuse("its counts overflow".to_owned())),
+        Some(Some(n)) if n != stats.output.records => {
+            return Err(refuse(format!(
+                "it says {} records were written, but its counts make {n}",
+                stats.output.records
+            )));
+        }
+        _ => {}
+    }
+    let input_path = input
+        .path_bytes
+        .as_deref()
+        .and_then(path_from_hex)
+        .ok_or_else(|| refuse("its input is not a file (a shard reads a byte range of a file)".to_owned()))?;
     Ok(Shard {
         output: output.to_owned(),
-        file: input["file"].as_str().with_context(bad)?.to_owned(),
-        start: num("start")?,
-        end: input["end"].as_u64(),
-        first_byte: num("first_byte")?,
-        limit: input["limit"].as_u64(),
-        end_byte: num("end_byte")?,
-        games: num("games")?,
-        lines: num("lines")?,
-        args,
-        cwd: v["cwd"].as_str().map(PathBuf::from),
+        stats_path: stats_path(output),
+        stats,
+        path: input_path,
     })
 }
 
-/// Runs `merge`.
+/// The device and inode of `path`, if it exists.
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.dev(), meta.ino()))
+}
+
+/// Refuses an output that is one of the shards or their statistics:
+/// writing it would destroy what is being merged.
+fn check_output(args: &MergeArgs, shards: &[Shard]) -> anyhow::Result<()> {
+    let mut read: Vec<((u64, u64), &Path)> = Vec::new();
+    for shard in shards {
+        for p in [&shard.output, &shard.stats_path] {
+            if let Some(id) = identity(p) {
+                read.push((id, p));
+            }
+        }
+    }
+    let written = match args.output.as_deref() {
+        Some(p) if p != Path::new("-") => identity(p).map(|id| (id, p.display().to_string())),
+        _ => File::from(
+            io::stdout()
+                .as_fd()
+                .try_clone_to_owned()
+                .context("cannot look at standard output")?,
+        )
+        .metadata()
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| ((m.dev(), m.ino()), "standard output".to_owned())),
+    };
+    if let Some((id, name)) = written
+        && let Some((_, shard)) = read.iter().find(|(r, _)| *r == id)
+    {
+        bail!(
+            "refusing to write the merged output to {name}: it is {}, which merge reads",
+            shard.display()
+        );
+    }
+    Ok(())
+}
+
+/// Refuses shards that are not the output of one command with the same
+/// flags, or not in the format asked for.
+fn check_alike(args: &MergeArgs, shards: &[Shard]) -> anyhow::Result<()> {
+    let want = crate::cmd::value_name(&args.format);
+    let first = &shards[0];
+    for shard in shards {
+        let s = &shard.stats;
+        if s.format != want {
+            bail!(
+                "{}: it is a {} shard, and this merge reads {want} (give -f {})",
+                shard.output.display(),
+                s.format,
+                s.format
+            );
+        }
+        let f = &first.stats;
+        if (s.command.as_str(), &s.options, &s.columns) != (f.command.as_str(), &f.options, &f.columns) {
+            bail!(
+                "{} was written by `pgnkit {}` and {} by `pgnkit {}`: shards must come from one \
+                 command with the same flags (convert CSV without --tags also needs the same \
+                 columns in every shard: give --tags)",
+                first.output.display(),
+                describe(f),
+                shard.output.display(),
+                describe(s)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A shard's command and output-affecting flags, as a rerun gives them.
+fn describe(s: &RunStats) -> String {
+    let mut text = format!("{} {} {}", s.command, format_flag(&s.command), s.format);
+    for option in &s.options {
+        text.push(' ');
+        text.push_str(option);
+    }
+    if let Some(columns) = &s.columns {
+        text.push_str(&format!(" ({} columns)", columns.len()));
+    }
+    text
+}
+
+/// The flag that names the format of `command`.
+fn format_flag(command: &str) -> &'static str {
+    MERGEABLE
+        .iter()
+        .find(|(c, _)| *c == command)
+        .map_or("-f", |(_, f)| f)
+}
+
+/// Where pgnkit's own `game` and `line` columns are in a CSV row of
+/// `command` (tags come after them, or after pgnkit's leading columns).
+fn own_columns(command: &str) -> (usize, Option<usize>) {
+    let fixed: Vec<&str> = match command {
+        "validate" => crate::output::report::CSV_HEADER.split(',').collect(),
+        "annotate-outcome" => crate::output::annotate::CSV_HEADER.split(',').collect(),
+        _ => crate::output::convert::LEADING.to_vec(),
+    };
+    let game = fixed.iter().position(|c| *c == "game").expect("a game column");
+    (game, fixed.iter().position(|c| *c == "line"))
+}
+
+/// Reads a shard's output once to check it against its statistics: its
+/// size and digest, its header and its record count.
+fn verify(shard: &Shard) -> anyhow::Result<()> {
+    let name = shard.output.display();
+    let file = File::open(&shard.output).with_context(|| format!("cannot open {name}"))?;
+    let mut digest = Digest::default();
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    loop {
+        let buf = reader.fill_buf().with_context(|| format!("cannot read {name}"))?;
+        if buf.is_empty() {
+            break;
+        }
+        digest.update(buf);
+        let n = buf.len();
+        reader.consume(n);
+    }
+    let out = &shard.stats.output;
+    if digest.len() != out.bytes || digest.hex() != out.digest {
+        bail!(
+            "{name}: it is not the output its statistics describe ({} bytes, {} recorded): it was \
+             cut, edited or replaced, or belongs to other statistics",
+            digest.len(),
+            out.bytes
+        );
+    }
+    let file = File::open(&shard.output).with_context(|| format!("cannot open {name}"))?;
+    let mut records = 0u64;
+    let mut count = |_: Record<'_>| {
+        records += 1;
+        Ok(())
+    };
+    each_record(shard, file, &mut |_, _| Ok(()), &mut count)?;
+    if records != out.records {
+        bail!(
+            "{name}: it holds {records} records and its statistics say {}",
+            out.records
+        );
+    }
+    Ok(())
+}
+
+/// One record of a shard.
+enum Record<'r> {
+    Json(&'r [u8]),
+    Csv(&'r csv::ByteRecord),
+}
+
+/// Calls `header` with a CSV shard's header row (if it has one) and
+/// `record` with every record's bytes, checking the shape of each.
+fn each_record(
+    shard: &Shard,
+    file: File,
+    header: &mut dyn FnMut(&[String], bool) -> anyhow::Result<()>,
+    record: &mut dyn FnMut(Record<'_>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let name = shard.output.display();
+    let reader = BufReader::with_capacity(1 << 16, file);
+    if shard.stats.format == "jsonl" {
+        for line in reader.split(b'\n') {
+            let line = line.with_context(|| format!("cannot read {name}"))?;
+            json_places(&line).with_context(|| format!("{name}: a record that is not pgnkit JSON"))?;
+            record(Record::Json(&line))?;
+        }
+        return Ok(());
+    }
+    let columns = shard.stats.columns.as_deref().unwrap_or_default();
+    let mut csv = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(reader);
+    let mut row = csv::ByteRecord::new();
+    let mut first = shard.stats.header;
+    while csv
+        .read_byte_record(&mut row)
+        .with_context(|| format!("{name}: not CSV"))?
+    {
+        if row.len() != columns.len() {
+            bail!(
+                "{name}: line {}: {} fields where its statistics name {} columns",
+                row.position().map_or(0, csv::Position::line),
+                row.len(),
+                columns.len()
+            );
+        }
+        if first {
+            first = false;
+            let names: Vec<String> = row
+                .iter()
+                .map(|f| String::from_utf8_lossy(f).into_owned())
+                .collect();
+            if names != columns {
+                bail!("{name}: its header is not the columns its statistics name");
+            }
+            header(&names, true)?;
+            continue;
+        }
+        record(Record::Csv(&row))?;
+    }
+    if first {
+        bail!("{name}: its header is missing");
+    }
+    Ok(())
+}
+
+/// The byte ranges of the numbers (or `null`s) of the top-level `game` and
+/// `line` keys of one JSON object, checking that the record is one object.
+fn json_places(record: &[u8]) -> anyhow::Result<[Option<std::ops::Range<usize>>; 2]> {
+    let mut places = [None, None];
+    if record.first() != Some(&b'{') || record.last() != Some(&b'}') {
+        bail!("it is not one JSON object on its line");
+    }
+    let mut depth = 0usize;
+    let mut i = 0;
+    // The last string at depth 1 and where it ended, to tell a key.
+    let mut key: Option<std::ops::Range<usize>> = None;
+    while i < record.len() {
+        match record[i] {
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                loop {
+                    match record.get(i) {
+                        None => bail!("a string that does not end"),
+                        Some(b'\\') => i += 2,
+                        Some(b'"') => break,
+                        Some(_) => i += 1,
+                    }
+                }
+                key = (depth == 1).then_some(start..i);
+                i += 1;
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1).context("unbalanced brackets")?;
+                if depth == 0 && i + 1 != record.len() {
+                    bail!("text after the object");
+                }
+            }
+            b':' if depth == 1 => {
+                if let Some(k) = key.take() {
+                    let slot = match &record[k] {
+                        b"game" => Some(0),
+                        b"line" => Some(1),
+                        _ => None,
+                    };
+                    if let Some(slot) = slot {
+                        let start = i + 1;
+                        let len = record[start..]
+                            .iter()
+                            .take_while(|b| b.is_ascii_alphanumeric())
+                            .count();
+                        places[slot] = Some(start..start + len);
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if depth != 0 {
+        bail!("unbalanced brackets");
+    }
+    Ok(places)
+}
+
+/// One shard of the plan: its records are copied, with `game` and `line`
+/// shifted by the games and lines of the shards of its file before it.
+struct Step {
+    shard: usize,
+    /// The shard run again from where its predecessor's last game ended.
+    rerun: Option<Shard>,
+    games: u64,
+    lines: u64,
+}
+
+/// The steps that merge `shards` (sorted by file, then start), running a
+/// shard again where it began inside its predecessor's last game, and the
+/// shards whose runs could not read their input to the end. Nothing is
+/// written here: a refusal leaves no output.
+fn plan(shards: &[Shard], reruns: &mut Reruns<'_>) -> anyhow::Result<(Vec<Step>, Vec<usize>)> {
+    let mut steps = Vec::new();
+    let mut failed = Vec::new();
+    let mut i = 0;
+    while i < shards.len() {
+        let first = &shards[i];
+        let file = &first.path;
+        let (mut owned_until, mut games, mut lines) = (0u64, 0u64, 0u64);
+        let mut stopped = false;
+        let mut reached_end = false;
+        while i < shards.len() && shards[i].path == *file {
+            let shard = &shards[i];
+            let input = shard.input();
+            if (input.size, input.mtime_ns) != (first.input().size, first.input().mtime_ns) {
+                bail!(
+                    "{} and {} read {} at different times (its size or modification time \
+                     differ): the file changed between shards",
+                    first.output.display(),
+                    shard.output.display(),
+                    file.display()
+                );
+            }
+            if stopped || input.limit.is_some_and(|l| l <= owned_until) {
+                // Its whole region was read by the shard before it.
+                i += 1;
+                continue;
+            }
+            let rerun = if input.first_byte == owned_until {
+                None
+            } else if input.first_byte < owned_until {
+                Some(reruns.run(i, shard, owned_until)?)
+            } else {
+                bail!(
+                    "{}: no shard holds bytes {owned_until}..{} of {} (the ranges must tile the file)",
+                    shard.output.display(),
+                    input.first_byte,
+                    file.display()
+                );
+            };
+            let used = rerun.as_ref().unwrap_or(shard);
+            let read = used.input();
+            steps.push(Step {
+                shard: i,
+                games,
+                lines,
+                rerun: rerun.clone(),
+            });
+            if used.stats.failed > 0 {
+                failed.push(i);
+                stopped = true;
+            }
+            games = games
+                .checked_add(read.games)
+                .context("the shards' game counts overflow")?;
+            lines = lines
+                .checked_add(read.lines)
+                .context("the shards' line counts overflow")?;
+            owned_until = read.end_byte;
+            reached_end = read.limit.is_none();
+            i += 1;
+        }
+        if !stopped && !reached_end {
+            bail!(
+                "no shard holds the end of {} (bytes {owned_until}.. are missing)",
+                file.display()
+            );
+        }
+    }
+    Ok((steps, failed))
+}
+
+/// Reruns of shards, in a temporary directory made when the first is
+/// needed.
+struct Reruns<'a> {
+    exe: &'a Path,
+    interrupted: &'a AtomicBool,
+    dir: Option<tempfile::TempDir>,
+}
+
+impl Reruns<'_> {
+    fn run(&mut self, index: usize, shard: &Shard, from: u64) -> anyhow::Result<Shard> {
+        let dir = match &mut self.dir {
+            Some(dir) => dir,
+            None => self.dir.insert(tempfile::tempdir().with_context(|| {
+                format!(
+                    "cannot make a temporary directory in {} to rerun shards (set TMPDIR)",
+                    std::env::temp_dir().display()
+                )
+            })?),
+        };
+        let base = dir.path().join(index.to_string());
+        run_again(shard, from, &base, self.exe, self.interrupted)
+    }
+}
+
+/// Set by SIGINT or SIGTERM: the merge stops, ends a rerun's child and
+/// leaves nothing behind.
+fn interrupted_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // Without the handler a signal kills the merge as before, which
+        // still leaves no partial output (the output is a temporary file
+        // until the end); the rerun's child would live on.
+        let _ = signal_hook::flag::register(signal, Arc::clone(&flag));
+    }
+    flag
+}
+
+fn check_interrupt(flag: &AtomicBool) -> anyhow::Result<()> {
+    if flag.load(Ordering::Relaxed) {
+        bail!("interrupted: nothing was written, and the temporary files are removed");
+    }
+    Ok(())
+}
+
+/// Runs `merge`, rerunning shards with this pgnkit binary.
 ///
 /// # Errors
 ///
-/// When a shard cannot be read or rerun, shards do not tile their file, or
-/// the output cannot be written.
+/// When a shard or its statistics cannot be read or are refused, a rerun
+/// fails, shards do not tile their file, or the output cannot be written.
 pub fn run(args: &MergeArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+    let exe = std::env::current_exe().context("cannot find the pgnkit binary to rerun a shard")?;
+    merge(args, stdout, &exe)
+}
+
+/// Runs `merge`, rerunning shards with the pgnkit binary `exe`.
+///
+/// # Errors
+///
+/// As [`run`].
+pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Result<ExitStatus> {
+    let interrupted = interrupted_flag();
     let mut shards = args
         .shards
         .iter()
         .map(|p| read_shard(p))
         .collect::<anyhow::Result<Vec<Shard>>>()?;
+    check_output(args, &shards)?;
+    check_alike(args, &shards)?;
+    for (i, a) in shards.iter().enumerate() {
+        if let Some(b) = shards[..i].iter().find(|b| identity(&b.output) == identity(&a.output)) {
+            bail!(
+                "{} and {} are the same shard",
+                b.output.display(),
+                a.output.display()
+            );
+        }
+    }
+    for shard in &shards {
+        verify(shard)?;
+        check_interrupt(&interrupted)?;
+    }
     // Files in the order first named, shards of a file by range start.
-    let mut files: Vec<String> = Vec::new();
+    let mut files: Vec<PathBuf> = Vec::new();
     for s in &shards {
-        if !files.contains(&s.file) {
-            files.push(s.file.clone());
+        if !files.contains(&s.path) {
+            files.push(s.path.clone());
         }
     }
     shards.sort_by_key(|s| {
-        let file = files.iter().position(|f| *f == s.file);
-        (file, s.start)
+        let file = files.iter().position(|f| *f == s.path);
+        (file, s.input().start, s.input().first_byte)
     });
-    let dir = tempfile::tempdir().context("cannot make a directory for reruns")?;
+    let mut reruns = Reruns {
+        exe,
+        interrupted: &interrupted,
+        dir: None,
+    };
+    let (steps, failed) = plan(&shards, &mut reruns)?;
+
+    let mut target: Option<(tempfile::TempPath, &Path)> = None;
     let mut out: Box<dyn Write + '_> = match &args.output {
-        Some(p) if p != Path::new("-") => Box::new(std::io::BufWriter::new(
-            File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        )),
+        Some(p) if p != Path::new("-") => {
+            let (file, temp) = atomic::beside(p)?;
+            target = Some((temp, p));
+            Box::new(io::BufWriter::with_capacity(1 << 16, file))
+        }
         _ => Box::new(stdout),
     };
-    let mut writer = Merged {
-        format: args.format,
-        header: None,
-        write_header: !args.no_header,
+    let first = &shards[0].stats;
+    if first.format == "csv" && !args.no_header {
+        write_csv_record(&mut out, first.columns.iter().flatten()).context("failed to write the merged output")?;
+    }
+    let (game_col, line_col) = own_columns(&first.command);
+    let keys = match first.command.as_str() {
+        "validate" => [true, true],
+        _ => [true, false],
     };
-    let mut owned_until = 0;
-    let (mut games_before, mut lines_before) = (0, 0);
-    let mut file: Option<&str> = None;
-    for (i, shard) in shards.iter().enumerate() {
-        if file != Some(shard.file.as_str()) {
-            file = Some(&shard.file);
-            (owned_until, games_before, lines_before) = (0, 0, 0);
-        }
-        if shard.limit.is_some_and(|l| l <= owned_until) {
-            continue;
-        }
-        let rerun;
-        let shard = if shard.first_byte == owned_until {
-            shard
-        } else if shard.first_byte < owned_until {
-            rerun = run_again(shard, owned_until, &dir.path().join(i.to_string()))?;
-            &rerun
-        } else {
-            bail!(
-                "{}: no shard holds bytes {owned_until}..{} of {} (the ranges must tile the file)",
-                shard.output.display(),
-                shard.first_byte,
-                shard.file
-            );
+    for step in &steps {
+        let (games, lines) = (step.games, step.lines);
+        let shard = step.rerun.as_ref().unwrap_or(&shards[step.shard]);
+        let file = File::open(&shard.output).with_context(|| format!("cannot open {}", shard.output.display()))?;
+        let mut n = 0u32;
+        let mut copy = |record: Record<'_>| -> anyhow::Result<()> {
+            n = n.wrapping_add(1);
+            if n % 4096 == 0 {
+                check_interrupt(&interrupted)?;
+            }
+            match record {
+                Record::Json(bytes) => write_json(&mut out, bytes, keys, games, lines),
+                Record::Csv(row) => {
+                    let mut fields: Vec<std::borrow::Cow<'_, [u8]>> =
+                        row.iter().map(std::borrow::Cow::Borrowed).collect();
+                    for (column, by) in [(Some(game_col), games), (line_col, lines)] {
+                        if let Some(c) = column {
+                            fields[c] = shift(&fields[c], by)?.into_bytes().into();
+                        }
+                    }
+                    write_csv_record(&mut out, &fields).context("failed to write the merged output")
+                }
+            }
         };
-        writer
-            .copy(&mut out, shard, games_before, lines_before)
-            .with_context(|| format!("cannot merge {}", shard.output.display()))?;
-        games_before += shard.games;
-        lines_before += shard.lines;
-        owned_until = shard.end_byte;
+        each_record(shard, file, &mut |_, _| Ok(()), &mut copy)?;
     }
     out.flush().context("failed to write the merged output")?;
-    Ok(ExitStatus::Ok)
+    drop(out);
+    check_interrupt(&interrupted)?;
+    if let Some((temp, path)) = target {
+        temp.persist(path)
+            .with_context(|| format!("cannot rename the merged output to {}", path.display()))?;
+    }
+    for &i in &failed {
+        diag::error(format!(
+            "{}: the run that wrote it could not read {} to the end: the merged output ends where it stopped",
+            shards[i].output.display(),
+            shards[i].path.display()
+        ));
+    }
+    Ok(if failed.is_empty() {
+        ExitStatus::Ok
+    } else {
+        ExitStatus::Error
+    })
 }
 
 /// Runs `shard` again from `from` (where its predecessor's last game
 /// ended), writing into `base` + `.out`, and returns the new shard.
-fn run_again(shard: &Shard, from: u64, base: &Path) -> anyhow::Result<Shard> {
+fn run_again(
+    shard: &Shard,
+    from: u64,
+    base: &Path,
+    exe: &Path,
+    interrupted: &AtomicBool,
+) -> anyhow::Result<Shard> {
+    let input = shard.input();
+    let name = shard.output.display();
+    let meta = std::fs::metadata(&shard.path).with_context(|| {
+        format!(
+            "{name} must be run again from byte {from}, and its input {} cannot be read",
+            shard.path.display()
+        )
+    })?;
+    let mtime = meta
+        .mtime()
+        .saturating_mul(1_000_000_000)
+        .saturating_add(meta.mtime_nsec());
+    if (Some(meta.len()), Some(mtime)) != (input.size, input.mtime_ns) {
+        bail!(
+            "{name} must be run again from byte {from}, and its input {} changed since the shard ran \
+             (its size or modification time differ)",
+            shard.path.display()
+        );
+    }
     let output = base.with_extension("out");
     let stats = stats_path(&output);
-    let range = match shard.end {
+    let range = match input.end {
         Some(end) => format!("{from}..{}", end.max(from)),
         None => format!("{from}.."),
     };
-    let mut args = Vec::new();
-    let mut given = shard.args.iter();
-    while let Some(arg) = given.next() {
-        match arg.as_str() {
-            "--byte-range" | "--stats" | "-o" | "--output" => {
-                given.next();
-            }
-            "-q" | "--quiet" => {}
-            a if a.starts_with("--byte-range=")
-                || a.starts_with("--stats=")
-                || a.starts_with("--output=")
-                || (a.starts_with("-o") && a.len() > 2) => {}
-            _ => args.push(arg.clone()),
-        }
-    }
-    // Subcommand first, then what the merge needs, then the rest.
-    let (subcommand, rest) = args
-        .split_first()
-        .context("the statistics name no subcommand")?;
-    let exe = std::env::current_exe().context("cannot find the pgnkit binary to rerun a shard")?;
+    let s = &shard.stats;
     let mut command = Command::new(exe);
-    if let Some(cwd) = shard.cwd.as_deref().filter(|d| d.is_dir()) {
-        command.current_dir(cwd);
-    }
-    let status = command
-        .arg(subcommand)
+    command
+        .arg(&s.command)
         .args(["--byte-range", &range, "-q", "--stats"])
         .arg(&stats)
         .arg("-o")
         .arg(&output)
-        .args(rest)
+        .args([format_flag(&s.command), &s.format])
+        .args(&s.options);
+    if !s.header {
+        command.arg("--no-header");
+    }
+    let mut child = command
+        .arg("--")
+        .arg(&shard.path)
         .stdin(Stdio::null())
-        .status()
+        .spawn()
         .context("cannot rerun a shard")?;
+    let status = loop {
+        if let Some(status) = child.try_wait().context("cannot rerun a shard")? {
+            break status;
+        }
+        if interrupted.load(Ordering::Relaxed) {
+            let _ = child.kill();
+            let _ = child.wait();
+            check_interrupt(interrupted)?;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
     if !matches!(status.code(), Some(0 | 1)) {
-        bail!(
-            "rerunning {} from byte {from} failed ({status})",
-            shard.output.display()
-        );
+        bail!("rerunning {name} from byte {from} failed ({status})");
     }
     let again = read_shard(&output)?;
-    if again.first_byte != from {
+    verify(&again)?;
+    if (&again.stats.command, &again.stats.options, &again.stats.columns) != (&s.command, &s.options, &s.columns) {
+        bail!("rerunning {name} from byte {from} gave output of another shape");
+    }
+    if again.input().first_byte != from {
         bail!(
-            "rerunning {} from byte {from} began at byte {} instead",
-            shard.output.display(),
-            again.first_byte
+            "rerunning {name} from byte {from} began at byte {} instead",
+            again.input().first_byte
         );
     }
     Ok(again)
 }
 
-/// The merged output being written.
-struct Merged {
-    format: MergeFormat,
-    /// The CSV header of the first shard; every other must equal it.
-    header: Option<csv::StringRecord>,
-    write_header: bool,
+/// `field` (digits, or empty) with `by` added.
+fn shift(field: &[u8], by: u64) -> anyhow::Result<String> {
+    if field.is_empty() {
+        return Ok(String::new());
+    }
+    let text = std::str::from_utf8(field).ok().filter(|t| t.bytes().all(|b| b.is_ascii_digit()));
+    let n: u64 = text
+        .and_then(|t| t.parse().ok())
+        .with_context(|| format!("`{}` is not a game or line number", String::from_utf8_lossy(field)))?;
+    Ok(n.checked_add(by).context("a game or line number overflows")?.to_string())
 }
 
-impl Merged {
-    /// Copies the records of `shard`, with `game` and `line` shifted.
-    fn copy(
-        &mut self,
-        out: &mut dyn Write,
-        shard: &Shard,
-        games: u64,
-        lines: u64,
-    ) -> anyhow::Result<()> {
-        let input = File::open(&shard.output)
-            .with_context(|| format!("cannot open {}", shard.output.display()))?;
-        match self.format {
-            MergeFormat::Csv => self.copy_csv(out, input, games, lines),
-            MergeFormat::Jsonl => copy_jsonl(out, input, games, lines),
-        }
-    }
-
-    fn copy_csv(
-        &mut self,
-        out: &mut dyn Write,
-        input: File,
-        games: u64,
-        lines: u64,
-    ) -> anyhow::Result<()> {
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .flexible(false)
-            .from_reader(BufReader::with_capacity(1 << 16, input));
-        let header = reader.headers()?.clone();
-        if header.is_empty() {
-            // An empty shard output (no findings, or a shard that read
-            // nothing) may have no header at all.
-            return Ok(());
-        }
-        match &self.header {
-            Some(first) if *first != header => bail!(
-                "its header differs from the first shard's (shards must be run with the same \
-                 flags; convert needs the same --tags)"
-            ),
-            Some(_) => {}
-            None => {
-                if self.write_header {
-                    write_csv_record(out, header.iter())?;
-                }
-                self.header = Some(header.clone());
+/// Writes one JSON record with its top-level `game` (and, for `keys[1]`,
+/// `line`) numbers shifted.
+fn write_json(out: &mut dyn Write, record: &[u8], keys: [bool; 2], games: u64, lines: u64) -> anyhow::Result<()> {
+    let places = json_places(record)?;
+    let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    for ((place, by), wanted) in places.into_iter().zip([games, lines]).zip(keys) {
+        if let (Some(place), true) = (place, wanted) {
+            let value = &record[place.clone()];
+            if value != b"null" {
+                edits.push((place, shift(value, by)?));
             }
         }
-        let game = header.iter().position(|h| h == "game");
-        let line = header.iter().position(|h| h == "line");
-        let mut record = csv::StringRecord::new();
-        let mut fields: Vec<String> = Vec::new();
-        while reader.read_record(&mut record)? {
-            fields.clear();
-            fields.extend(record.iter().map(str::to_owned));
-            for (column, by) in [(game, games), (line, lines)] {
-                if let Some(c) = column {
-                    shift(&mut fields[c], by)?;
-                }
-            }
-            write_csv_record(out, &fields)?;
-        }
-        Ok(())
     }
-}
-
-/// Adds `by` to the number in `field`; an empty field stays empty.
-fn shift(field: &mut String, by: u64) -> anyhow::Result<()> {
-    if !field.is_empty() {
-        let n: u64 = field
-            .parse()
-            .with_context(|| format!("`{field}` is not a number"))?;
-        *field = (n + by).to_string();
+    edits.sort_by_key(|(r, _)| r.start);
+    let mut at = 0;
+    let write = |out: &mut dyn Write, b: &[u8]| out.write_all(b).context("failed to write the merged output");
+    for (range, value) in edits {
+        write(out, &record[at..range.start])?;
+        write(out, value.as_bytes())?;
+        at = range.end;
     }
-    Ok(())
-}
-
-/// Copies JSON Lines records, shifting the top-level `game` and `line`
-/// numbers: pgnkit writes them before any nested object, so the first
-/// `"game":` and `"line":` keys of a record are the top-level ones.
-fn copy_jsonl(out: &mut dyn Write, input: File, games: u64, lines: u64) -> anyhow::Result<()> {
-    let reader = BufReader::with_capacity(1 << 16, input);
-    for record in reader.split(b'\n') {
-        let mut record = record?;
-        for (key, by) in [(&b"\"game\":"[..], games), (b"\"line\":", lines)] {
-            record = shift_json_number(&record, key, by)?;
-        }
-        out.write_all(&record)?;
-        out.write_all(b"\n")?;
-    }
-    Ok(())
-}
-
-/// `record` with the number after the first `key` increased by `by` (a
-/// `null` stays `null`).
-fn shift_json_number(record: &[u8], key: &[u8], by: u64) -> anyhow::Result<Vec<u8>> {
-    let Some(at) = memchr::memmem::find(record, key) else {
-        return Ok(record.to_vec());
-    };
-    let start = at + key.len();
-    let digits = record[start..]
-        .iter()
-        .take_while(|b| b.is_ascii_digit())
-        .count();
-    if digits == 0 {
-        return Ok(record.to_vec());
-    }
-    let text = std::str::from_utf8(&record[start..start + digits]).expect("ASCII digits");
-    let n: u64 = text.parse().context("a number too large")?;
-    let mut shifted = record[..start].to_vec();
-    shifted.extend_from_slice((n + by).to_string().as_bytes());
-    shifted.extend_from_slice(&record[start + digits..]);
-    Ok(shifted)
+    write(out, &record[at..])?;
+    write(out, b"\n")
 }
 
 #[cfg(test)]
@@ -342,26 +790,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn json_numbers_shift_and_nulls_stay() {
-        let r = br#"{"file":"a","game":3,"offset":9,"line":12,"x":{"game":1}}"#;
-        let r = shift_json_number(r, b"\"game\":", 10).unwrap();
-        let r = shift_json_number(&r, b"\"line\":", 100).unwrap();
+    fn only_top_level_numbers_are_found() {
+        let r = br#"{"file":"x\"game\":7","game":3,"offset":9,"line":12,"x":{"game":1,"line":2}}"#;
+        let [g, l] = json_places(r).unwrap();
+        assert_eq!(&r[g.unwrap()], b"3");
+        assert_eq!(&r[l.unwrap()], b"12");
+        let mut out = Vec::new();
+        write_json(&mut out, r, [true, true], 10, 100).unwrap();
         assert_eq!(
-            r,
-            br#"{"file":"a","game":13,"offset":9,"line":112,"x":{"game":1}}"#
+            out,
+            b"{\"file\":\"x\\\"game\\\":7\",\"game\":13,\"offset\":9,\"line\":112,\"x\":{\"game\":1,\"line\":2}}\n"
         );
         let n = br#"{"game":null,"line":5}"#;
-        assert_eq!(shift_json_number(n, b"\"game\":", 10).unwrap(), n.to_vec());
+        let mut out = Vec::new();
+        write_json(&mut out, n, [true, false], 10, 10).unwrap();
+        assert_eq!(out, b"{\"game\":null,\"line\":5}\n");
+        for bad in [&br#"{"game":1"#[..], br#"{"a":"b}"#, br#"{"a":1}}"#, b"", br#"{"a":[}"#] {
+            assert!(json_places(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
     }
 
     #[test]
-    fn csv_fields_shift() {
-        let mut f = "41".to_owned();
-        shift(&mut f, 1).unwrap();
-        assert_eq!(f, "42");
-        let mut e = String::new();
-        shift(&mut e, 5).unwrap();
-        assert!(e.is_empty());
-        assert!(shift(&mut "x".to_owned(), 1).is_err());
+    fn fields_shift_and_refuse_what_is_no_number() {
+        assert_eq!(shift(b"41", 1).unwrap(), "42");
+        assert_eq!(shift(b"", 5).unwrap(), "");
+        assert!(shift(b"x", 1).is_err());
+        assert!(shift(b"-1", 1).is_err());
+        assert!(shift(b"18446744073709551615", 1).is_err());
     }
 }

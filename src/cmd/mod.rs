@@ -26,7 +26,8 @@ use crate::cli::InputArgs;
 use crate::exit::ExitStatus;
 use crate::input::range::ByteRange;
 use crate::output::report::{self, Place};
-use crate::output::{diag, json};
+use crate::output::diag;
+use crate::output::stats::{self, Digest};
 use crate::rules::finding::Finding;
 use crate::rules::game::RawGame;
 use crate::stream::{self, Event, Spooled, Totals};
@@ -85,7 +86,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// The settings every streaming subcommand shares, from [`InputArgs`].
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Streaming {
     pub files: Vec<PathBuf>,
     pub threads: usize,
@@ -95,6 +96,11 @@ pub(crate) struct Streaming {
     pub stats: Option<PathBuf>,
     /// CSV output is written without its header.
     pub no_header: bool,
+    /// Paths a directory walk found that are not regular files (a FIFO, a
+    /// socket, a device): reported and skipped.
+    pub skipped: Vec<PathBuf>,
+    /// The temporary file `-o` is written to, and the path it becomes.
+    pending: std::sync::Mutex<Option<(tempfile::TempPath, PathBuf)>>,
     started: Instant,
 }
 
@@ -103,8 +109,11 @@ impl Streaming {
     /// among the inputs stands for the PGN files under it
     /// ([`crate::input::open::expand_dirs`]).
     pub fn new(args: &InputArgs) -> Streaming {
+        let expanded = crate::input::open::expand_dirs(&args.files);
         Streaming {
-            files: crate::input::open::expand_dirs(&args.files),
+            files: expanded.files,
+            skipped: expanded.skipped,
+            pending: std::sync::Mutex::new(None),
             threads: thread_count(args.threads),
             output: args.output.clone(),
             quiet: args.quiet,
@@ -241,16 +250,36 @@ impl Streaming {
         let out: Box<dyn Write + 'a> = match self.output.as_deref() {
             Some(p) if p != Path::new("-") => {
                 self.check_output(p)?;
-                let file =
-                    File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
-                Box::new(BufWriter::with_capacity(1 << 16, file))
+                Box::new(BufWriter::with_capacity(1 << 16, self.create_output(p)?))
             }
             _ => {
                 self.check_stdout()?;
                 Box::new(stdout)
             }
         };
-        Ok(Spooled::new(out))
+        Ok(if self.stats.is_some() {
+            Spooled::digested(out)
+        } else {
+            Spooled::new(out)
+        })
+    }
+
+    /// Opens the `-o` file `path`. A regular file (or one that does not
+    /// exist yet) is written as a temporary file beside it, which
+    /// [`Streaming::finish`] renames onto it: a run that fails leaves the
+    /// old file as it was, and no half-written one. Anything else (a
+    /// device, a pipe) is opened as it is.
+    fn create_output(&self, path: &Path) -> anyhow::Result<File> {
+        let regular = match std::fs::metadata(path) {
+            Ok(meta) => meta.is_file(),
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        };
+        if !regular {
+            return File::create(path).with_context(|| format!("cannot create {}", path.display()));
+        }
+        let (file, temp) = crate::output::atomic::beside(path)?;
+        *self.pending.lock().expect("not poisoned") = Some((temp, path.to_owned()));
+        Ok(file)
     }
 
     /// The inputs as the stream reads them; with `spool` (the product
@@ -259,6 +288,12 @@ impl Streaming {
     /// read when no file was given (a user who forgot the file otherwise
     /// sees nothing happen).
     pub fn inputs<'f, 's>(&'f self, spool: Option<&'f Spooled<'s>>) -> stream::Inputs<'f, 's> {
+        for path in &self.skipped {
+            diag::error(format!(
+                "{}: skipped: not a regular file (a FIFO, socket or device could block the run)",
+                path.display()
+            ));
+        }
         if self.files.is_empty() && !self.quiet && std::io::stdin().is_terminal() {
             diag::note(
                 "pgnkit: reading standard input (no FILE given); end it with Ctrl-D, \
@@ -290,29 +325,34 @@ impl Streaming {
     }
 
     /// The tail every streaming subcommand shares: flushes the product
-    /// (`what` names it in the error), prints `N games, {summary}` on
-    /// standard error unless `--quiet` (ending with how many inputs could
-    /// not be read, when any could not), and gives the exit status of a run
-    /// that found `problems`.
+    /// (`what` names it in the error) and renames a temporary `-o` file onto
+    /// its name, writes the `--stats` of `product`, prints `N games,
+    /// {summary}` on standard error unless `--quiet` (ending with how many
+    /// inputs could not be read, when any could not), and gives the exit
+    /// status of a run that found `problems`.
     ///
     /// # Errors
     ///
-    /// When the product cannot be flushed.
+    /// When the product or the statistics cannot be written.
     pub fn finish(
         &self,
-        out: &mut dyn Write,
-        what: &str,
+        out: &mut Spooled<'_>,
         totals: &Totals,
+        product: &Product<'_>,
         problems: u64,
         summary: &str,
-        codes: &Codes,
     ) -> anyhow::Result<ExitStatus> {
+        let what = product.what;
         out.flush()
             .with_context(|| format!("failed to write the {what}"))?;
+        if let Some((temp, path)) = self.pending.lock().expect("not poisoned").take() {
+            temp.persist(&path)
+                .with_context(|| format!("cannot rename the finished {what} to {}", path.display()))?;
+        }
+        let failed = totals.failed + self.skipped.len() as u64;
         if let Some(path) = &self.stats {
-            let mut json = Vec::new();
-            write_stats(&mut json, totals, codes).expect("writing to a Vec cannot fail");
-            std::fs::write(path, json)
+            let json = self.stats_of(totals, failed, product, out.digest().unwrap_or_default());
+            crate::output::atomic::write(path, json.as_bytes())
                 .with_context(|| format!("cannot write the statistics to {}", path.display()))?;
         }
         if !self.quiet {
@@ -320,13 +360,111 @@ impl Streaming {
                 format!(
                     "{}, {summary}{}",
                     diag::games(totals.games),
-                    unread(totals.failed)
+                    unread(failed)
                 ),
                 self.started.elapsed(),
             );
         }
-        Ok(ExitStatus::of_run(problems, totals.failed))
+        Ok(ExitStatus::of_run(problems, failed))
     }
+
+    /// The `--stats` JSON of a run.
+    fn stats_of(&self, totals: &Totals, failed: u64, product: &Product<'_>, digest: Digest) -> String {
+        let inputs = totals
+            .inputs
+            .iter()
+            .map(|input| {
+                let path = input.path.as_path();
+                let (start, end) = input.range.map_or((0, None), |r| (r.start, r.end));
+                let absolute = (path != Path::new("-"))
+                    .then(|| std::path::absolute(path).ok())
+                    .flatten();
+                let meta = absolute
+                    .as_deref()
+                    .and_then(|p| std::fs::metadata(p).ok())
+                    .filter(Metadata::is_file);
+                stats::InputStats {
+                    file: input.file.clone(),
+                    path: absolute.as_deref().map(|p| p.to_string_lossy().into_owned()),
+                    path_bytes: absolute.as_deref().map(stats::path_hex),
+                    size: meta.as_ref().map(Metadata::len),
+                    mtime_ns: meta
+                        .as_ref()
+                        .map(|m| m.mtime().saturating_mul(1_000_000_000).saturating_add(m.mtime_nsec())),
+                    start,
+                    end,
+                    first_byte: input.first_byte,
+                    limit: input.limit,
+                    end_byte: input.end_byte,
+                    games: input.games,
+                    lines: input.lines,
+                    first_offset: input.first_offset,
+                    last_offset: input.last_offset,
+                }
+            })
+            .collect();
+        stats::RunStats {
+            version: stats::VERSION,
+            command: product.command.to_owned(),
+            format: product.format.to_owned(),
+            header: !self.no_header,
+            columns: product.columns.clone(),
+            options: product.options.clone(),
+            inputs,
+            games: totals.games,
+            failed,
+            findings: product
+                .codes
+                .iter()
+                .map(|(code, n)| ((*code).to_owned(), *n))
+                .collect(),
+            output: stats::OutputStats {
+                bytes: digest.len(),
+                records: product.records,
+                digest: digest.hex(),
+            },
+            args: std::env::args_os()
+                .skip(1)
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+            cwd: std::env::current_dir()
+                .ok()
+                .map(|d| d.to_string_lossy().into_owned()),
+            checksum: None,
+        }
+        .to_json()
+    }
+}
+
+/// The name clap gives `value` on the command line (`csv`, `jsonl`, …).
+pub(crate) fn value_name<V: clap::ValueEnum>(value: &V) -> &'static str {
+    let name = value
+        .to_possible_value()
+        .expect("every value has a name")
+        .get_name()
+        .to_owned();
+    // The few names are leaked once each per run.
+    Box::leak(name.into_boxed_str())
+}
+
+/// What a subcommand wrote, for the tail ([`Streaming::finish`]) and its
+/// `--stats`.
+pub(crate) struct Product<'c> {
+    /// What the product is called in errors (`report`, `output`).
+    pub what: &'static str,
+    /// The subcommand's name.
+    pub command: &'static str,
+    /// The product's format, as `-f` or `--to` names it.
+    pub format: &'static str,
+    /// A CSV product's columns.
+    pub columns: Option<Vec<String>>,
+    /// The flags besides the format that change the product, canonically
+    /// spelt (what a rerun of a shard is given).
+    pub options: Vec<String>,
+    /// Records written (rows or lines), the header not counted.
+    pub records: u64,
+    /// Findings (or other records) per code.
+    pub codes: &'c Codes,
 }
 
 /// The end of a summary when `failed` inputs could not be opened or read
@@ -342,62 +480,6 @@ fn unread(failed: u64) -> String {
 
 /// Findings (or other records) per code, for `--stats`.
 pub(crate) type Codes = std::collections::BTreeMap<&'static str, u64>;
-
-/// Writes the `--stats` JSON: one object per input, with the arguments of
-/// the run so that `pgnkit merge` can run a shard again.
-fn write_stats(out: &mut Vec<u8>, totals: &Totals, codes: &Codes) -> std::io::Result<()> {
-    let opt = |v: Option<u64>| v.map_or_else(|| "null".to_owned(), |v| v.to_string());
-    out.extend_from_slice(b"{\"inputs\":[");
-    for (i, input) in totals.inputs.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"{\"file\":");
-        json::write_str(out, &input.file)?;
-        let (start, end) = input.range.map_or((0, None), |r| (r.start, r.end));
-        write!(
-            out,
-            ",\"start\":{start},\"end\":{},\"first_byte\":{},\"limit\":{},\"end_byte\":{},\
-             \"games\":{},\"lines\":{},\"first_offset\":{},\"last_offset\":{}",
-            opt(end),
-            input.first_byte,
-            opt(input.limit),
-            input.end_byte,
-            input.games,
-            input.lines,
-            opt(input.first_offset),
-            opt(input.last_offset),
-        )?;
-        out.extend_from_slice(b"}");
-    }
-    out.extend_from_slice(b"],\"games\":");
-    write!(
-        out,
-        "{},\"failed\":{},\"findings\":{{",
-        totals.games, totals.failed
-    )?;
-    for (i, (code, n)) in codes.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        json::write_str(out, code)?;
-        write!(out, ":{n}")?;
-    }
-    out.extend_from_slice(b"},\"args\":[");
-    for (i, arg) in std::env::args_os().skip(1).enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        json::write_str(out, &arg.to_string_lossy())?;
-    }
-    out.extend_from_slice(b"],\"cwd\":");
-    match std::env::current_dir() {
-        Ok(dir) => json::write_str(out, &dir.to_string_lossy())?,
-        Err(_) => out.extend_from_slice(b"null"),
-    }
-    out.extend_from_slice(b"}\n");
-    Ok(())
-}
 
 /// Reports `finding` of the game at `place` (its line relative to the
 /// chunk at `line_offset`) on standard error, in `validate`'s words: what

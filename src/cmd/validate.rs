@@ -1,17 +1,14 @@
 //! `pgnkit validate`: replay every game and report every finding.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
 
 use anyhow::Context;
 
-use super::{Codes, Streaming, identity};
+use super::{Codes, Product, Streaming, identity, value_name};
 use crate::cli::{ReportFormat, ValidateArgs};
 use crate::exit::ExitStatus;
-use crate::input::open::{input_name, open};
 use crate::output::diag;
 use crate::output::report::{self, CodeCount, Format, Place, players};
 use crate::rules::check::{GameCheck, check_game};
@@ -82,6 +79,24 @@ impl Policy {
             }
         }
         Ok(Policy { keep, fail })
+    }
+
+    /// The kept codes in the canonical spelling a rerun is given: nothing
+    /// when every code is kept, else `--only` (or `--ignore` every code).
+    fn options(&self) -> Vec<String> {
+        if self.keep.iter().all(|&k| k) {
+            return Vec::new();
+        }
+        let kept: Vec<&str> = Code::ALL
+            .into_iter()
+            .filter(|c| self.keeps(*c))
+            .map(Code::as_str)
+            .collect();
+        if kept.is_empty() {
+            let all: Vec<&str> = Code::ALL.map(Code::as_str).to_vec();
+            return vec!["--ignore".to_owned(), all.join(",")];
+        }
+        vec!["--only".to_owned(), kept.join(",")]
     }
 
     fn keeps(&self, code: Code) -> bool {
@@ -170,63 +185,70 @@ impl Tally {
 struct GamesFile {
     path: PathBuf,
     out: BufWriter<File>,
+    /// The temporary file written, renamed onto `path` at the end.
+    temp: Option<tempfile::TempPath>,
     /// The last byte written, to part two games with a newline when the
     /// first did not end with one.
     last: Option<u8>,
-    /// Set when writing failed (as opposed to reading the input).
-    failed: bool,
 }
 
 impl GamesFile {
     fn create(path: &Path) -> anyhow::Result<GamesFile> {
-        let file =
-            File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        let regular = match std::fs::metadata(path) {
+            Ok(meta) => meta.is_file(),
+            Err(e) => e.kind() == io::ErrorKind::NotFound,
+        };
+        let (file, temp) = if regular {
+            let (file, temp) = crate::output::atomic::beside(path)?;
+            (file, Some(temp))
+        } else {
+            let file =
+                File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+            (file, None)
+        };
         Ok(GamesFile {
             path: path.to_owned(),
             out: BufWriter::with_capacity(1 << 16, file),
+            temp,
             last: None,
-            failed: false,
         })
     }
 
-    /// Copies the next `len` bytes of `input` (all of it when `None`), one
-    /// game, after a newline if the game before did not end with one.
-    fn copy_game(&mut self, input: &mut dyn Read, len: Option<u64>) -> io::Result<()> {
-        if self.last.is_some_and(|b| b != b'\n') {
-            self.write_all(b"\n")?;
-        }
-        match len {
-            Some(len) => io::copy(&mut input.take(len), self)?,
-            None => io::copy(input, self)?,
+    /// Writes one game's bytes, after a newline if the game before did not
+    /// end with one.
+    fn write_game(&mut self, raw: &[u8]) -> anyhow::Result<()> {
+        let Some(&last) = raw.last() else {
+            return Ok(());
         };
+        let failed = || format!("failed to write {}", self.path.display());
+        if self.last.is_some_and(|b| b != b'\n') {
+            self.out.write_all(b"\n").with_context(failed)?;
+        }
+        self.out.write_all(raw).with_context(failed)?;
+        self.last = Some(last);
+        Ok(())
+    }
+
+    /// Flushes the file and gives it its name.
+    fn finish(mut self) -> anyhow::Result<()> {
+        self.out
+            .flush()
+            .with_context(|| format!("failed to write {}", self.path.display()))?;
+        if let Some(temp) = self.temp.take() {
+            temp.persist(&self.path)
+                .with_context(|| format!("cannot rename the finished {}", self.path.display()))?;
+        }
         Ok(())
     }
 }
 
-impl Write for GamesFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.out.write(buf).inspect_err(|_| self.failed = true)?;
-        if n > 0 {
-            self.last = Some(buf[n - 1]);
-        }
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.flush().inspect_err(|_| self.failed = true)
-    }
-}
-
-/// `--bad-games` and `--good-games`: the verdict of every game while the
-/// run goes, then the games copied from the inputs, read again.
+/// `--bad-games` and `--good-games`: each game's bytes, as the one read of
+/// the inputs hands them over, written to the file its verdict picks, so
+/// the two files together hold every game read, once each, whatever the
+/// input is (a pipe, a FIFO, standard input).
 struct Split {
     bad: Option<GamesFile>,
     good: Option<GamesFile>,
-    /// The games of each input read, in order: its name, and every game's
-    /// offset in it and whether it is bad.
-    runs: Vec<(String, Vec<(u64, bool)>)>,
-    /// Inputs the run could not read to their end.
-    failed: Vec<String>,
 }
 
 impl Split {
@@ -234,17 +256,12 @@ impl Split {
     ///
     /// # Errors
     ///
-    /// When the inputs cannot be read twice, a file is an input or the
-    /// other file, or one cannot be created.
+    /// When a file is an input, standard output or another output, or one
+    /// cannot be created.
     fn new(args: &ValidateArgs, streaming: &Streaming) -> anyhow::Result<Option<Split>> {
         let paths = [&args.bad_games, &args.good_games];
         if paths.iter().all(|p| p.is_none()) {
             return Ok(None);
-        }
-        if streaming.files.is_empty() || streaming.files.iter().any(|f| f == Path::new("-")) {
-            anyhow::bail!(
-                "--bad-games and --good-games copy games from the inputs read again: give files, not standard input"
-            );
         }
         if streaming.range.is_some() {
             anyhow::bail!("--bad-games and --good-games cannot be used with --byte-range");
@@ -252,109 +269,62 @@ impl Split {
         let mut taken: Vec<(u64, u64)> = streaming
             .output
             .iter()
+            .filter(|o| o.as_path() != Path::new("-"))
             .filter_map(|o| identity(o))
             .collect();
+        let stdout = identity(Path::new("/dev/stdout"))
+            .filter(|_| std::fs::metadata("/dev/stdout").is_ok_and(|m| m.is_file()));
         let mut files = paths.into_iter().map(|path| {
             let Some(path) = path else {
                 return Ok(None);
             };
             streaming.check_output(path)?;
-            if identity(path).is_some_and(|id| taken.contains(&id)) {
+            let id = identity(path);
+            if id.is_some() && id == stdout && streaming.output.as_deref().is_none_or(|o| o == Path::new("-")) {
+                anyhow::bail!(
+                    "refusing to write games to {}: standard output goes there too",
+                    path.display()
+                );
+            }
+            if id.is_some_and(|id| taken.contains(&id)) {
                 anyhow::bail!(
                     "refusing to write games to {}: the run writes another output there",
                     path.display()
                 );
             }
             let file = GamesFile::create(path)?;
-            taken.extend(identity(path));
+            taken.extend(id);
             Ok(Some(file))
         });
         let bad = files.next().expect("two paths")?;
         let good = files.next().expect("two paths")?;
-        Ok(Some(Split {
-            bad,
-            good,
-            runs: Vec::new(),
-            failed: Vec::new(),
-        }))
+        if let (Some(b), Some(g)) = (&bad, &good)
+            && b.path == g.path
+        {
+            anyhow::bail!(
+                "refusing to write games to {}: the run writes another output there",
+                g.path.display()
+            );
+        }
+        Ok(Some(Split { bad, good }))
     }
 
-    /// Notes game `ctx.game` of `ctx.file`, at `offset`, and whether it is bad.
-    fn record(&mut self, file: &str, game: u64, offset: u64, bad: bool) {
-        if game == 1 || self.runs.is_empty() {
-            self.runs.push((file.to_owned(), Vec::new()));
+    /// Writes one game's bytes to the file of its verdict.
+    fn game(&mut self, raw: &[u8], bad: bool) -> anyhow::Result<()> {
+        let to = if bad { &mut self.bad } else { &mut self.good };
+        match to {
+            Some(file) => file.write_game(raw),
+            None => Ok(()),
         }
-        let (_, games) = self.runs.last_mut().expect("a run was pushed");
-        games.push((offset, bad));
     }
 
-    /// Copies every game noted from `files` (the inputs, in the order they
-    /// were read) to its file. An input the run could not read to its end
-    /// is copied as far as it can be read.
-    ///
-    /// # Errors
-    ///
-    /// When an input cannot be read again, or a file cannot be written.
-    fn write(mut self, files: &[PathBuf]) -> anyhow::Result<()> {
-        let mut next = 0;
-        for (name, games) in &self.runs {
-            let index = (next..files.len())
-                .find(|&i| input_name(&files[i]) == *name)
-                .expect("the games of an input come from one of the inputs, in order");
-            next = index + 1;
-            let copied = copy_games(&files[index], games, self.bad.as_mut(), self.good.as_mut());
-            if let Err(error) = copied {
-                if let Some(file) = [&self.bad, &self.good]
-                    .into_iter()
-                    .flatten()
-                    .find(|f| f.failed)
-                {
-                    return Err(error)
-                        .with_context(|| format!("failed to write {}", file.path.display()));
-                }
-                if !self.failed.contains(name) {
-                    return Err(error)
-                        .with_context(|| format!("cannot read {name} again to copy its games"));
-                }
-            }
-        }
-        for file in [&mut self.bad, &mut self.good].into_iter().flatten() {
-            file.flush()
-                .with_context(|| format!("failed to write {}", file.path.display()))?;
+    /// Flushes both files and gives them their names.
+    fn finish(self) -> anyhow::Result<()> {
+        for file in [self.bad, self.good].into_iter().flatten() {
+            file.finish()?;
         }
         Ok(())
     }
-}
-
-/// Copies the `games` (offset, bad) of the input `path` to `bad` or
-/// `good` (nowhere when not given).
-fn copy_games(
-    path: &Path,
-    games: &[(u64, bool)],
-    mut bad: Option<&mut GamesFile>,
-    mut good: Option<&mut GamesFile>,
-) -> io::Result<()> {
-    let mut input = open(path, Arc::new(AtomicU64::new(0)))?.reader;
-    let first = games.first().map_or(0, |g| g.0);
-    io::copy(&mut (&mut input).take(first), &mut io::sink())?;
-    for (i, &(offset, is_bad)) in games.iter().enumerate() {
-        let len = games.get(i + 1).map(|next| next.0 - offset);
-        let to = if is_bad {
-            bad.as_deref_mut()
-        } else {
-            good.as_deref_mut()
-        };
-        match to {
-            Some(file) => file.copy_game(&mut input, len)?,
-            None => {
-                match len {
-                    Some(len) => io::copy(&mut (&mut input).take(len), &mut io::sink())?,
-                    None => 0,
-                };
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Runs `validate`.
@@ -384,6 +354,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
     let mut split = Split::new(args, &streaming)?;
     report::write_header(&mut out, format, !streaming.no_header).with_context(failed)?;
     let mut codes = Codes::new();
+    let mut records = 0u64;
     // The games are noted in input order, one input after another: with
     // --bad-games or --good-games, inputs are not read at once.
     let spool = out.clone();
@@ -415,8 +386,8 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
                     };
                     let bad = findings.iter().any(|f| f.severity() == Severity::Error);
                     with_errors += u64::from(bad);
-                    if let (Some(split), Some(offset)) = (split.as_mut(), ctx.offset) {
-                        split.record(ctx.file, ctx.game, offset, bad);
+                    if let Some(split) = split.as_mut() {
+                        split.game(ctx.raw, bad)?;
                     }
                     if findings.iter().any(|f| f.severity() == Severity::Warning) {
                         with_warnings += 1;
@@ -426,6 +397,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
                     }
                     tally.add(&findings, true);
                     for mut finding in findings {
+                        records += 1;
                         *codes.entry(finding.code.as_str()).or_default() += 1;
                         finding.line += ctx.line_offset;
                         report::write_finding(&mut out, format, &place, &finding)
@@ -444,25 +416,31 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
                         black: "",
                         first_move: (1, shakmaty::Color::White),
                     };
+                    records += 1;
                     *codes.entry(finding.code.as_str()).or_default() += 1;
                     report::write_finding(&mut out, format, &place, &finding)
                         .with_context(failed)?;
                 }
-                Event::Failed(file, err) => {
-                    if let Some(split) = split.as_mut() {
-                        split.failed.push(file.to_owned());
-                    }
-                    diag::error(format!("{file}: {err}"));
-                }
+                Event::Failed(file, err) => diag::error(format!("{file}: {err}")),
             }
             Ok(())
         },
     )?;
     if let Some(split) = split {
-        split.write(&streaming.files)?;
+        split.finish()?;
     }
     let summary = format!("{with_errors} with errors, {with_warnings} with warnings");
-    let status = streaming.finish(&mut out, WHAT, &totals, failing, &summary, &codes)?;
+    let product = Product {
+        what: WHAT,
+        command: "validate",
+        format: value_name(&args.format),
+        columns: (format == Format::Csv)
+            .then(|| report::CSV_HEADER.split(',').map(str::to_owned).collect()),
+        options: policy.options(),
+        records,
+        codes: &codes,
+    };
+    let status = streaming.finish(&mut out, &totals, &product, failing, &summary)?;
     if !streaming.quiet {
         tally.print();
     }

@@ -176,26 +176,40 @@ pub fn is_pgn_name(name: &str) -> bool {
     PGN_EXTENSIONS.iter().any(|ext| name.ends_with(ext))
 }
 
+/// The inputs of a run once its directories are walked ([`expand_dirs`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Expanded {
+    /// What to read, in order.
+    pub files: Vec<PathBuf>,
+    /// What a walk found with a PGN name that is not a regular file (a
+    /// FIFO, a socket, a device): opening it could block for ever, so it
+    /// is reported and skipped, and the run fails as for an unreadable
+    /// input.
+    pub skipped: Vec<PathBuf>,
+}
+
 /// The inputs `files` name, every directory among them replaced by the PGN
 /// files under it ([`is_pgn_name`]), recursively, in the order ripgrep's
 /// `--sort path` gives: the entries of each directory sorted by name, a
 /// subdirectory walked where its name sorts. A symlink to a file is taken;
 /// one to a directory is not walked (no cycles); a dangling one with a PGN
-/// name is taken, so that opening it reports it. A directory that holds no
-/// PGN file, or one that cannot be listed, stays as it is, so that opening
-/// it reports it. Other paths, `-` among them, are kept as given.
-pub fn expand_dirs(files: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::with_capacity(files.len());
+/// name is taken, so that opening it reports it; one to a FIFO, socket or
+/// device is skipped like the thing itself. A directory that holds no PGN
+/// file, or one that cannot be listed, stays as it is, so that opening it
+/// reports it. Other paths, `-` among them, are kept as given: a FIFO named
+/// on the command line is read.
+pub fn expand_dirs(files: &[PathBuf]) -> Expanded {
+    let mut out = Expanded::default();
     for path in files {
         let is_dir = path != Path::new("-") && std::fs::metadata(path).is_ok_and(|m| m.is_dir());
         if !is_dir {
-            out.push(path.clone());
+            out.files.push(path.clone());
             continue;
         }
-        let before = out.len();
+        let before = (out.files.len(), out.skipped.len());
         walk(path, &mut out);
-        if out.len() == before {
-            out.push(path.clone());
+        if (out.files.len(), out.skipped.len()) == before {
+            out.files.push(path.clone());
         }
     }
     out
@@ -203,9 +217,9 @@ pub fn expand_dirs(files: &[PathBuf]) -> Vec<PathBuf> {
 
 /// Adds the PGN files under the directory `dir` to `out`, in order; a
 /// subdirectory that cannot be listed is added itself, to be reported.
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+fn walk(dir: &Path, out: &mut Expanded) {
     let Ok(entries) = std::fs::read_dir(dir) else {
-        out.push(dir.to_path_buf());
+        out.files.push(dir.to_path_buf());
         return;
     };
     let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
@@ -217,10 +231,14 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         };
         if kind.is_dir() {
             walk(&path, out);
-        } else if is_pgn_name(&entry.file_name().to_string_lossy())
-            && !std::fs::metadata(&path).is_ok_and(|m| m.is_dir())
-        {
-            out.push(path);
+        } else if is_pgn_name(&entry.file_name().to_string_lossy()) {
+            match std::fs::metadata(&path) {
+                Ok(meta) if meta.is_dir() => {}
+                // A dangling link: opening it says why it cannot be read.
+                Err(_) => out.files.push(path),
+                Ok(meta) if meta.is_file() => out.files.push(path),
+                Ok(_) => out.skipped.push(path),
+            }
         }
     }
 }

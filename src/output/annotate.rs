@@ -138,6 +138,20 @@ impl TagColumns {
         self.names.is_empty()
     }
 
+    /// The tag names, in column order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Every CSV column: the fixed ones, then these.
+    pub fn csv_columns(&self) -> Vec<String> {
+        CSV_HEADER
+            .split(',')
+            .map(str::to_owned)
+            .chain(self.names.iter().cloned())
+            .collect()
+    }
+
     /// The values of the columns in `game`.
     pub fn values(&self, game: &RawGame<'_>) -> Vec<Option<String>> {
         self.names

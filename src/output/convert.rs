@@ -331,8 +331,14 @@ impl CsvRecord {
 /// for it.
 const STANDARD_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-/// The columns of a CSV run: `file,game,offset,start_fen`, the Seven Tag
-/// Roster, `extra` tags, then `plies,uci,final_fen,error`.
+/// The CSV columns before the tags: where the game is.
+pub const LEADING: [&str; 4] = ["file", "game", "offset", "start_fen"];
+
+/// The CSV columns after the tags: the game replayed.
+pub const TRAILING: [&str; 4] = ["plies", "uci", "final_fen", "error"];
+
+/// The columns of a CSV run: [`LEADING`], the Seven Tag Roster, `extra`
+/// tags, then [`TRAILING`].
 #[derive(Debug, Clone)]
 pub struct CsvColumns {
     pub extra: Vec<String>,
@@ -375,11 +381,16 @@ impl CsvColumns {
     ///
     /// When writing fails.
     pub fn write_header(&self, out: &mut dyn Write) -> io::Result<()> {
-        let mut row: Vec<&str> = vec!["file", "game", "offset", "start_fen"];
+        write_row(out, &self.names())
+    }
+
+    /// The names of the columns, in order.
+    pub fn names(&self) -> Vec<&str> {
+        let mut row: Vec<&str> = LEADING.to_vec();
         row.extend(SEVEN_TAG_ROSTER);
         row.extend(self.extra.iter().map(String::as_str));
-        row.extend(["plies", "uci", "final_fen", "error"]);
-        write_row(out, &row)
+        row.extend(TRAILING);
+        row
     }
 
     /// Writes the row of one game; a tag without a column is left out, a

@@ -3,11 +3,13 @@
 //! results; the progress bar is [`crate::stream::progress`]'s.
 
 pub mod annotate;
+pub mod atomic;
 pub mod convert;
 pub mod diag;
 pub mod json;
 pub mod pgn;
 pub mod report;
+pub mod stats;
 
 use std::io::{self, Write};
 

@@ -58,6 +58,11 @@ pub struct GameCtx<'n> {
     /// Byte offset of the game's first byte in the (uncompressed) input;
     /// `None` for a record line.
     pub offset: Option<u64>,
+    /// The game's bytes as read, up to where the next game starts (what
+    /// lies between two games goes with the first, and what precedes a
+    /// file's first game with none): every game of an input, once each.
+    /// Empty for a record line.
+    pub raw: &'n [u8],
 }
 
 /// What the sink receives, in input order.
@@ -88,6 +93,8 @@ pub struct Totals {
 pub struct InputStats {
     /// The input's name as reports show it.
     pub file: String,
+    /// Its path as given (`-` for standard input).
+    pub path: PathBuf,
     /// The `--byte-range` asked for.
     pub range: Option<ByteRange>,
     /// Offset of the first byte read: the first cut point of the range.
@@ -290,6 +297,7 @@ impl InOrder {
         self.complete = false;
         self.stats = InputStats {
             file: name,
+            path: span.path.clone(),
             range: span.range,
             first_byte: span.first_byte,
             limit: span.limit,
@@ -342,6 +350,7 @@ impl InOrder {
         &mut self,
         result: R,
         offset: Option<u64>,
+        raw: &[u8],
         sink: &mut impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
         self.game += 1;
@@ -356,6 +365,7 @@ impl InOrder {
             game: self.game,
             line_offset: self.line_offset,
             offset,
+            raw,
         };
         sink(Event::Game(ctx, result))
     }
@@ -368,7 +378,7 @@ impl InOrder {
     ) -> anyhow::Result<()> {
         results
             .into_iter()
-            .try_for_each(|result| self.deliver(result, None, sink))
+            .try_for_each(|result| self.deliver(result, None, &[], sink))
     }
 
     fn chunk<R>(
@@ -417,7 +427,18 @@ impl InOrder {
             return Ok(());
         };
         let past = limit.filter(|&l| self.base + data.len() as u64 > l);
-        for (result, offset) in scanned.results.into_iter().zip(scanned.offsets) {
+        let first_chunk = self.game == 0;
+        let ends: Vec<usize> = scanned
+            .offsets
+            .iter()
+            .skip(1)
+            .copied()
+            .chain([data.len()])
+            .collect();
+        for (j, (result, offset)) in scanned.results.into_iter().zip(scanned.offsets).enumerate() {
+            // What opens a later chunk before its first game goes with
+            // that game; what precedes a file's first game, with none.
+            let start = if j == 0 && !first_chunk { 0 } else { offset };
             let at = self.base + offset as u64;
             if let Some(limit) = past
                 && at >= limit
@@ -429,7 +450,7 @@ impl InOrder {
                 self.complete(at, self.line_offset + lines);
                 return Ok(());
             }
-            self.deliver(result, Some(at), sink)?;
+            self.deliver(result, Some(at), &data[start..ends[j]], sink)?;
         }
         for mut finding in scanned.loose {
             finding.line += self.line_offset;

@@ -22,6 +22,8 @@ use crate::input::range::{ByteRange, Region, region};
 /// the run.
 #[derive(Debug, Clone)]
 pub(super) struct Span {
+    /// The input's path as given (`-` for standard input).
+    pub path: PathBuf,
     /// The `--byte-range` asked for, if any.
     pub range: Option<ByteRange>,
     /// Byte offset of the first byte read.
@@ -107,6 +109,7 @@ fn range_items(path: &Path, range: ByteRange, counter: Arc<AtomicU64>) -> Items 
     let Region { first_byte, limit } = region;
     let stop = Arc::new(AtomicBool::new(false));
     let span = Span {
+        path: path.to_owned(),
         range: Some(range),
         first_byte,
         limit: (limit < len).then_some(limit),
@@ -190,6 +193,7 @@ fn input_items(path: &Path, format: InputFormat, counter: Arc<AtomicU64>) -> Ite
         },
     };
     let span = Span {
+        path: path.to_owned(),
         range: None,
         first_byte: 0,
         limit: None,

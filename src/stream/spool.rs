@@ -4,11 +4,13 @@
 //! [`IN_MEMORY`], until every earlier input is done. The output is so the
 //! same bytes, in input order, as a run that reads one input after another.
 
-use std::cell::{RefCell, RefMut};
+use std::cell::{Cell, RefCell, RefMut};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::rc::Rc;
+
+use crate::output::stats::{Digest, Digesting};
 
 /// Output of later inputs held in memory, in all, before what comes next
 /// goes to temporary files.
@@ -37,12 +39,31 @@ struct State<'a> {
 #[derive(Clone)]
 pub struct Spooled<'a> {
     state: Rc<RefCell<State<'a>>>,
+    /// What went out, when it is digested for `--stats`.
+    digest: Option<Rc<Cell<Digest>>>,
 }
 
 impl<'a> Spooled<'a> {
     /// A writer onto `out`.
     pub fn new(out: Box<dyn Write + 'a>) -> Spooled<'a> {
+        Spooled::with(out, None)
+    }
+
+    /// A writer onto `out` that digests what goes out ([`Spooled::digest`]).
+    pub fn digested(out: Box<dyn Write + 'a>) -> Spooled<'a> {
+        let digest = Rc::new(Cell::new(Digest::default()));
+        let out = Box::new(Digesting::new(out, Rc::clone(&digest)));
+        Spooled::with(out, Some(digest))
+    }
+
+    /// The digest of what went out so far, when it is digested.
+    pub fn digest(&self) -> Option<Digest> {
+        self.digest.as_ref().map(|d| d.get())
+    }
+
+    fn with(out: Box<dyn Write + 'a>, digest: Option<Rc<Cell<Digest>>>) -> Spooled<'a> {
         Spooled {
+            digest,
             state: Rc::new(RefCell::new(State {
                 out,
                 current: 0,
