@@ -8,7 +8,7 @@ use crate::util::{code, fixture, run, stderr, stdout};
 
 /// A game whose comment holds a blank line and a tag line: a shard boundary
 /// placed there starts a shard inside a game.
-const COMMENT_GAME: &[u8] =
+pub const COMMENT_GAME: &[u8] =
     b"[Event \"Shard boundary\"]\r\n[Site \"?\"]\r\n[Date \"????.??.??\"]\r\n\
 [Round \"?\"]\r\n[White \"A\"]\r\n[Black \"B\"]\r\n[Result \"1-0\"]\r\n\r\n\
 1. e4 {a note\r\n\r\n[Event \"not a game\"]\r\n\r\n1. d4 d5 (1... Nf6) } e5 2. Qh5 Nc6 \
@@ -16,7 +16,7 @@ const COMMENT_GAME: &[u8] =
 
 /// The real corpus with the comment game inserted about a third of the
 /// way in, written to `dir`; also where the comment's `[Event` lies.
-fn corpus(dir: &Path) -> (PathBuf, u64) {
+pub fn corpus(dir: &Path) -> (PathBuf, u64) {
     let packed = std::fs::read(fixture("corpus/pgnmentor-2mb.pgn.zst")).unwrap();
     let mut pgn = zstd::decode_all(&packed[..]).unwrap();
     let third = pgn.len() / 3;

@@ -1,12 +1,15 @@
 //! Integration tests: each module runs the real `pgnkit` binary on fixtures.
 
 mod annotate_outcome;
+mod between_runs;
 mod bounds;
 mod cli;
 mod convert;
 mod fuzz_replay;
 mod hostile;
+mod merge;
 mod perft;
+mod problem_games;
 mod readme;
 mod shards;
 mod solver_bound;

@@ -1005,15 +1005,14 @@ fn bad_and_good_games_follow_ignore_and_refuse_an_input() {
         std::fs::read(&copy).unwrap(),
         std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap()
     );
-    // Standard input cannot be read twice.
+    // Standard input is read once, and split as it is read (issue 20).
+    let twic = std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap();
     let out = run(
-        &["validate", "--good-games", good.to_str().unwrap()],
-        Some(b""),
+        &["validate", "-q", "--good-games", good.to_str().unwrap()],
+        Some(&twic),
     );
-    assert_eq!(code(&out), 2);
-    assert!(
-        stderr(&out).contains("not standard input"),
-        "{}",
-        stderr(&out)
-    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let kept = std::fs::read_to_string(&good).unwrap();
+    assert_eq!(kept.matches("[Event ").count(), 11);
+    assert!(!kept.contains("Erigaisi"));
 }

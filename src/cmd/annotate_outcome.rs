@@ -152,7 +152,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                         };
                         for finding in done.damage {
                             *codes.entry(finding.code.as_str()).or_default() += 1;
-                            report_finding(&place, ctx.line_offset, finding);
+                            report_finding(&out, &place, ctx.line_offset, finding);
                         }
                     }
                     match (&done.pgn, written) {
@@ -171,7 +171,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                 }
                 // Text holding no game is `validate`'s business.
                 Event::Loose(..) => {}
-                Event::Failed(file, err) => diag::error(format!("{file}: {err}")),
+                Event::Failed(file, err) => out.error(format!("{file}: {err}")),
             }
             Ok(())
         },

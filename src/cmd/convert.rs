@@ -240,7 +240,7 @@ impl Writer<'_> {
             // Text between games that holds no game: nothing to convert.
             Event::Loose(..) => Ok(()),
             Event::Failed(file, err) => {
-                diag::error(format!("{file}: {err}"));
+                self.out.error(format!("{file}: {err}"));
                 Ok(())
             }
         }
@@ -264,7 +264,7 @@ impl Writer<'_> {
             };
             for finding in report.findings {
                 *self.codes.entry(finding.code.as_str()).or_default() += 1;
-                report_finding(&place, ctx.line_offset, finding);
+                report_finding(&self.out, &place, ctx.line_offset, finding);
             }
         }
         let failed = || format!("failed to write the {WHAT}");

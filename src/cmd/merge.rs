@@ -103,8 +103,9 @@ fn read_shard(output: &Path) -> anyhow::Result<Shard> {
     if stats.format == "csv" && stats.columns.as_ref().is_none_or(Vec::is_empty) {
         return Err(refuse("a CSV shard's statistics name no columns".to_owned()));
     }
-    let consistent = input.first_byte >= input.start
-        && input.end_byte >= input.first_byte
+    // (`first_byte` may lie before `start` only when the range starts past
+    // the end of the file.)
+    let consistent = input.end_byte >= input.first_byte
         && input.limit.is_none_or(|l| l >= input.first_byte)
         && input.end.is_none_or(|e| e >= input.start)
         && stats.games == input.games
@@ -152,12 +153,12 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
     Some((meta.dev(), meta.ino()))
 }
 
-/// Refuses an output that is one of the shards or their statistics:
-/// writing it would destroy what is being merged.
+/// Refuses an output that is one of the shards, their statistics or their
+/// input: writing it would destroy what is being merged.
 fn check_output(args: &MergeArgs, shards: &[Shard]) -> anyhow::Result<()> {
     let mut read: Vec<((u64, u64), &Path)> = Vec::new();
     for shard in shards {
-        for p in [&shard.output, &shard.stats_path] {
+        for p in [&shard.output, &shard.stats_path, &shard.path] {
             if let Some(id) = identity(p) {
                 read.push((id, p));
             }
@@ -238,6 +239,9 @@ fn format_flag(command: &str) -> &'static str {
         .find(|(c, _)| *c == command)
         .map_or("-f", |(_, f)| f)
 }
+
+/// Where every CSV row of pgnkit names its file.
+const FILE_COLUMN: usize = 0;
 
 /// Where pgnkit's own `game` and `line` columns are in a CSV row of
 /// `command` (tags come after them, or after pgnkit's leading columns).
@@ -357,8 +361,8 @@ fn each_record(
 
 /// The byte ranges of the numbers (or `null`s) of the top-level `game` and
 /// `line` keys of one JSON object, checking that the record is one object.
-fn json_places(record: &[u8]) -> anyhow::Result<[Option<std::ops::Range<usize>>; 2]> {
-    let mut places = [None, None];
+fn json_places(record: &[u8]) -> anyhow::Result<[Option<std::ops::Range<usize>>; 3]> {
+    let mut places = [None, None, None];
     if record.first() != Some(&b'{') || record.last() != Some(&b'}') {
         bail!("it is not one JSON object on its line");
     }
@@ -392,11 +396,14 @@ fn json_places(record: &[u8]) -> anyhow::Result<[Option<std::ops::Range<usize>>;
             }
             b':' if depth == 1 => {
                 if let Some(k) = key.take() {
-                    let slot = match &record[k] {
+                    let slot = match &record[k.clone()] {
                         b"game" => Some(0),
                         b"line" => Some(1),
                         _ => None,
                     };
+                    if &record[k] == b"file" {
+                        places[2] = Some(string_at(record, i + 1)?);
+                    }
                     if let Some(slot) = slot {
                         let start = i + 1;
                         let len = record[start..]
@@ -417,10 +424,29 @@ fn json_places(record: &[u8]) -> anyhow::Result<[Option<std::ops::Range<usize>>;
     Ok(places)
 }
 
+/// The byte range of the JSON string (quotes included) at `at`.
+fn string_at(record: &[u8], at: usize) -> anyhow::Result<std::ops::Range<usize>> {
+    if record.get(at) != Some(&b'"') {
+        bail!("a `file` that is not a string");
+    }
+    let mut i = at + 1;
+    loop {
+        match record.get(i) {
+            None => bail!("a string that does not end"),
+            Some(b'\\') => i += 2,
+            Some(b'"') => return Ok(at..i + 1),
+            Some(_) => i += 1,
+        }
+    }
+}
+
 /// One shard of the plan: its records are copied, with `game` and `line`
 /// shifted by the games and lines of the shards of its file before it.
 struct Step {
     shard: usize,
+    /// The name the records give their file, when a rerun named it
+    /// otherwise (the rerun reads the absolute path).
+    file: Option<String>,
     /// The shard run again from where its predecessor's last game ended.
     rerun: Option<Shard>,
     games: u64,
@@ -472,8 +498,13 @@ fn plan(shards: &[Shard], reruns: &mut Reruns<'_>) -> anyhow::Result<(Vec<Step>,
             };
             let used = rerun.as_ref().unwrap_or(shard);
             let read = used.input();
+            let file = rerun
+                .as_ref()
+                .filter(|r| r.input().file != input.file)
+                .map(|_| input.file.clone());
             steps.push(Step {
                 shard: i,
+                file,
                 games,
                 lines,
                 rerun: rerun.clone(),
@@ -528,15 +559,19 @@ impl Reruns<'_> {
 
 /// Set by SIGINT or SIGTERM: the merge stops, ends a rerun's child and
 /// leaves nothing behind.
+/// Registered once per process (a library caller may merge many times).
 fn interrupted_flag() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        // Without the handler a signal kills the merge as before, which
-        // still leaves no partial output (the output is a temporary file
-        // until the end); the rerun's child would live on.
-        let _ = signal_hook::flag::register(signal, Arc::clone(&flag));
-    }
-    flag
+    static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
+    Arc::clone(FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            // Should registering fail, a signal kills the merge as before:
+            // still no partial output (it is a temporary file until the
+            // end), but the rerun's child would live on.
+            let _ = signal_hook::flag::register(signal, Arc::clone(&flag));
+        }
+        flag
+    }))
 }
 
 fn check_interrupt(flag: &AtomicBool) -> anyhow::Result<()> {
@@ -631,10 +666,13 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Re
                 check_interrupt(&interrupted)?;
             }
             match record {
-                Record::Json(bytes) => write_json(&mut out, bytes, keys, games, lines),
+                Record::Json(bytes) => write_json(&mut out, bytes, keys, games, lines, step.file.as_deref()),
                 Record::Csv(row) => {
                     let mut fields: Vec<std::borrow::Cow<'_, [u8]>> =
                         row.iter().map(std::borrow::Cow::Borrowed).collect();
+                    if let Some(file) = &step.file {
+                        fields[FILE_COLUMN] = file.as_bytes().to_vec().into();
+                    }
                     for (column, by) in [(Some(game_col), games), (line_col, lines)] {
                         if let Some(c) = column {
                             fields[c] = shift(&fields[c], by)?.into_bytes().into();
@@ -762,16 +800,28 @@ fn shift(field: &[u8], by: u64) -> anyhow::Result<String> {
 
 /// Writes one JSON record with its top-level `game` (and, for `keys[1]`,
 /// `line`) numbers shifted.
-fn write_json(out: &mut dyn Write, record: &[u8], keys: [bool; 2], games: u64, lines: u64) -> anyhow::Result<()> {
-    let places = json_places(record)?;
+fn write_json(
+    out: &mut dyn Write,
+    record: &[u8],
+    keys: [bool; 2],
+    games: u64,
+    lines: u64,
+    file: Option<&str>,
+) -> anyhow::Result<()> {
+    let [game, line, file_place] = json_places(record)?;
     let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
-    for ((place, by), wanted) in places.into_iter().zip([games, lines]).zip(keys) {
+    for ((place, by), wanted) in [game, line].into_iter().zip([games, lines]).zip(keys) {
         if let (Some(place), true) = (place, wanted) {
             let value = &record[place.clone()];
             if value != b"null" {
                 edits.push((place, shift(value, by)?));
             }
         }
+    }
+    if let (Some(name), Some(place)) = (file, file_place) {
+        let mut quoted = Vec::new();
+        crate::output::json::write_str(&mut quoted, name).context("failed to write the merged output")?;
+        edits.push((place, String::from_utf8(quoted).expect("JSON is UTF-8")));
     }
     edits.sort_by_key(|(r, _)| r.start);
     let mut at = 0;
@@ -792,18 +842,22 @@ mod tests {
     #[test]
     fn only_top_level_numbers_are_found() {
         let r = br#"{"file":"x\"game\":7","game":3,"offset":9,"line":12,"x":{"game":1,"line":2}}"#;
-        let [g, l] = json_places(r).unwrap();
+        let [g, l, f] = json_places(r).unwrap();
         assert_eq!(&r[g.unwrap()], b"3");
         assert_eq!(&r[l.unwrap()], b"12");
+        assert_eq!(&r[f.unwrap()], br#""x\"game\":7""#);
         let mut out = Vec::new();
-        write_json(&mut out, r, [true, true], 10, 100).unwrap();
+        write_json(&mut out, r, [true, true], 10, 100, None).unwrap();
         assert_eq!(
             out,
             b"{\"file\":\"x\\\"game\\\":7\",\"game\":13,\"offset\":9,\"line\":112,\"x\":{\"game\":1,\"line\":2}}\n"
         );
+        let mut out = Vec::new();
+        write_json(&mut out, r, [true, false], 1, 1, Some("a\"b")).unwrap();
+        assert!(out.starts_with(b"{\"file\":\"a\\\"b\",\"game\":4,"));
         let n = br#"{"game":null,"line":5}"#;
         let mut out = Vec::new();
-        write_json(&mut out, n, [true, false], 10, 10).unwrap();
+        write_json(&mut out, n, [true, false], 10, 10, None).unwrap();
         assert_eq!(out, b"{\"game\":null,\"line\":5}\n");
         for bad in [&br#"{"game":1"#[..], br#"{"a":"b}"#, br#"{"a":1}}"#, b"", br#"{"a":[}"#] {
             assert!(json_places(bad).is_err(), "{}", String::from_utf8_lossy(bad));

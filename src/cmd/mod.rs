@@ -485,7 +485,12 @@ pub(crate) type Codes = std::collections::BTreeMap<&'static str, u64>;
 /// chunk at `line_offset`) on standard error, in `validate`'s words: what
 /// came from the input is escaped and cut there (the file name is the
 /// user's own).
-pub(crate) fn report_finding(place: &Place<'_>, line_offset: u64, mut finding: Finding) {
+pub(crate) fn report_finding(
+    spool: &Spooled<'_>,
+    place: &Place<'_>,
+    line_offset: u64,
+    mut finding: Finding,
+) {
     finding.line += line_offset;
     finding.san = finding
         .san
@@ -494,5 +499,5 @@ pub(crate) fn report_finding(place: &Place<'_>, line_offset: u64, mut finding: F
     let mut text = Vec::new();
     report::write_finding(&mut text, report::Format::Text, place, &finding)
         .expect("writing to a Vec cannot fail");
-    diag::error(String::from_utf8_lossy(text.trim_ascii_end()));
+    spool.error(String::from_utf8_lossy(text.trim_ascii_end()));
 }

@@ -78,6 +78,20 @@ impl Policy {
                 }
             }
         }
+        for when in &args.fail_on {
+            if let Some(code) = Code::from_name(when)
+                && !keep[code.index()]
+            {
+                anyhow::bail!(
+                    "--fail-on {when} can never fail the run: {} leaves `{when}` out of the report",
+                    if args.ignore.iter().any(|c| c == when) {
+                        "--ignore"
+                    } else {
+                        "--only"
+                    }
+                );
+            }
+        }
         Ok(Policy { keep, fail })
     }
 
@@ -421,7 +435,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
                     report::write_finding(&mut out, format, &place, &finding)
                         .with_context(failed)?;
                 }
-                Event::Failed(file, err) => diag::error(format!("{file}: {err}")),
+                Event::Failed(file, err) => out.error(format!("{file}: {err}")),
             }
             Ok(())
         },

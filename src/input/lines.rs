@@ -29,7 +29,9 @@ impl LineFormat {
     /// Whether `line` is a record (a game or a position) in this format.
     pub fn is_record(self, line: &Line) -> bool {
         match self {
-            LineFormat::Uci => true,
+            // A blank UCI line is a game without moves; a `#` line is a
+            // comment, as the format's detection takes it.
+            LineFormat::Uci => !is_comment(line.text.as_bytes()),
             LineFormat::Positions | LineFormat::Fen => !is_comment_or_blank(line.text.as_bytes()),
         }
     }
@@ -39,6 +41,11 @@ impl LineFormat {
 /// a position file.
 fn is_comment_or_blank(line: &[u8]) -> bool {
     line.trim_ascii().first().is_none_or(|&b| b == b'#')
+}
+
+/// A line whose first non-blank byte is `#`.
+fn is_comment(line: &[u8]) -> bool {
+    line.trim_ascii().first() == Some(&b'#')
 }
 
 /// One line of input.
@@ -70,11 +77,25 @@ const BATCH: usize = 2048;
 /// assert_eq!(detect(b"1. e4 e5 *\n"), None);
 /// ```
 pub fn detect(head: &[u8]) -> Option<LineFormat> {
+    detect_in(head, true)
+}
+
+/// [`detect`] on the first bytes of an input; unless `whole`, the first
+/// record line may be cut short, and its last word is not looked at.
+fn detect_in(head: &[u8], whole: bool) -> Option<LineFormat> {
     let head = head.strip_prefix(BOM).unwrap_or(head);
-    let line = head
-        .split(|&b| b == b'\n')
-        .map(<[u8]>::trim_ascii)
-        .find(|l| !is_comment_or_blank(l))?;
+    let mut lines = head.split(|&b| b == b'\n');
+    let line = lines.find(|l| !is_comment_or_blank(l))?;
+    let cut = !whole && lines.next().is_none();
+    let mut line = line.trim_ascii();
+    if cut {
+        // The line goes on past what was read: its last word may be cut.
+        match line.iter().rposition(u8::is_ascii_whitespace) {
+            Some(at) => line = &line[..at],
+            None if line.len() > 8 => {}
+            None => return None,
+        }
+    }
     let mut words = line
         .split(|b| b.is_ascii_whitespace())
         .filter(|w| !w.is_empty());
@@ -110,16 +131,23 @@ fn is_uci_move(word: &[u8]) -> bool {
 /// An input with its first bytes read, and given back in front of the rest.
 pub type Replayed<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
 
-/// Bytes read at most to tell the format of an input.
-const HEAD: usize = 4096;
+/// Bytes of the first record line read at most to tell the format of an
+/// input: a UCI game of thousands of moves fits; a longer line is told by
+/// its first words.
+const FIRST_LINE: usize = 64 << 10;
+
+/// Bytes of `#` comment and blank lines read at most before the first
+/// record line: past them the input is taken as PGN.
+const COMMENTS: usize = 64 << 20;
 
 /// Tells the format of `reader` ([`detect`]) and gives back a reader that
 /// yields every byte of the input, the sniffed ones first: the input is
 /// read once, so a pipe or FIFO loses nothing.
 ///
-/// Reads until the first non-blank line is complete, the input ends, or
-/// `HEAD` bytes are in, so a slow pipe is not waited on longer than the
-/// first line takes.
+/// Reads until the first line that is neither blank nor a `#` comment is
+/// complete (however long the comments before it), the input ends, or that
+/// line is longer than [`FIRST_LINE`], so a slow pipe is not waited on
+/// longer than the first record takes.
 ///
 /// # Errors
 ///
@@ -137,24 +165,57 @@ const HEAD: usize = 4096;
 /// assert_eq!(all, "e2e4 e7e5\nd2d4\n");
 /// ```
 pub fn sniff<R: Read>(mut reader: R) -> io::Result<(Option<LineFormat>, Replayed<R>)> {
-    let mut head = Vec::with_capacity(HEAD);
-    while head.len() < HEAD && !has_first_line(&head) {
-        if read_more(&mut reader, &mut head, HEAD)? {
+    let mut head = Vec::with_capacity(4096);
+    let mut whole = false;
+    loop {
+        match first_line(&head) {
+            FirstLine::Complete => break,
+            FirstLine::Open(start) if head.len() - start > FIRST_LINE => break,
+            _ if head.len() > COMMENTS + FIRST_LINE => break,
+            _ => {}
+        }
+        let want = head.len() + (64 << 10);
+        if read_more(&mut reader, &mut head, want)? {
+            whole = true;
             break;
         }
     }
-    let format = detect(&head);
+    let format = detect_in(&head, whole || first_line(&head) == FirstLine::Complete);
     Ok((format, io::Cursor::new(head).chain(reader)))
 }
 
-/// Whether `head` holds a complete line that is neither blank nor a `#`
-/// comment (all [`detect`] reads).
-fn has_first_line(head: &[u8]) -> bool {
-    let head = head.strip_prefix(BOM).unwrap_or(head);
-    let mut lines = head.split(|&b| b == b'\n');
-    // The last piece has no line ending yet.
-    lines.next_back();
-    lines.any(|l| !is_comment_or_blank(l))
+/// How far `head` holds the first line that is neither blank nor a `#`
+/// comment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FirstLine {
+    /// Every line so far is blank or a comment.
+    NotYet,
+    /// It starts at this offset and has no line ending yet.
+    Open(usize),
+    /// It is complete.
+    Complete,
+}
+
+fn first_line(head: &[u8]) -> FirstLine {
+    let skip = if head.starts_with(BOM) { BOM.len() } else { 0 };
+    let mut start = skip;
+    while start < head.len() {
+        let Some(len) = memchr::memchr(b'\n', &head[start..]) else {
+            // The last piece has no line ending yet; a comment may still
+            // turn out to be one.
+            let rest = &head[start..];
+            return if is_comment(rest) || rest.trim_ascii().is_empty() {
+                FirstLine::NotYet
+            } else {
+                FirstLine::Open(start)
+            };
+        };
+        if !is_comment_or_blank(&head[start..start + len]) {
+            return FirstLine::Complete;
+        }
+        start += len + 1;
+    }
+    FirstLine::NotYet
 }
 
 /// Splits an input into batches of numbered lines (without their line
@@ -204,6 +265,23 @@ impl<R: BufRead> Iterator for LineBatches<R> {
                 }
                 let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
                 let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+                if memchr::memchr(b'\r', bytes).is_some() {
+                    self.done = true;
+                    let error = io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!(
+                            "line {}: lines end with a bare carriage return (classic Mac OS line \
+                             endings), which would run records together; convert them first: \
+                             tr '\\r' '\\n'",
+                            self.number
+                        ),
+                    );
+                    if batch.is_empty() {
+                        return Some(Err(error));
+                    }
+                    self.failed = Some(error);
+                    break;
+                }
                 batch.push(Line {
                     text: decode_text(bytes).into_owned(),
                     number: self.number,
@@ -271,8 +349,11 @@ mod tests {
             }
             assert!(format.is_record(&line("8/8/8/8/8/8/8/K1k5 w - - # x")));
         }
-        // A blank UCI line is a game without moves.
+        // A blank UCI line is a game without moves; a `#` line a comment,
+        // as the detection takes it (issue 20).
         assert!(LineFormat::Uci.is_record(&line("")));
+        assert!(!LineFormat::Uci.is_record(&line("# e2e4")));
+        assert!(LineFormat::Uci.is_record(&line("e2e4 e7e5")));
     }
 
     #[test]
@@ -323,6 +404,44 @@ mod tests {
         let err = batches.next().unwrap().unwrap_err();
         assert_eq!(err.to_string(), "disk on fire");
         assert!(batches.next().is_none());
+    }
+
+    /// Issue 20: detection is decided on the first record line, however
+    /// long the comments before it or the line itself.
+    #[test]
+    fn length_does_not_fool_the_detection() {
+        let fen = "8/8/8/8/8/8/8/K1k5 w - - 0 1\n";
+        let comments = "# a comment line of a test suite, repeated\n".repeat(200);
+        assert!(comments.len() > 8192);
+        for data in [format!("{comments}{fen}"), format!("{comments}\n\n{fen}{fen}")] {
+            let (format, _) = sniff(Trickle(data.as_bytes())).unwrap();
+            assert_eq!(format, Some(LineFormat::Positions));
+        }
+        let uci = format!("{}\n", ["e2e4 e7e5 g1f3 b8c6 f3g1 c6b8"; 300].join(" "));
+        assert!(uci.len() > 4096);
+        let (format, _) = sniff(uci.as_bytes()).unwrap();
+        assert_eq!(format, Some(LineFormat::Uci));
+        let long = format!("{}\n", ["e2e4 e7e5 g1f3 b8c6 f3g1 c6b8"; 3000].join(" "));
+        assert!(long.len() > FIRST_LINE);
+        let (format, _) = sniff(long.as_bytes()).unwrap();
+        assert_eq!(format, Some(LineFormat::Uci));
+        let pgn = format!("{comments}[Event \"x\"]\n\n1. e4 *\n");
+        assert_eq!(sniff(pgn.as_bytes()).unwrap().0, None);
+        // UCI moves cut mid-word by the read limit are not taken for PGN.
+        let (format, _) = sniff(Trickle(long.as_bytes())).unwrap();
+        assert_eq!(format, Some(LineFormat::Uci));
+    }
+
+    #[test]
+    fn bare_carriage_returns_are_refused_with_a_reason() {
+        let data: &[u8] = b"8/8/8/8/8/8/8/K1k5 w - - 0 1\r8/8/8/8/8/8/8/K1k5 b - - 0 1\r";
+        let mut batches = LineBatches::new(data);
+        let err = batches.next().unwrap().unwrap_err();
+        assert!(err.to_string().contains("bare carriage return"), "{err}");
+        assert!(batches.next().is_none());
+        // CRLF is fine.
+        let crlf: &[u8] = b"a\r\nb\r\n";
+        assert_eq!(LineBatches::new(crlf).flat_map(Result::unwrap).count(), 2);
     }
 
     #[test]

@@ -22,7 +22,12 @@ fn line(text: impl Display) {
 
 /// Prints `pgnkit: {message}` on standard error, control characters escaped.
 pub fn error(message: impl Display) {
-    line(format_args!("pgnkit: {}", escaped(&message.to_string())));
+    line(error_line(message));
+}
+
+/// The line [`error`] prints.
+pub fn error_line(message: impl Display) -> String {
+    format!("pgnkit: {}", escaped(&message.to_string()))
 }
 
 /// Prints `pgnkit: warning: {message}` on standard error, control

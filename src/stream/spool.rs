@@ -30,6 +30,8 @@ struct State<'a> {
     next: usize,
     done: Vec<bool>,
     held: BTreeMap<usize, Held>,
+    /// Diagnostics of later inputs, printed when their turn comes.
+    notes: BTreeMap<usize, Vec<String>>,
     /// Bytes held in memory, over all inputs.
     in_memory: usize,
 }
@@ -70,6 +72,7 @@ impl<'a> Spooled<'a> {
                 next: 0,
                 done: Vec::new(),
                 held: BTreeMap::new(),
+                notes: BTreeMap::new(),
                 in_memory: 0,
             })),
         }
@@ -98,6 +101,9 @@ impl<'a> Spooled<'a> {
         state.done[index] = true;
         loop {
             let next = state.next;
+            for note in state.notes.remove(&next).unwrap_or_default() {
+                crate::output::diag::note(note);
+            }
             if let Some(held) = state.held.remove(&next) {
                 let out = &mut state.out;
                 match held {
@@ -116,6 +122,27 @@ impl<'a> Spooled<'a> {
             }
             state.next += 1;
         }
+    }
+}
+
+impl Spooled<'_> {
+    /// Prints a diagnostic line (as [`crate::output::diag`] made it) on
+    /// standard error in input order: at once for the input whose turn it
+    /// is, when its turn comes for a later one.
+    pub fn note(&self, line: String) {
+        let mut state = self.lock();
+        let current = state.current;
+        if current <= state.next {
+            drop(state);
+            crate::output::diag::note(line);
+        } else {
+            state.notes.entry(current).or_default().push(line);
+        }
+    }
+
+    /// [`Spooled::note`] of `pgnkit: {message}`, as [`crate::output::diag::error`] writes it.
+    pub fn error(&self, message: impl std::fmt::Display) {
+        self.note(crate::output::diag::error_line(message));
     }
 }
 
@@ -138,7 +165,16 @@ impl Write for Spooled<'_> {
             && over
         {
             // Past the bound, this input's output moves to a file.
-            let mut file = tempfile::tempfile()?;
+            let mut file = tempfile::tempfile().map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!(
+                        "cannot make a temporary file in {} to hold the output of a later input \
+                         (set TMPDIR, or give -j1): {e}",
+                        std::env::temp_dir().display()
+                    ),
+                )
+            })?;
             file.write_all(bytes)?;
             state.in_memory -= bytes.len();
             *held = Held::File(file);

@@ -1,0 +1,588 @@
+//! `pgnkit merge` trusts nothing it is handed (issue 20): shards and their
+//! statistics are another run's output. Every refusal is exit 2 with
+//! nothing written and an old output left as it was; every honest tiling,
+//! however it cuts the file, merges into the bytes of one run.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use pgnkit::output::stats::RunStats;
+
+use crate::shards::corpus;
+use crate::util::{code, fixture, pgnkit, stderr};
+
+/// Runs pgnkit with OS-string arguments from `dir`.
+fn run_in(dir: &Path, args: &[&OsStr]) -> Output {
+    pgnkit()
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("pgnkit runs")
+}
+
+fn os(s: &str) -> &OsStr {
+    OsStr::new(s)
+}
+
+/// Shards of `input` cut at `bounds` (consecutive pairs; an empty bound is
+/// an open end), written as `{name}{i}` in `dir` with their statistics, by
+/// `args` run from `cwd`; the shard paths in range order.
+fn make_shards(
+    dir: &Path,
+    cwd: &Path,
+    name: &str,
+    args: &[&str],
+    input: &OsStr,
+    bounds: &[String],
+) -> Vec<PathBuf> {
+    let mut shards = Vec::new();
+    for (i, pair) in bounds.windows(2).enumerate() {
+        let out = dir.join(format!("{name}{i}"));
+        let mut stats = out.as_os_str().to_owned();
+        stats.push(".stats.json");
+        let range = format!("{}..{}", pair[0], pair[1]);
+        let mut all: Vec<&OsStr> = args.iter().map(|a| os(a)).collect();
+        all.extend([
+            os("-q"),
+            os("-j1"),
+            os("--byte-range"),
+            os(&range),
+            os("--stats"),
+            &stats,
+            os("-o"),
+            out.as_os_str(),
+            os("--"),
+            input,
+        ]);
+        let result = run_in(cwd, &all);
+        assert!(
+            matches!(code(&result), 0 | 1),
+            "{args:?} {range}: {}",
+            stderr(&result)
+        );
+        shards.push(out);
+    }
+    shards
+}
+
+/// One run of `args` over `input` from `cwd`: its standard output.
+fn one_run(cwd: &Path, args: &[&str], input: &OsStr) -> Vec<u8> {
+    let mut all: Vec<&OsStr> = args.iter().map(|a| os(a)).collect();
+    all.extend([os("-q"), os("-j1"), os("--"), input]);
+    let out = run_in(cwd, &all);
+    assert!(matches!(code(&out), 0 | 1), "{}", stderr(&out));
+    out.stdout
+}
+
+/// `merge` with `extra` flags, then the shards.
+fn merge(cwd: &Path, extra: &[&str], shards: &[PathBuf]) -> Output {
+    let mut all: Vec<&OsStr> = vec![os("merge")];
+    all.extend(extra.iter().map(|a| os(a)));
+    all.extend(shards.iter().map(|s| s.as_os_str()));
+    run_in(cwd, &all)
+}
+
+fn stats_of(shard: &Path) -> PathBuf {
+    let mut s = shard.as_os_str().to_owned();
+    s.push(".stats.json");
+    PathBuf::from(s)
+}
+
+/// Reads, changes and rewrites a shard's statistics with a valid checksum:
+/// an edit made on purpose, as a careless script or a hostile user would.
+fn edit_stats(shard: &Path, edit: impl FnOnce(&mut RunStats)) {
+    let path = stats_of(shard);
+    let mut stats = RunStats::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    edit(&mut stats);
+    std::fs::write(&path, stats.to_json()).unwrap();
+}
+
+/// Asserts a refusal: exit 2, a message holding `says`, nothing on
+/// standard output.
+fn refused(out: &Output, says: &str, what: &str) {
+    assert_eq!(code(out), 2, "{what}: {}", stderr(out));
+    assert!(
+        stderr(out).contains(says),
+        "{what}: `{says}` not in: {}",
+        stderr(out)
+    );
+    assert!(out.stdout.is_empty(), "{what}: wrote to standard output");
+}
+
+/// The corpus cut in three, with a boundary inside the comment game (the
+/// shard after it begins inside a game: merge reruns it).
+fn three(dir: &Path) -> (PathBuf, Vec<String>) {
+    let (input, inside) = corpus(dir);
+    let len = std::fs::metadata(&input).unwrap().len();
+    let bounds = vec![
+        String::new(),
+        inside.to_string(),
+        (len * 2 / 3).to_string(),
+        String::new(),
+    ];
+    (input, bounds)
+}
+
+const VALIDATE_CSV: &[&str] = &["validate", "-f", "csv"];
+
+#[test]
+fn an_output_that_is_a_shard_or_its_statistics_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, bounds) = three(dir.path());
+    let shards = make_shards(dir.path(), dir.path(), "sh", VALIDATE_CSV, input.as_os_str(), &bounds);
+    let before: Vec<Vec<u8>> = shards.iter().map(|s| std::fs::read(s).unwrap()).collect();
+    for target in [shards[0].clone(), stats_of(&shards[1])] {
+        let t = target.to_str().unwrap();
+        let out = merge(dir.path(), &["-o", t], &shards);
+        refused(&out, "which merge reads", &format!("-o {t}"));
+    }
+    // `merge … >> sh1`: standard output is a shard.
+    let append = std::fs::OpenOptions::new().append(true).open(&shards[1]).unwrap();
+    let out = pgnkit()
+        .current_dir(dir.path())
+        .arg("merge")
+        .args(&shards)
+        .stdout(append)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("standard output"), "{}", stderr(&out));
+    for (shard, bytes) in shards.iter().zip(&before) {
+        assert!(std::fs::read(shard).unwrap() == *bytes, "{} changed", shard.display());
+    }
+    // The same shard twice would count its games twice.
+    let twice = [shards[0].clone(), shards[0].clone(), shards[1].clone(), shards[2].clone()];
+    refused(&merge(dir.path(), &[], &twice), "the same shard", "a shard twice");
+}
+
+#[test]
+fn a_shard_whose_input_could_not_be_read_ends_the_merge_as_one_run_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let packed = std::fs::read(fixture("corpus/pgnmentor-2mb.pgn.zst")).unwrap();
+    let cut = dir.path().join("cut.pgn.zst");
+    std::fs::write(&cut, &packed[..packed.len() / 2]).unwrap();
+    let shard = dir.path().join("whole.csv");
+    let stats = stats_of(&shard);
+    let out = pgnkit()
+        .args(["annotate-outcome", "-q", "-f", "csv", "--stats"])
+        .arg(&stats)
+        .arg("-o")
+        .arg(&shard)
+        .arg(&cut)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "the truncated input fails its run");
+    let merged_path = dir.path().join("merged.csv");
+    let merged = merge(dir.path(), &["-o", merged_path.to_str().unwrap()], &[shard.clone()]);
+    assert_eq!(code(&merged), 2, "{}", stderr(&merged));
+    assert!(stderr(&merged).contains("could not read"), "{}", stderr(&merged));
+    assert!(stderr(&merged).contains("whole.csv"), "{}", stderr(&merged));
+    // What was read is written, as the run that failed wrote it.
+    let written = std::fs::read(&merged_path).unwrap();
+    assert!(written == std::fs::read(&shard).unwrap());
+    assert!(written.len() > 10_000);
+}
+
+#[test]
+fn a_rerun_reads_the_recorded_file_never_what_args_or_cwd_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, bounds) = three(dir.path());
+    let run_dir = dir.path().join("run");
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&run_dir).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::rename(&input, run_dir.join("games.pgn")).unwrap();
+    // A different file of the same name where merge runs.
+    std::fs::write(other.join("games.pgn"), std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap()).unwrap();
+    let shards = make_shards(dir.path(), &run_dir, "sh", VALIDATE_CSV, os("games.pgn"), &bounds);
+    let one = one_run(&run_dir, VALIDATE_CSV, os("games.pgn"));
+    // The directory the shards ran in is gone; its file moved elsewhere
+    // would be another file: the recorded absolute path is what counts.
+    edit_stats(&shards[1], |s| {
+        s.args = vec!["validate".into(), "-f".into(), "csv".into(), "games.pgn".into()];
+        s.cwd = Some("/nonexistent".into());
+    });
+    let merged = merge(&other, &[], &shards);
+    assert_eq!(code(&merged), 0, "{}", stderr(&merged));
+    assert!(merged.stdout == one, "merged rows differ from one run over the recorded file");
+    // An edit without a valid checksum is refused.
+    let stats = stats_of(&shards[2]);
+    let text = std::fs::read_to_string(&stats).unwrap();
+    std::fs::write(&stats, text.replacen("\"games\":", "\"games\":1", 1)).unwrap();
+    refused(&merge(&other, &[], &shards), "checksum", "an edited --stats");
+    std::fs::write(&stats, &text).unwrap();
+    // The recorded file changed since the shards ran: the rerun refuses.
+    let games = run_dir.join("games.pgn");
+    let mut bytes = std::fs::read(&games).unwrap();
+    bytes.extend_from_slice(b"\n[Event \"added later\"]\n\n1. e4 *\n");
+    std::fs::write(&games, &bytes).unwrap();
+    refused(&merge(&other, &[], &shards), "changed", "a changed input");
+}
+
+#[test]
+fn a_tag_column_named_line_or_game_is_never_renumbered() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, bounds) = three(dir.path());
+    // Every game gets tags named like pgnkit's own columns.
+    let text = std::fs::read(&input).unwrap();
+    let tagged = memchr::memmem::find_iter(&text, b"[Event ").fold(
+        (Vec::new(), 0),
+        |(mut out, at), found| {
+            out.extend_from_slice(&text[at..found]);
+            out.extend_from_slice(b"[line \"121\"]\r\n[game \"007\"]\r\n");
+            (out, found)
+        },
+    );
+    let (mut tagged, at) = tagged;
+    tagged.extend_from_slice(&text[at..]);
+    let input = dir.path().join("tagged.pgn");
+    std::fs::write(&input, &tagged).unwrap();
+    // The inside bound moved with the added tags: recompute a cut inside
+    // the comment game.
+    let inside = memchr::memmem::find(&tagged, b"[Event \"not a game").unwrap();
+    let bounds = [bounds[0].clone(), inside.to_string(), bounds[2].clone(), String::new()];
+    for (args, extra) in [
+        (&["annotate-outcome", "-f", "csv", "--tags", "line,Game"][..], &[][..]),
+        (&["annotate-outcome", "-f", "jsonl", "--tags", "line,Game"], &["-f", "jsonl"]),
+        (&["convert", "--to", "csv", "--tags", "line,game"], &[]),
+    ] {
+        let shards = make_shards(dir.path(), dir.path(), "t", args, input.as_os_str(), &bounds);
+        let merged = merge(dir.path(), extra, &shards);
+        assert_eq!(code(&merged), 0, "{args:?}: {}", stderr(&merged));
+        let one = one_run(dir.path(), args, input.as_os_str());
+        assert!(merged.stdout == one, "{args:?}: merged differs from one run");
+        // Every row keeps its tag's value.
+        let text = String::from_utf8(merged.stdout).unwrap();
+        let rows = text.lines().filter(|l| l.contains("tagged.pgn")).count();
+        assert!(rows > 100, "{args:?}");
+        let kept = if args.contains(&"jsonl") {
+            text.matches(r#""line":"121""#).count()
+        } else {
+            let mut csv = csv::Reader::from_reader(text.as_bytes());
+            let at = csv.headers().unwrap().iter().position(|h| h == "line").unwrap();
+            csv.records().filter(|r| &r.as_ref().unwrap()[at] == "121").count()
+        };
+        assert_eq!(kept, rows, "{args:?}: a tag column was renumbered");
+    }
+}
+
+#[test]
+fn shards_of_other_commands_flags_or_formats_are_refused_and_headerless_ones_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, bounds) = three(dir.path());
+    let input = input.as_os_str();
+    let v = make_shards(dir.path(), dir.path(), "v", VALIDATE_CSV, input, &bounds);
+    let a = make_shards(dir.path(), dir.path(), "a", &["annotate-outcome", "-f", "csv"], input, &bounds);
+    let only = make_shards(dir.path(), dir.path(), "o", &["validate", "-f", "csv", "--only", "syntax"], input, &bounds);
+    let j = make_shards(dir.path(), dir.path(), "j", &["validate", "-f", "jsonl"], input, &bounds);
+    let t = make_shards(dir.path(), dir.path(), "x", &["validate", "-f", "text"], input, &bounds);
+    let mixed = |x: &[PathBuf], y: &[PathBuf]| vec![x[0].clone(), y[1].clone(), x[2].clone()];
+    refused(&merge(dir.path(), &[], &mixed(&v, &a)), "one command with the same flags", "validate and annotate");
+    refused(&merge(dir.path(), &[], &mixed(&v, &only)), "one command with the same flags", "--only");
+    refused(&merge(dir.path(), &[], &j), "give -f jsonl", "JSONL merged as CSV");
+    refused(&merge(dir.path(), &["-f", "jsonl"], &v), "give -f csv", "CSV merged as JSONL");
+    refused(&merge(dir.path(), &[], &t), "merge reads CSV and JSON Lines", "text shards");
+    // Shards without their header merge, and renumber, like the others;
+    // one headed and one headless shard too.
+    let bare = make_shards(dir.path(), dir.path(), "b", &["validate", "-f", "csv", "--no-header"], input, &bounds);
+    let one = one_run(dir.path(), VALIDATE_CSV, input);
+    for shards in [bare.clone(), mixed(&v, &bare)] {
+        let merged = merge(dir.path(), &[], &shards);
+        assert_eq!(code(&merged), 0, "{}", stderr(&merged));
+        assert!(merged.stdout == one, "headerless shards merge into one run's output");
+    }
+}
+
+#[test]
+fn a_cut_emptied_or_broken_shard_is_refused_and_the_old_output_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, bounds) = three(dir.path());
+    let target = dir.path().join("report.csv");
+    let t = target.to_str().unwrap().to_owned();
+    for (args, extra) in [(VALIDATE_CSV, &["-o", &t][..]), (&["validate", "-f", "jsonl"][..], &["-f", "jsonl", "-o", &t])] {
+        let shards = make_shards(dir.path(), dir.path(), "c", args, input.as_os_str(), &bounds);
+        let good: Vec<Vec<u8>> = shards.iter().map(|s| std::fs::read(s).unwrap()).collect();
+        let rows = good[1].iter().filter(|&&b| b == b'\n').count();
+        assert!(rows > 5, "the middle shard has rows");
+        let at_row = good[1].iter().enumerate().filter(|(_, b)| **b == b'\n').nth(rows / 2).unwrap().0 + 1;
+        for (damage, bytes) in [
+            ("cut at a row", good[1][..at_row].to_vec()),
+            ("cut mid-row", good[1][..at_row + 7].to_vec()),
+            ("emptied", Vec::new()),
+            ("a byte changed", {
+                let mut b = good[1].clone();
+                b[at_row + 2] ^= 1;
+                b
+            }),
+        ] {
+            std::fs::write(&target, b"the old report\n").unwrap();
+            std::fs::write(&shards[1], &bytes).unwrap();
+            let out = merge(dir.path(), extra, &shards);
+            refused(&out, "it is not the output its statistics describe", damage);
+            assert_eq!(std::fs::read(&target).unwrap(), b"the old report\n", "{damage}");
+        }
+        std::fs::write(&shards[1], &good[1]).unwrap();
+        // A gap between shards: refused before the output is touched.
+        let gap = [shards[0].clone(), shards[2].clone()];
+        let out = merge(dir.path(), extra, &gap);
+        refused(&out, "no shard holds bytes", "a gap");
+        assert_eq!(std::fs::read(&target).unwrap(), b"the old report\n");
+        // The last shard missing: its games would be lost.
+        let out = merge(dir.path(), extra, &shards[..2]);
+        refused(&out, "no shard holds the end", "no last shard");
+        // All present: the merge replaces the old report whole.
+        let out = merge(dir.path(), extra, &shards);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(std::fs::read(&target).unwrap() == one_run(dir.path(), args, input.as_os_str()));
+        // Nothing is left beside it.
+        let litter: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().contains(".part"))
+            .collect();
+        assert!(litter.is_empty(), "{litter:?}");
+    }
+}
+
+#[test]
+fn counts_that_overflow_or_contradict_each_other_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, bounds) = three(dir.path());
+    let shards = make_shards(dir.path(), dir.path(), "n", VALIDATE_CSV, input.as_os_str(), &bounds);
+    let saved: Vec<String> = shards
+        .iter()
+        .map(|s| std::fs::read_to_string(stats_of(s)).unwrap())
+        .collect();
+    let restore = || {
+        for (s, text) in shards.iter().zip(&saved) {
+            std::fs::write(stats_of(s), text).unwrap();
+        }
+    };
+    edit_stats(&shards[0], |s| {
+        s.games = u64::MAX;
+        s.inputs[0].games = u64::MAX;
+    });
+    refused(&merge(dir.path(), &[], &shards), "overflow", "u64::MAX games");
+    restore();
+    edit_stats(&shards[0], |s| s.inputs[0].lines = u64::MAX - 3);
+    refused(&merge(dir.path(), &[], &shards), "overflow", "u64::MAX lines");
+    restore();
+    edit_stats(&shards[1], |s| s.inputs[0].games += 1);
+    refused(&merge(dir.path(), &[], &shards), "contradict", "games that disagree");
+    restore();
+    edit_stats(&shards[1], |s| {
+        *s.findings.values_mut().next().unwrap() += 1;
+    });
+    refused(&merge(dir.path(), &[], &shards), "records", "findings that disagree with the rows");
+    restore();
+    let out = merge(dir.path(), &[], &shards);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
+
+#[test]
+fn names_that_look_like_flags_or_are_not_utf8_rerun_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, bounds) = three(dir.path());
+    for name in [&b"-openings.pgn"[..], b"a\xff[1].pgn"] {
+        let name = OsStr::from_bytes(name);
+        std::fs::copy(&input, dir.path().join(name)).unwrap();
+        // `a\xfe[1].pgn` displays like `a\xff[1].pgn`: a decoy.
+        std::fs::write(dir.path().join(OsStr::from_bytes(b"a\xfe[1].pgn")), b"[Event \"decoy\"]\n\n1. e4 *\n").unwrap();
+        for (args, extra) in [(VALIDATE_CSV, &[][..]), (&["convert", "--to", "jsonl"][..], &["-f", "jsonl"][..])] {
+            let shards = make_shards(dir.path(), dir.path(), "f", args, name, &bounds);
+            let merged = merge(dir.path(), extra, &shards);
+            assert_eq!(code(&merged), 0, "{name:?} {args:?}: {}", stderr(&merged));
+            assert!(merged.stdout == one_run(dir.path(), args, name), "{name:?} {args:?}");
+        }
+    }
+    // Two files of one relative name, from two directories: two files.
+    let (d1, d2) = (dir.path().join("d1"), dir.path().join("d2"));
+    std::fs::create_dir_all(&d1).unwrap();
+    std::fs::create_dir_all(&d2).unwrap();
+    std::fs::copy(&input, d1.join("x.pgn")).unwrap();
+    std::fs::copy(fixture("pgn/twic1599_excerpt.pgn"), d2.join("x.pgn")).unwrap();
+    let whole = [String::new(), String::new()];
+    let mut shards = make_shards(&d1, &d1, "s", VALIDATE_CSV, os("x.pgn"), &whole);
+    shards.extend(make_shards(&d2, &d2, "s", VALIDATE_CSV, os("x.pgn"), &whole));
+    let merged = merge(dir.path(), &[], &shards);
+    assert_eq!(code(&merged), 0, "{}", stderr(&merged));
+    let rows = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
+    let one = rows(&one_run(&d1, VALIDATE_CSV, os("x.pgn"))) + rows(&one_run(&d2, VALIDATE_CSV, os("x.pgn"))) - 1;
+    assert_eq!(rows(&merged.stdout), one, "both files' rows, one header");
+}
+
+#[test]
+fn merge_needs_no_temporary_directory_unless_it_reruns_and_names_it_then() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, bounds) = three(dir.path());
+    let len = std::fs::metadata(&input).unwrap().len();
+    // Whole-file shards need no rerun.
+    let exact = [String::new(), String::new()];
+    let shards = make_shards(dir.path(), dir.path(), "e", VALIDATE_CSV, input.as_os_str(), &exact);
+    let missing = dir.path().join("no-such-tmp");
+    let out = pgnkit().env("TMPDIR", &missing).arg("merge").args(&shards).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(len > 0);
+    let shards = make_shards(dir.path(), dir.path(), "r", VALIDATE_CSV, input.as_os_str(), &bounds);
+    let out = pgnkit().env("TMPDIR", &missing).arg("merge").args(&shards).output().unwrap();
+    refused(&out, "no-such-tmp", "a rerun without TMPDIR");
+}
+
+#[test]
+fn sigterm_during_a_rerun_ends_the_child_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, _) = corpus(dir.path());
+    // Ten copies: a rerun of nearly all of it takes a while.
+    let one = std::fs::read(&input).unwrap();
+    let big = dir.path().join("big.pgn");
+    std::fs::write(&big, one.repeat(10)).unwrap();
+    let inside = memchr::memmem::find(&one, b"[Event \"not a game").unwrap();
+    let bounds = [String::new(), inside.to_string(), String::new()];
+    let args = ["annotate-outcome", "-f", "csv"];
+    let shards = make_shards(dir.path(), dir.path(), "s", &args, big.as_os_str(), &bounds);
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let target = dir.path().join("out.csv");
+    let child = pgnkit()
+        .env("TMPDIR", &tmp)
+        .arg("merge")
+        .arg("-o")
+        .arg(&target)
+        .args(&shards)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the rerun's child to start: its temporary directory appears.
+    let started = std::time::Instant::now();
+    while std::fs::read_dir(&tmp).unwrap().next().is_none() {
+        assert!(started.elapsed().as_secs() < 60, "the rerun never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+    assert!(std::fs::read_dir(&tmp).unwrap().next().is_none(), "the temporary directory is left");
+    assert!(!target.exists(), "a partial output is left");
+    let litter: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().contains(".part"))
+        .collect();
+    assert!(litter.is_empty(), "{litter:?}");
+    // No pgnkit is still running on that input.
+    let running = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .any(|cmd| memchr::memmem::find(&cmd, tmp.as_os_str().as_bytes()).is_some());
+    assert!(!running, "the rerun's child is still running");
+}
+
+/// A tiny deterministic generator (xorshift), seeded per run: the seed is
+/// printed on failure, and `PGNKIT_SEED` replays it.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// Random tilings of a real multi-megabyte slice, for every mergeable
+/// subcommand and format, with and without headers, merge into the bytes
+/// of one run. Cuts fall anywhere, three bytes either side of a comment
+/// holding a blank line and `[Event`, make empty shards, or lie past the
+/// end of the file.
+#[test]
+fn random_tilings_merge_into_one_run() {
+    let seed = std::env::var("PGNKIT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64
+            | 1
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (input, inside) = corpus(dir.path());
+    let len = std::fs::metadata(&input).unwrap().len();
+    let configs: [(&[&str], &[&str]); 6] = [
+        (&["validate", "-f", "csv"], &[]),
+        (&["validate", "-f", "jsonl"], &["-f", "jsonl"]),
+        (&["annotate-outcome", "-f", "csv"], &[]),
+        (&["annotate-outcome", "-f", "jsonl"], &["-f", "jsonl"]),
+        (&["convert", "--to", "csv", "--tags", "WhiteElo,ECO,Opening"], &[]),
+        (&["convert", "--to", "jsonl"], &["-f", "jsonl"]),
+    ];
+    let plans_per_config = 22;
+    let threads = 2;
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let input = &input;
+            let dir = dir.path();
+            scope.spawn(move || {
+                let mut rng = Rng(seed.wrapping_add(t as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+                for (c, (args, extra)) in configs.iter().enumerate() {
+                    for headed in [true, false] {
+                        let mut shard_args = args.to_vec();
+                        if !headed {
+                            shard_args.push("--no-header");
+                        }
+                        let one = one_run(dir, &shard_args, input.as_os_str());
+                        for p in 0..plans_per_config / 2 / threads + 1 {
+                            let cuts = 1 + rng.below(8) as usize;
+                            let mut at: Vec<u64> = (0..cuts)
+                                .map(|_| match rng.below(6) {
+                                    0 => inside.saturating_sub(3),
+                                    1 => inside + 3,
+                                    2 => len + rng.below(1000),
+                                    _ => rng.below(len),
+                                })
+                                .collect();
+                            if rng.below(4) == 0 {
+                                // A shard of zero bytes.
+                                let dup = at[0];
+                                at.push(dup);
+                            }
+                            at.sort_unstable();
+                            let mut bounds = vec![String::new()];
+                            bounds.extend(at.iter().map(u64::to_string));
+                            bounds.push(String::new());
+                            let name = format!("p{t}-{c}-{headed}-{p}-");
+                            let sub = dir.join(&name);
+                            std::fs::create_dir_all(&sub).unwrap();
+                            let shards = make_shards(&sub, dir, "s", &shard_args, input.as_os_str(), &bounds);
+                            let mut m = extra.to_vec();
+                            if !headed {
+                                m.push("--no-header");
+                            }
+                            let merged = merge(dir, &m, &shards);
+                            assert_eq!(
+                                code(&merged),
+                                0,
+                                "seed {seed}, {shard_args:?}, cuts {at:?}: {}",
+                                stderr(&merged)
+                            );
+                            assert!(
+                                merged.stdout == one,
+                                "seed {seed}, {shard_args:?}, cuts {at:?}: merged differs from one run"
+                            );
+                            std::fs::remove_dir_all(&sub).unwrap();
+                        }
+                    }
+                }
+            });
+        }
+    });
+}
