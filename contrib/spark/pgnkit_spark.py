@@ -89,6 +89,11 @@ JOB_FLAGS = frozenset(
 )
 FORMAT_FLAGS = frozenset({"-f", "--format", "--to"})
 
+# Flags that name one file every shard would write: each shard's pgnkit opens
+# it anew, so each overwrites the games of the one before (and --bad-games is
+# refused with --byte-range anyway). See issue 20.
+ONE_FILE_FLAGS = frozenset({"--bad-games", "--good-games"})
+
 DEFAULT_SHARD_BYTES = 256 << 20
 
 # First bytes of the compressed formats pgnkit reads.
@@ -123,7 +128,8 @@ def parse_args(argv: list[str]) -> Job:
     """Splits `OPTIONS INPUT... -- SUBCOMMAND FLAGS...` and checks the flags.
 
     Flags the job sets per shard (-o, -j, --byte-range, --stats, --no-header,
-    -q) are refused; an output format other than CSV is refused; `-f csv` or
+    -q) are refused, and so are --bad-games and --good-games (one file that
+    every shard would overwrite); an output format other than CSV is refused; `-f csv` or
     `--to csv` may be given and is dropped (the job adds it).
     """
     if "--" not in argv:
@@ -153,6 +159,12 @@ def parse_args(argv: list[str]) -> Job:
             flag.startswith("-o") and len(flag) > 2 and not flag.startswith("--")
         ):
             raise JobError(f"`{flag}` is set by the job for each shard; leave it out")
+        if name in ONE_FILE_FLAGS:
+            raise JobError(
+                f"`{name}` is not supported: every shard would write the same file, and each "
+                f"would overwrite the games of the ones before; run `pgnkit {theirs[0]} {name}` "
+                "on one machine"
+            )
         if name in FORMAT_FLAGS:
             value = value if eq else next(rest, "")
             if value != "csv":

@@ -61,6 +61,14 @@ class Arguments(unittest.TestCase):
             with self.subTest(argv=argv), self.assertRaises(ps.JobError):
                 ps.parse_args(argv)
 
+    def test_files_every_shard_would_overwrite_are_refused(self):
+        # Issue 20: each whole-file shard truncated the same --bad-games file,
+        # so only the last shard's games were left in it.
+        for flag in (["--bad-games", "bad.pgn"], ["--good-games=good.pgn"], ["--bad-games=b", "--good-games", "g"]):
+            with self.subTest(flag=flag):
+                with self.assertRaisesRegex(ps.JobError, "every shard would write the same file"):
+                    ps.parse_args(["--out", "o", "x", "--", "validate", *flag])
+
     def test_sizes(self):
         self.assertEqual(ps.parse_size("4096"), 4096)
         self.assertEqual(ps.parse_size("64k"), 65536)
