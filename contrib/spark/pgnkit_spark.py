@@ -3,7 +3,7 @@
 
     spark-submit [--files /path/to/pgnkit] pgnkit_spark.py \\
         [--pgnkit PATH] [--shard-bytes N] [--threads N] [--fetch CMD] \\
-        --out DIR [--csv] INPUT... -- SUBCOMMAND [FLAGS...]
+        --out DIR [--csv] [--glob] INPUT... -- SUBCOMMAND [FLAGS...]
 
 SUBCOMMAND is `validate`, `annotate-outcome` or `convert` (always with CSV
 output: `-f csv` / `--to csv` are added, and may be given). The job
@@ -29,7 +29,9 @@ The exit status is pgnkit's: 0, 1 when a shard the merge kept found problems,
 2 when a shard could not do the job (nothing is written then).
 
 Paths are ones the executors can read: local paths or `file://` URLs on a
-shared file system (or in local mode). For an object store (`s3a://...`),
+shared file system (or in local mode). Every INPUT names one file, literally
+(`x[1].pgn` is that file, a `file:` URL is percent-decoded), unless --glob
+makes them patterns (Python's glob for local paths, Hadoop's for URLs). For an object store (`s3a://...`),
 the driver lists the files through Hadoop and --fetch gives the command an
 executor runs to stream one object to standard output, e.g.
 `--fetch 'aws s3 cp s3://{host}/{path} -'`; such a file is one shard.
@@ -50,6 +52,7 @@ import glob
 import io
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -59,7 +62,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator
-from urllib.parse import urlparse
+from urllib.parse import unquote_to_bytes, urlparse, urlsplit
 
 # Output flags each subcommand gets, so that every shard writes CSV.
 CSV_FLAGS = {
@@ -122,6 +125,7 @@ class Job:
     fetch: str | None = None
     csv: bool = False
     keep_staging: bool = False
+    glob: bool = False  # INPUTs are patterns; otherwise every name is literal
 
 
 def parse_args(argv: list[str]) -> Job:
@@ -148,6 +152,7 @@ def parse_args(argv: list[str]) -> Job:
     p.add_argument("--fetch", default=None, metavar="CMD")
     p.add_argument("--csv", action="store_true")
     p.add_argument("--keep-staging", action="store_true")
+    p.add_argument("--glob", action="store_true")
     a = p.parse_args(mine)
     if not theirs or theirs[0] not in CSV_FLAGS:
         raise JobError("the subcommand must be one of " + ", ".join(CSV_FLAGS))
@@ -190,6 +195,7 @@ def parse_args(argv: list[str]) -> Job:
         fetch=a.fetch,
         csv=a.csv,
         keep_staging=a.keep_staging,
+        glob=a.glob,
     )
 
 
@@ -265,9 +271,35 @@ def is_remote(name: str) -> bool:
     return len(scheme) > 1 and scheme != "file"
 
 
-def local_path(name: str) -> str:
-    """A `file://` URL's path; anything else as it is."""
-    return urlparse(name).path if name.startswith("file:") else name
+def local_path(name: str, pattern: bool = False) -> str:
+    """A `file:` URL's path, percent-decoded; any other name as it is.
+
+    A `file:` URL names a file of this machine: its host is empty or
+    `localhost`, its path is absolute, and it has no query or fragment (`?`
+    and `#` in a file name are written `%3F` and `%23`); other URLs are
+    refused. With `pattern` (--glob), what a percent escape stands for is
+    escaped for glob, so that `%5B` is a literal `[` and a bare `[` opens a
+    set.
+    """
+    parts = urlsplit(name)
+    if parts.scheme != "file":
+        return name
+    if "?" in name or "#" in name:
+        raise JobError(f"{name}: a file: URL with a query or a fragment; write `?` as %3F and `#` as %23")
+    if parts.netloc.lower() not in ("", "localhost"):
+        raise JobError(
+            f"{name}: a file: URL of host `{parts.netloc}`; the host must be empty or localhost "
+            "(a shared file system is read by its local path)"
+        )
+    if not parts.path.startswith("/"):
+        raise JobError(f"{name}: a file: URL needs an absolute path (file:///dir/name)")
+
+    def decode(m: re.Match) -> str:
+        text = os.fsdecode(unquote_to_bytes(m.group(0)))
+        return glob.escape(text) if pattern else text
+
+    # A run of escapes is decoded at once: one character may be several bytes.
+    return re.sub(r"(?:%[0-9A-Fa-f]{2})+", decode, parts.path)
 
 
 def is_compressed_file(path: str) -> bool:
@@ -277,16 +309,19 @@ def is_compressed_file(path: str) -> bool:
     return any(head.startswith(m) for m in MAGIC)
 
 
-def find_local(pattern: str) -> list[Source]:
-    """A local path or glob (or a `file://` URL of one), sorted."""
-    path = local_path(pattern)
-    names = sorted(glob.glob(path)) if glob.has_magic(path) else [path]
+def find_local(name: str, is_pattern: bool = False) -> list[Source]:
+    """A local path (or a `file:` URL of one), taken literally: `x[1].pgn`
+    is that file. With `is_pattern` (--glob), a glob whose matches are
+    sorted; `[[]` or, in a URL, `%5B` is a literal `[`."""
+    path = local_path(name, pattern=is_pattern)
+    names = sorted(glob.glob(path)) if is_pattern else [path]
     if not names:
-        raise JobError(f"{pattern}: no such file")
+        raise JobError(f"{name}: no file matches")
     sources = []
     for n in names:
         if not os.path.isfile(n):
-            raise JobError(f"{n}: not a file the driver can see (executors read the same path)")
+            hint = " (a pattern? give --glob)" if not is_pattern and glob.has_magic(n) and not os.path.exists(n) else ""
+            raise JobError(f"{n}: not a file the driver can see (executors read the same path){hint}")
         sources.append(Source(n, n, os.path.getsize(n), is_compressed_file(n)))
     return sources
 
@@ -644,7 +679,7 @@ def find_sources(spark, job: Job) -> list[Source]:
     sources: list[Source] = []
     for name in job.inputs:
         if not is_remote(name):
-            sources += find_local(name)
+            sources += find_local(name, job.glob)
             continue
         if job.fetch is None:
             raise JobError(
@@ -654,7 +689,10 @@ def find_sources(spark, job: Job) -> list[Source]:
         jvm = spark._jvm
         hpath = jvm.org.apache.hadoop.fs.Path(name)
         fs = hpath.getFileSystem(spark._jsc.hadoopConfiguration())
-        found = fs.globStatus(hpath) or []
+        if job.glob:
+            found = fs.globStatus(hpath) or []
+        else:
+            found = [fs.getFileStatus(hpath)] if fs.exists(hpath) else []
         files = [st for st in found if st.isFile()]
         if not files:
             raise JobError(f"{name}: no such file")

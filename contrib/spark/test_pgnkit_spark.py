@@ -7,8 +7,12 @@ a byte-range shard), and CSV writing. They need no Spark and no binary:
 
 import csv
 import io
+import os
 import random
+import shutil
+import tempfile
 import unittest
+import urllib.parse
 
 import pgnkit_spark as ps
 
@@ -113,6 +117,61 @@ class Planning(unittest.TestCase):
         self.assertFalse(ps.is_remote("C:/data/x.pgn"))
         self.assertEqual(ps.local_path("file:///data/x.pgn"), "/data/x.pgn")
         self.assertEqual(ps.local_path("rel/x.pgn"), "rel/x.pgn")
+
+    def test_file_urls_are_decoded(self):
+        # Issue 20: `%5B` stayed `%5B`, and a `#fragment` was dropped.
+        self.assertEqual(ps.local_path("file:///data/x%5B1%5D.pgn"), "/data/x[1].pgn")
+        self.assertEqual(ps.local_path("file://localhost/data/a%20b%23c.pgn"), "/data/a b#c.pgn")
+        self.assertEqual(ps.local_path("FILE://LocalHost/d/x.pgn"), "/d/x.pgn")
+        self.assertEqual(ps.local_path("file:/data/x.pgn"), "/data/x.pgn")
+        self.assertEqual(ps.local_path("file:///d/caf%C3%A9.pgn"), "/d/café.pgn")
+        self.assertEqual(ps.local_path("file:///d/raw%FF.pgn"), "/d/raw\udcff.pgn")  # as os.fsdecode gives it
+        # With --glob, an escaped character is literal, a bare one a pattern.
+        self.assertEqual(ps.local_path("file:///d/%5B1%5D*[ab].pgn", pattern=True), "/d/[[]1]*[ab].pgn")
+
+    def test_file_urls_that_name_no_local_file_are_refused(self):
+        for url in ["file:///data/x.pgn#part", "file:///data/x.pgn?v=1", "file:///data/x.pgn?",
+                    "file://server/data/x.pgn", "file://me@localhost/x.pgn", "file:rel/x.pgn"]:
+            with self.subTest(url=url), self.assertRaises(ps.JobError):
+                ps.local_path(url)
+
+
+class LiteralPaths(unittest.TestCase):
+    """Issue 20: `x[1].pgn` was read as the glob `x[1].pgn`, i.e. `x1.pgn`."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        for name in ["x[1].pgn", "x1.pgn", "x2.pgn"]:
+            with open(os.path.join(self.dir, name), "w") as f:
+                f.write(f'[Event "{name}"]\n\n*\n')
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def names(self, sources):
+        return [os.path.basename(s.path) for s in sources]
+
+    def test_a_path_is_taken_literally(self):
+        self.assertEqual(self.names(ps.find_local(os.path.join(self.dir, "x[1].pgn"))), ["x[1].pgn"])
+        url = "file://" + urllib.parse.quote(os.path.join(self.dir, "x[1].pgn"))
+        [source] = ps.find_local(url)
+        self.assertEqual((source.name, source.path), (os.path.join(self.dir, "x[1].pgn"),) * 2)
+        with self.assertRaisesRegex(ps.JobError, "give --glob"):
+            ps.find_local(os.path.join(self.dir, "x*.pgn"))
+
+    def test_glob_makes_patterns(self):
+        self.assertEqual(self.names(ps.find_local(os.path.join(self.dir, "x*.pgn"), True)),
+                         ["x1.pgn", "x2.pgn", "x[1].pgn"])
+        self.assertEqual(self.names(ps.find_local(os.path.join(self.dir, "x[1].pgn"), True)), ["x1.pgn"])
+        self.assertEqual(self.names(ps.find_local(os.path.join(self.dir, "x[[]1].pgn"), True)), ["x[1].pgn"])
+        url = "file://" + os.path.join(self.dir, "x%5B1%5D.pgn")
+        self.assertEqual(self.names(ps.find_local(url, True)), ["x[1].pgn"])
+        with self.assertRaisesRegex(ps.JobError, "no file matches"):
+            ps.find_local(os.path.join(self.dir, "y*.pgn"), True)
+
+    def test_the_option(self):
+        self.assertFalse(ps.parse_args(["--out", "o", "x", "--", "validate"]).glob)
+        self.assertTrue(ps.parse_args(["--glob", "--out", "o", "x*", "--", "validate"]).glob)
 
 
 class StatsFile(unittest.TestCase):
