@@ -13,8 +13,10 @@ output: `-f csv` / `--to csv` are added, and may be given). The job
    of --shard-bytes for plain files;
 2. runs `pgnkit SUBCOMMAND -q --byte-range S..E --stats ... -j N` on the
    executors, one task per shard, and stages each shard's CSV as Parquet rows
-   with a declared schema (the columns the binary writes; integers for game,
-   offset, line, ply and the other counts, strings otherwise);
+   with a declared schema (the columns the binary writes, named by place:
+   integers for pgnkit's own game, offset, line, ply and the other counts,
+   strings otherwise, --tags columns too whatever their names; which columns
+   are pgnkit's own, the binary says when run on empty input);
 3. walks each file's shards on the driver from their small statistics, per
    the merge contract of the README ("Beyond one machine"), and reruns on the
    executors, from where the previous shard's last game ended, every shard
@@ -71,8 +73,9 @@ CSV_FLAGS = {
     "convert": ["--to", "csv"],
 }
 
-# Columns read as integers (empty cells become nulls); every other column is
-# a string, kept exactly as the binary wrote it.
+# pgnkit's own columns read as integers (empty cells become nulls); every
+# other column, and every --tags column whatever its name, is a string, kept
+# exactly as the binary wrote it.
 INT_COLUMNS = frozenset(
     {
         "game",
@@ -98,6 +101,10 @@ FORMAT_FLAGS = frozenset({"-f", "--format", "--to"})
 ONE_FILE_FLAGS = frozenset({"--bad-games", "--good-games"})
 
 DEFAULT_SHARD_BYTES = 256 << 20
+
+# A tag no game has, given to a run on empty input to see where --tags
+# columns stand among the fixed ones.
+PROBE_TAG = "PgnkitSparkProbeTag"
 
 # First bytes of the compressed formats pgnkit reads.
 MAGIC = (b"\x28\xb5\x2f\xfd", b"\x1f\x8b", b"BZh")
@@ -449,12 +456,74 @@ def records_before(accepted: Iterable[Accepted]) -> dict[tuple[int, int, int], i
 # ---------------------------------------------------------------------- CSV
 
 
-def typed_row(header: list[str], cells: list[str]) -> list:
-    """A CSV record with its integer columns as ints (empty: None)."""
-    if len(cells) != len(header):
-        raise ValueError(f"a record of {len(cells)} fields under a header of {len(header)}")
+@dataclass(frozen=True)
+class Layout:
+    """A CSV header, and which of its columns are pgnkit's own.
+
+    `own[i]` is the name of the fixed column at position i, or None where a
+    --tags column stands: a tag is text whatever its name (`ply`, `line`),
+    never cast to an integer or renumbered. The fixed columns are learnt from
+    the binary (`Runner.probe_layout`), so a column it adds is known without
+    a list here.
+    """
+
+    header: tuple[str, ...]
+    own: tuple[str | None, ...]
+
+    @staticmethod
+    def untagged(header: Iterable[str]) -> "Layout":
+        """A header of pgnkit's own columns only."""
+        return Layout(tuple(header), tuple(header))
+
+    @staticmethod
+    def of(header: list[str], fixed: list[str], tags_at: int) -> "Layout":
+        """`header`, read as the `fixed` columns of an untagged run with
+        tag columns inserted at position `tags_at` of them."""
+        t = len(header) - len(fixed)
+        if t < 0 or list(header[:tags_at]) != list(fixed[:tags_at]) or list(header[tags_at + t :]) != list(fixed[tags_at:]):
+            raise JobError(
+                f"the CSV header {','.join(header)} is not pgnkit's columns "
+                f"({','.join(fixed)}) with tags at column {tags_at + 1}"
+            )
+        return Layout(tuple(header), tuple(fixed[:tags_at]) + (None,) * t + tuple(fixed[tags_at:]))
+
+    def position(self, name: str) -> int | None:
+        """Where pgnkit's own column `name` is (None: it has none)."""
+        return self.own.index(name) if name in self.own else None
+
+    def is_int(self, i: int) -> bool:
+        return self.own[i] in INT_COLUMNS
+
+    def tags(self) -> list[str]:
+        """The --tags columns, in order."""
+        return [h for h, o in zip(self.header, self.own) if o is None]
+
+    def clash(self, case_sensitive: bool = False) -> tuple[str, str] | None:
+        """Two output columns (`record` first, then the header) that Parquet
+        would take for one: equal names, or names equal but for case when
+        Spark compares them so (its default)."""
+        seen: dict[str, str] = {}
+        for name in ("record", *self.header):
+            key = name if case_sensitive else name.lower()
+            if key in seen:
+                return seen[key], name
+            seen[key] = name
+        return None
+
+
+def as_layout(columns: "Layout | list[str]") -> Layout:
+    """A Layout as it is; a plain header as pgnkit's own columns only."""
+    return columns if isinstance(columns, Layout) else Layout.untagged(columns)
+
+
+def typed_row(columns: "Layout | list[str]", cells: list[str]) -> list:
+    """A CSV record with pgnkit's integer columns as ints (empty: None);
+    `columns` is a Layout, or a header without tag columns."""
+    layout = as_layout(columns)
+    if len(cells) != len(layout.own):
+        raise ValueError(f"a record of {len(cells)} fields under a header of {len(layout.own)}")
     return [
-        (int(c) if c != "" else None) if h in INT_COLUMNS else c for h, c in zip(header, cells)
+        (int(c) if c != "" else None) if layout.is_int(i) else c for i, c in enumerate(cells)
     ]
 
 
@@ -557,7 +626,7 @@ class Runner:
             feeder.stdout.close()  # pgnkit holds it now
         return proc, feeder
 
-    def run_shard(self, shard: Shard, header: list[str]) -> Iterator[tuple]:
+    def run_shard(self, shard: Shard, columns: "Layout | list[str]") -> Iterator[tuple]:
         """Runs one shard; yields its staged rows, then one statistics row.
 
         A staged row is (file_index, shard_index, row_index, None, *cells);
@@ -568,6 +637,8 @@ class Runner:
         tmp = tempfile.mkdtemp(prefix="pgnkit-shard-")
         out, stats = os.path.join(tmp, "out.csv"), os.path.join(tmp, "stats.json")
         note = {"exit": None, "stderr": "", "stats": None, "rows": 0}
+        layout = as_layout(columns)
+        header = list(layout.header)
         blank = (None,) * len(header)
         try:
             try:
@@ -589,15 +660,15 @@ class Runner:
                 else:
                     note["exit"], note["stderr"] = 2, note["stderr"] + "no --stats written\n"
             if note["exit"] in (0, 1) and os.path.exists(out):
-                rename = shard.source.path is None and "file" in header
-                file_col = header.index("file") if rename else -1
+                file_col = layout.position("file")
+                rename = shard.source.path is None and file_col is not None
                 with open(out, encoding="utf-8", newline="") as f:
                     records = read_csv(f)
                     got = next(records, None)
                     if got is not None and got != header:
                         raise JobError(f"a shard wrote the header {got}, not {header}")
                     for i, cells in enumerate(records):
-                        row = typed_row(header, cells)
+                        row = typed_row(layout, cells)
                         if rename:
                             row[file_col] = shard.source.name
                         note["rows"] = i + 1
@@ -639,12 +710,50 @@ class Runner:
         if feeder is not None:
             feeder.kill()
             feeder.wait()
-        if not first:
-            raise JobError(
-                f"pgnkit wrote no CSV header (exit {proc.returncode}): "
-                + tail(err.decode("utf-8", "replace"))
-            )
-        return next(read_csv(io.StringIO(first.decode("utf-8"))))
+        return header_of(proc, first, err)
+
+    def empty_header(self, flags: list[str]) -> list[str]:
+        """The CSV header pgnkit writes for no games with `flags`."""
+        exe = self.executable()
+        cmd = [exe, self.subcommand, *CSV_FLAGS[self.subcommand], *flags, "-q", "-j", "1", "-"]
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True)
+        return header_of(proc, proc.stdout.partition(b"\n")[0], proc.stderr)
+
+    def probe_layout(self, sources: list[Source], tags_known: bool) -> Layout:
+        """The header of a single-machine run (`probe_header`), and which of
+        its columns are pgnkit's own: those of a run on empty input without
+        --tags. Where tag columns go among them, a run with one made-up tag
+        tells (convert puts them after the roster, the others at the end)."""
+        header = self.probe_header(sources, tags_known)
+        untagged = without_option(list(self.flags), "--tags")
+        fixed = self.empty_header(untagged)
+        tags_at = len(fixed)
+        if len(header) != len(fixed):
+            probe = self.empty_header(untagged + ["--tags", PROBE_TAG])
+            if probe.count(PROBE_TAG) != 1 or len(probe) != len(fixed) + 1:
+                raise JobError(f"pgnkit {self.subcommand} --tags {PROBE_TAG} wrote the header {','.join(probe)}")
+            tags_at = probe.index(PROBE_TAG)
+        return Layout.of(header, fixed, tags_at)
+
+
+def header_of(proc, first: bytes, err: bytes) -> list[str]:
+    """The header row a probe read, or why there is none."""
+    if not first:
+        raise JobError(
+            f"pgnkit wrote no CSV header (exit {proc.returncode}): " + tail(err.decode("utf-8", "replace"))
+        )
+    return next(read_csv(io.StringIO(first.decode("utf-8"))))
+
+
+def without_option(flags: list[str], name: str) -> list[str]:
+    """`flags` without the long option `name` and its value (`--x v`, `--x=v`)."""
+    out, rest = [], iter(flags)
+    for f in rest:
+        if f == name:
+            next(rest, None)
+        elif not f.startswith(name + "="):
+            out.append(f)
+    return out
 
 
 def tail(text: str, lines: int = 20, chars: int = 4000) -> str:
@@ -654,18 +763,22 @@ def tail(text: str, lines: int = 20, chars: int = 4000) -> str:
     return out[-chars:] + ("\n" if out else "")
 
 
-def convert_tags(header: list[str]) -> list[str]:
-    """The tags a convert CSV header has after the Seven Tag Roster."""
-    return header[header.index("Result") + 1 : header.index("plies")]
-
-
 # ------------------------------------------------------------- on the driver
 
 
-def spark_types(header: list[str]):
+def staged_name(i: int) -> str:
+    """The staging column of header column i: by place, not by name, so that
+    no tag can take a key's name (`run`, `stats`) or need quoting."""
+    return f"c{i}"
+
+
+def spark_types(layout: Layout):
     from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
-    data = [StructField(h, LongType() if h in INT_COLUMNS else StringType(), True) for h in header]
+    data = [
+        StructField(staged_name(i), LongType() if layout.is_int(i) else StringType(), True)
+        for i in range(len(layout.header))
+    ]
     keys = [
         StructField("file_index", IntegerType(), False),
         StructField("shard_index", IntegerType(), False),
@@ -727,6 +840,7 @@ class Result:
     skipped: int = 0
     rows: int = 0
     header: list[str] = field(default_factory=list)
+    layout: Layout | None = None
     seconds: dict[str, float] = field(default_factory=dict)  # wall time per phase
 
 
@@ -750,20 +864,27 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
     runner = Runner(job.pgnkit, job.subcommand, tuple(flags), threads, job.fetch)
 
     tags_known = job.subcommand != "convert" or has_option(flags, "--tags")
-    header = sc.parallelize([0], 1).map(lambda _: runner.probe_header(sources, tags_known)).first()
+    layout = sc.parallelize([0], 1).map(lambda _: runner.probe_layout(sources, tags_known)).first()
+    header = list(layout.header)
     lap("header")
+    clash = layout.clash(spark.conf.get("spark.sql.caseSensitive", "false").lower() == "true")
+    if clash is not None:
+        raise JobError(
+            f"the columns `{clash[0]}` and `{clash[1]}` would be one Parquet column "
+            "(Spark compares names without case); leave that tag out of --tags"
+        )
     if not tags_known:
         # Every shard gets the columns the single-machine run chose.
-        tags = convert_tags(header) or ["Event"]  # a roster tag: no extra column
+        tags = layout.tags() or ["Event"]  # a roster tag: no extra column
         runner = replace(runner, flags=tuple(flags + ["--tags", ",".join(tags)]))
-    schema = spark_types(header)
+    schema = spark_types(layout)
     shards = plan(sources, job.shard_bytes)
     # Not `_staging`: Spark warns that it ignores a path that starts with `_`.
     staging = out_url(job.out, "staging")
     delete_path(spark, staging)
 
     def stage(items: list[Shard], run: int) -> dict[tuple[int, int], dict]:
-        rdd = sc.parallelize(items, len(items)).flatMap(lambda s: runner.run_shard(s, header))
+        rdd = sc.parallelize(items, len(items)).flatMap(lambda s: runner.run_shard(s, layout))
         spark.createDataFrame(rdd, schema, verifySchema=False).write.parquet(f"{staging}/run={run}")
         notes = (
             spark.read.parquet(f"{staging}/run={run}")
@@ -773,7 +894,7 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
         )
         return {(r.file_index, r.shard_index): json.loads(r.stats) for r in notes}
 
-    result.shards, result.header = len(shards), header
+    result.shards, result.header, result.layout = len(shards), header, layout
     latest: dict[tuple[int, int], tuple[int, dict]] = {}
     pending = [(0, shards)]
     walks = {
@@ -836,12 +957,11 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
         rows = spark.read.parquet(staging).where(F.col("stats").isNull())
         joined = rows.join(F.broadcast(plan_df), ["file_index", "shard_index", "run"])
         columns = [(F.col("rows_before") + F.col("row_index") + 1).alias("record")]
-        for h in header:
-            c = F.col(f"`{h}`")
-            if h == "game":
-                c = c + F.col("games_before")
-            elif h == "line":
-                c = c + F.col("lines_before")
+        shift = {layout.position("game"): "games_before", layout.position("line"): "lines_before"}
+        for i, h in enumerate(header):
+            c = F.col(staged_name(i))
+            if i in shift:
+                c = c + F.col(shift[i])
             columns.append(c.alias(h))
         merged = joined.select(*columns).orderBy("record")
         parquet = out_url(job.out, "parquet")

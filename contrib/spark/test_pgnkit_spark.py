@@ -348,8 +348,71 @@ class Csv(unittest.TestCase):
 
     def test_convert_tags(self):
         header = "file,game,offset,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,final_fen".split(",")
-        self.assertEqual(ps.convert_tags(header), ["ECO", "Opening"])
-        self.assertEqual(ps.convert_tags(header[:10] + header[12:]), [])
+        fixed = header[:10] + header[12:]
+        self.assertEqual(ps.Layout.of(header, fixed, 10).tags(), ["ECO", "Opening"])
+        self.assertEqual(ps.Layout.of(fixed, fixed, 10).tags(), [])
+
+
+class TagColumns(unittest.TestCase):
+    """Issue 20: a tag column named like one of pgnkit's integer columns was
+    cast (`007` became 7, `x` failed the task), and one named `line` shifted."""
+
+    ANNOTATE = "file,game,offset,white,black,result,plies,termination".split(",")
+    CONVERT = "file,game,offset,start_fen,Event,Result,plies,uci".split(",")
+
+    def test_tags_are_text_whatever_their_names(self):
+        layout = ps.Layout.of(self.ANNOTATE + ["ply", "line", "game"], self.ANNOTATE, len(self.ANNOTATE))
+        self.assertEqual(layout.own[-3:], (None, None, None))
+        self.assertEqual(layout.tags(), ["ply", "line", "game"])
+        self.assertEqual(
+            ps.typed_row(layout, ["f", "2", "90", "A", "B", "1-0", "41", "checkmate", "007", "x", ""]),
+            ["f", 2, 90, "A", "B", "1-0", 41, "checkmate", "007", "x", ""],
+        )
+        self.assertEqual((layout.position("game"), layout.position("line"), layout.position("file")), (1, None, 0))
+
+    def test_tags_inside_the_fixed_columns(self):
+        # convert: tags after the roster, a tag named plies before the real one.
+        header = self.CONVERT[:6] + ["plies", "offset"] + self.CONVERT[6:]
+        layout = ps.Layout.of(header, self.CONVERT, 6)
+        self.assertEqual(layout.tags(), ["plies", "offset"])
+        self.assertEqual(
+            ps.typed_row(layout, ["f", "1", "0", "", "E", "*", "12", "x", "30", "e2e4"]),
+            ["f", 1, 0, "", "E", "*", "12", "x", 30, "e2e4"],
+        )
+        self.assertEqual(layout.position("plies"), 8)
+
+    def test_a_header_that_is_not_the_fixed_columns_is_an_error(self):
+        with self.assertRaises(ps.JobError):
+            ps.Layout.of(["file", "game"], ["file", "game", "offset"], 3)
+        with self.assertRaises(ps.JobError):
+            ps.Layout.of(["file", "x", "offset"], ["file", "game", "offset"], 3)
+
+    def test_names_parquet_would_merge(self):
+        self.assertIsNone(ps.Layout.of(self.ANNOTATE + ["ply"], self.ANNOTATE, 8).clash())
+        self.assertEqual(ps.Layout.of(self.ANNOTATE + ["Game"], self.ANNOTATE, 8).clash(), ("game", "Game"))
+        self.assertIsNone(ps.Layout.of(self.ANNOTATE + ["Game"], self.ANNOTATE, 8).clash(case_sensitive=True))
+        self.assertEqual(ps.Layout.of(self.ANNOTATE + ["record"], self.ANNOTATE, 8).clash(True), ("record", "record"))
+
+    def test_without_option(self):
+        self.assertEqual(ps.without_option(["--tags", "A,B", "--rules", "fide"], "--tags"), ["--rules", "fide"])
+        self.assertEqual(ps.without_option(["--tags=A", "-x", "--tagsy"], "--tags"), ["-x", "--tagsy"])
+
+    def test_the_layout_comes_from_the_binary(self):
+        # A stand-in binary: its fixed columns, and --tags after `b`.
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        exe = os.path.join(d, "fake-pgnkit")
+        with open(exe, "w") as f:
+            f.write(
+                "#!/bin/sh\n"
+                'tags=""; while [ $# -gt 0 ]; do case "$1" in --tags) tags=",$2"; shift;; esac; shift; done\n'
+                'echo "file,game,b$tags,line"\n'
+            )
+        os.chmod(exe, 0o755)
+        runner = ps.Runner(exe, "convert", ("--tags", "ply,line"), 1)
+        layout = runner.probe_layout([ps.Source("x", "x", 1, False)], True)
+        self.assertEqual(layout.header, ("file", "game", "b", "ply", "line", "line"))
+        self.assertEqual(layout.own, ("file", "game", "b", None, None, "line"))
 
 
 class Commands(unittest.TestCase):
