@@ -28,7 +28,9 @@ output: `-f csv` / `--to csv` are added, and may be given). The job
    byte for byte the single-machine CSV, one header.
 
 The exit status is pgnkit's: 0, 1 when a shard the merge kept found problems,
-2 when a shard could not do the job (nothing is written then).
+2 when a shard could not do the job (then nothing is written but
+DIR/failed/fileF-shardK.stderr, the whole stderr of each failed shard, of
+which the job prints the last lines, saying how many it left out).
 
 Paths are ones the executors can read: local paths or `file://` URLs on a
 shared file system (or in local mode). Every INPUT names one file, literally
@@ -650,7 +652,9 @@ class Runner:
                     err += f"fetch command exited {feeder.returncode}\n".encode()
                 else:
                     note["exit"] = proc.returncode
-                note["stderr"] = tail(err.decode("utf-8", "replace"))
+                # All of it: a failed shard's is kept in OUT/failed, an
+                # accepted shard's is printed (issue 20: a tail dropped lines).
+                note["stderr"] = err.decode("utf-8", "replace")
             except OSError as e:
                 note["exit"], note["stderr"] = 2, str(e)
             if note["exit"] in (0, 1):
@@ -756,6 +760,25 @@ def without_option(flags: list[str], name: str) -> list[str]:
     return out
 
 
+# Lines of a failed shard's stderr printed; the whole text is in OUT/failed.
+FAILED_LINES = 20
+
+
+def failure_message(where: str, status, stderr: str, saved: str | None, keep: int = FAILED_LINES) -> str:
+    """What the job prints for a failed shard: its last `keep` stderr lines,
+    how many were left out, and where the whole text is."""
+    lines = stderr.splitlines()
+    head = f"pgnkit_spark: shard {where}: pgnkit exit {status}"
+    if saved is not None and len(lines) > keep:
+        head += (f"; the last {keep} of its {len(lines)} stderr lines follow, {len(lines) - keep} "
+                 f"left out (the whole stderr is in {saved}):")
+    elif saved is not None:
+        head += f" (its stderr, also in {saved}):"
+    else:
+        head += ":"
+    return "\n".join([head, *lines[-keep:]])
+
+
 def tail(text: str, lines: int = 20, chars: int = 4000) -> str:
     """The end of a stderr text, small enough to travel in a statistics row."""
     kept = text.splitlines()[-lines:]
@@ -816,6 +839,18 @@ def find_sources(spark, job: Job) -> list[Source]:
     return sources
 
 
+def write_text(spark, url: str, text: str) -> None:
+    """Writes `text` (UTF-8) to the file `url`, through Hadoop, so that an
+    output directory on HDFS or a store works as a local one."""
+    jvm = spark._jvm
+    hpath = jvm.org.apache.hadoop.fs.Path(url)
+    stream = hpath.getFileSystem(spark._jsc.hadoopConfiguration()).create(hpath, True)
+    try:
+        stream.write(bytearray(text.encode("utf-8")))
+    finally:
+        stream.close()
+
+
 def delete_path(spark, path: str) -> None:
     jvm = spark._jvm
     hpath = jvm.org.apache.hadoop.fs.Path(path)
@@ -828,6 +863,11 @@ def out_url(out: str, name: str) -> str:
     if urlparse(out).scheme:
         return out.rstrip("/") + "/" + name
     return "file://" + os.path.join(os.path.abspath(out), name)
+
+
+def out_shown(out: str, name: str) -> str:
+    """`name` under the output directory as a user would type it."""
+    return out.rstrip("/") + "/" + name if urlparse(out).scheme else os.path.join(out, name)
 
 
 @dataclass
@@ -882,6 +922,8 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
     # Not `_staging`: Spark warns that it ignores a path that starts with `_`.
     staging = out_url(job.out, "staging")
     delete_path(spark, staging)
+    # The stderr of this run's failed shards, and no older run's.
+    delete_path(spark, out_url(job.out, "failed"))
 
     def stage(items: list[Shard], run: int) -> dict[tuple[int, int], dict]:
         rdd = sc.parallelize(items, len(items)).flatMap(lambda s: runner.run_shard(s, layout))
@@ -909,10 +951,14 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
             failed = [(k, n) for k, n in sorted(notes.items()) if n["exit"] not in (0, 1)]
             if len(notes) != len(items):
                 failed.append((None, {"stderr": "a shard left no statistics", "shard": {}}))
-            for _, n in failed:
+            for key, n in failed:
                 where = f"{n['shard'].get('file')} {n['shard'].get('range') or ''}".strip()
-                print(f"pgnkit_spark: shard {where}: pgnkit exit {n.get('exit')}: "
-                      f"{n['stderr'].strip()}", file=log)
+                saved = None
+                if key is not None:
+                    name = f"failed/file{key[0]}-shard{key[1]}.stderr"
+                    write_text(spark, out_url(job.out, name), n["stderr"])
+                    saved = out_shown(job.out, name)
+                print(failure_message(where, n.get("exit"), n["stderr"], saved), file=log)
             if failed:
                 result.status = 2
                 return result

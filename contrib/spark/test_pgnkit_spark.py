@@ -7,6 +7,7 @@ a byte-range shard), and CSV writing. They need no Spark and no binary:
 
 import csv
 import io
+import json
 import os
 import random
 import shutil
@@ -434,6 +435,34 @@ class Commands(unittest.TestCase):
             runner.fetch_command(source),
             "aws s3 cp s3://bucket/'db/a b.pgn.zst' - # 's3a://bucket/db/a b.pgn.zst'",
         )
+
+    def test_a_failed_shard_s_message_says_what_it_left_out(self):
+        # Issue 20: the job kept the last 20 lines and did not say so.
+        text = "".join(f"line {i}\n" for i in range(1, 51))
+        msg = ps.failure_message("f.pgn 0..9", 2, text, "out/failed/file0-shard0.stderr").splitlines()
+        self.assertEqual(
+            msg[0],
+            "pgnkit_spark: shard f.pgn 0..9: pgnkit exit 2; the last 20 of its 50 stderr lines follow, "
+            "30 left out (the whole stderr is in out/failed/file0-shard0.stderr):",
+        )
+        self.assertEqual(msg[1:], [f"line {i}" for i in range(31, 51)])
+        short = ps.failure_message("f.pgn", 2, "one\ntwo\n", "o/x").splitlines()
+        self.assertEqual(short, ["pgnkit_spark: shard f.pgn: pgnkit exit 2 (its stderr, also in o/x):", "one", "two"])
+        self.assertEqual(ps.failure_message("?", None, "a shard left no statistics", None),
+                         "pgnkit_spark: shard ?: pgnkit exit None:\na shard left no statistics")
+
+    def test_a_shard_keeps_its_whole_stderr(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        exe = os.path.join(d, "fake-pgnkit")
+        with open(exe, "w") as f:
+            f.write("#!/bin/sh\nfor i in $(seq 1 500); do echo \"pgnkit: problem $i\" >&2; done\nexit 2\n")
+        os.chmod(exe, 0o755)
+        runner = ps.Runner(exe, "validate", (), 1)
+        [note] = runner.run_shard(ps.Shard(0, 0, ps.Source("f", "f", 1, False), None, None), ["file"])
+        n = json.loads(note[3])
+        self.assertEqual(n["exit"], 2)
+        self.assertEqual(n["stderr"], "".join(f"pgnkit: problem {i}\n" for i in range(1, 501)))
 
     def test_tail(self):
         self.assertEqual(ps.tail(""), "")
