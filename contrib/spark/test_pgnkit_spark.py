@@ -190,6 +190,24 @@ class StatsFile(unittest.TestCase):
         with self.assertRaises(ps.JobError):
             ps.Stats.from_pgnkit({"inputs": []}, 0)
 
+    def test_keys_the_merge_does_not_read_are_ignored(self):
+        # The statistics gain keys over time (issue 20's wave: command,
+        # format, header, options, output, checksum, per-input path, size…);
+        # only the ones the merge reads matter, and they all stay.
+        doc = {
+            "command": "validate", "format": "csv", "header": ["file", "game"], "checksum": "sha256:00",
+            "options": {"rules": "fide", "tags": None, "nested": {"x": [1, 2]}}, "output": {"path": "-", "rows": 3},
+            "inputs": [{"file": "f.pgn", "path": "/abs/f.pgn", "size": 900, "mtime": None, "start": 0, "end": 500,
+                        "first_byte": 0, "limit": 520, "end_byte": 600, "games": 3, "lines": 30,
+                        "a_future_key": {"deep": True}}],
+            "games": 3, "failed": 0, "findings": {}, "args": ["validate"], "cwd": "/", "version": "9.9",
+        }
+        s = ps.Stats.from_pgnkit(doc, rows=3)
+        self.assertEqual((s.start, s.end, s.first_byte, s.limit, s.end_byte, s.games, s.lines, s.rows),
+                         (0, 500, 0, 520, 600, 3, 30, 3))
+        note = {"exit": 0, "stderr": "", "stats": doc, "rows": 3}
+        self.assertEqual(ps.Stats.from_pgnkit(json.loads(json.dumps(note))["stats"], 3), s)
+
     def test_a_shard_after_one_that_read_to_the_end_is_skipped(self):
         w = ps.FileWalk(0, 2)
         last = ps.Stats.from_pgnkit({"inputs": [{"start": 50, "end": None, "first_byte": 60, "limit": None,
