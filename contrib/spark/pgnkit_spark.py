@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import glob
 import io
 import json
@@ -904,14 +905,17 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
     runner = Runner(job.pgnkit, job.subcommand, tuple(flags), threads, job.fetch)
 
     tags_known = job.subcommand != "convert" or has_option(flags, "--tags")
-    layout = sc.parallelize([0], 1).map(lambda _: runner.probe_layout(sources, tags_known)).first()
+    # Plain tuples back from the task: under spark-submit this module is
+    # __main__, whose classes the result pickler cannot name.
+    layout = Layout(*sc.parallelize([0], 1).map(
+        lambda _: dataclasses.astuple(runner.probe_layout(sources, tags_known))).first())
     header = list(layout.header)
     lap("header")
     clash = layout.clash(spark.conf.get("spark.sql.caseSensitive", "false").lower() == "true")
     if clash is not None:
         raise JobError(
             f"the columns `{clash[0]}` and `{clash[1]}` would be one Parquet column "
-            "(Spark compares names without case); leave that tag out of --tags"
+            "(Spark compares names without case); name the tags with --tags, without that one"
         )
     if not tags_known:
         # Every shard gets the columns the single-machine run chose.
