@@ -3,7 +3,7 @@
 
     spark-submit [--files /path/to/pgnkit] pgnkit_spark.py \\
         [--pgnkit PATH] [--shard-bytes N] [--threads N] [--fetch CMD] \\
-        --out DIR [--csv] INPUT... -- SUBCOMMAND [FLAGS...]
+        --out DIR [--csv] [--glob] INPUT... -- SUBCOMMAND [FLAGS...]
 
 SUBCOMMAND is `validate`, `annotate-outcome` or `convert` (always with CSV
 output: `-f csv` / `--to csv` are added, and may be given). The job
@@ -13,8 +13,10 @@ output: `-f csv` / `--to csv` are added, and may be given). The job
    of --shard-bytes for plain files;
 2. runs `pgnkit SUBCOMMAND -q --byte-range S..E --stats ... -j N` on the
    executors, one task per shard, and stages each shard's CSV as Parquet rows
-   with a declared schema (the columns the binary writes; integers for game,
-   offset, line, ply and the other counts, strings otherwise);
+   with a declared schema (the columns the binary writes, named by place:
+   integers for pgnkit's own game, offset, line, ply and the other counts,
+   strings otherwise, --tags columns too whatever their names; which columns
+   are pgnkit's own, the binary says when run on empty input);
 3. walks each file's shards on the driver from their small statistics, per
    the merge contract of the README ("Beyond one machine"), and reruns on the
    executors, from where the previous shard's last game ended, every shard
@@ -26,10 +28,14 @@ output: `-f csv` / `--to csv` are added, and may be given). The job
    byte for byte the single-machine CSV, one header.
 
 The exit status is pgnkit's: 0, 1 when a shard the merge kept found problems,
-2 when a shard could not do the job (nothing is written then).
+2 when a shard could not do the job (then nothing is written but
+DIR/failed/fileF-shardK.stderr, the whole stderr of each failed shard, of
+which the job prints the last lines, saying how many it left out).
 
 Paths are ones the executors can read: local paths or `file://` URLs on a
-shared file system (or in local mode). For an object store (`s3a://...`),
+shared file system (or in local mode). Every INPUT names one file, literally
+(`x[1].pgn` is that file, a `file:` URL is percent-decoded), unless --glob
+makes them patterns (Python's glob for local paths, Hadoop's for URLs). For an object store (`s3a://...`),
 the driver lists the files through Hadoop and --fetch gives the command an
 executor runs to stream one object to standard output, e.g.
 `--fetch 'aws s3 cp s3://{host}/{path} -'`; such a file is one shard.
@@ -46,10 +52,12 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import glob
 import io
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -59,7 +67,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator
-from urllib.parse import urlparse
+from urllib.parse import unquote_to_bytes, urlparse, urlsplit
 
 # Output flags each subcommand gets, so that every shard writes CSV.
 CSV_FLAGS = {
@@ -68,8 +76,9 @@ CSV_FLAGS = {
     "convert": ["--to", "csv"],
 }
 
-# Columns read as integers (empty cells become nulls); every other column is
-# a string, kept exactly as the binary wrote it.
+# pgnkit's own columns read as integers (empty cells become nulls); every
+# other column, and every --tags column whatever its name, is a string, kept
+# exactly as the binary wrote it.
 INT_COLUMNS = frozenset(
     {
         "game",
@@ -89,7 +98,16 @@ JOB_FLAGS = frozenset(
 )
 FORMAT_FLAGS = frozenset({"-f", "--format", "--to"})
 
+# Flags that name one file every shard would write: each shard's pgnkit opens
+# it anew, so each overwrites the games of the one before (and --bad-games is
+# refused with --byte-range anyway). See issue 20.
+ONE_FILE_FLAGS = frozenset({"--bad-games", "--good-games"})
+
 DEFAULT_SHARD_BYTES = 256 << 20
+
+# A tag no game has, given to a run on empty input to see where --tags
+# columns stand among the fixed ones.
+PROBE_TAG = "PgnkitSparkProbeTag"
 
 # First bytes of the compressed formats pgnkit reads.
 MAGIC = (b"\x28\xb5\x2f\xfd", b"\x1f\x8b", b"BZh")
@@ -117,13 +135,15 @@ class Job:
     fetch: str | None = None
     csv: bool = False
     keep_staging: bool = False
+    glob: bool = False  # INPUTs are patterns; otherwise every name is literal
 
 
 def parse_args(argv: list[str]) -> Job:
     """Splits `OPTIONS INPUT... -- SUBCOMMAND FLAGS...` and checks the flags.
 
     Flags the job sets per shard (-o, -j, --byte-range, --stats, --no-header,
-    -q) are refused; an output format other than CSV is refused; `-f csv` or
+    -q) are refused, and so are --bad-games and --good-games (one file that
+    every shard would overwrite); an output format other than CSV is refused; `-f csv` or
     `--to csv` may be given and is dropped (the job adds it).
     """
     if "--" not in argv:
@@ -142,6 +162,7 @@ def parse_args(argv: list[str]) -> Job:
     p.add_argument("--fetch", default=None, metavar="CMD")
     p.add_argument("--csv", action="store_true")
     p.add_argument("--keep-staging", action="store_true")
+    p.add_argument("--glob", action="store_true")
     a = p.parse_args(mine)
     if not theirs or theirs[0] not in CSV_FLAGS:
         raise JobError("the subcommand must be one of " + ", ".join(CSV_FLAGS))
@@ -153,6 +174,12 @@ def parse_args(argv: list[str]) -> Job:
             flag.startswith("-o") and len(flag) > 2 and not flag.startswith("--")
         ):
             raise JobError(f"`{flag}` is set by the job for each shard; leave it out")
+        if name in ONE_FILE_FLAGS:
+            raise JobError(
+                f"`{name}` is not supported: every shard would write the same file, and each "
+                f"would overwrite the games of the ones before; run `pgnkit {theirs[0]} {name}` "
+                "on one machine"
+            )
         if name in FORMAT_FLAGS:
             value = value if eq else next(rest, "")
             if value != "csv":
@@ -178,6 +205,7 @@ def parse_args(argv: list[str]) -> Job:
         fetch=a.fetch,
         csv=a.csv,
         keep_staging=a.keep_staging,
+        glob=a.glob,
     )
 
 
@@ -253,9 +281,35 @@ def is_remote(name: str) -> bool:
     return len(scheme) > 1 and scheme != "file"
 
 
-def local_path(name: str) -> str:
-    """A `file://` URL's path; anything else as it is."""
-    return urlparse(name).path if name.startswith("file:") else name
+def local_path(name: str, pattern: bool = False) -> str:
+    """A `file:` URL's path, percent-decoded; any other name as it is.
+
+    A `file:` URL names a file of this machine: its host is empty or
+    `localhost`, its path is absolute, and it has no query or fragment (`?`
+    and `#` in a file name are written `%3F` and `%23`); other URLs are
+    refused. With `pattern` (--glob), what a percent escape stands for is
+    escaped for glob, so that `%5B` is a literal `[` and a bare `[` opens a
+    set.
+    """
+    parts = urlsplit(name)
+    if parts.scheme != "file":
+        return name
+    if "?" in name or "#" in name:
+        raise JobError(f"{name}: a file: URL with a query or a fragment; write `?` as %3F and `#` as %23")
+    if parts.netloc.lower() not in ("", "localhost"):
+        raise JobError(
+            f"{name}: a file: URL of host `{parts.netloc}`; the host must be empty or localhost "
+            "(a shared file system is read by its local path)"
+        )
+    if not parts.path.startswith("/"):
+        raise JobError(f"{name}: a file: URL needs an absolute path (file:///dir/name)")
+
+    def decode(m: re.Match) -> str:
+        text = os.fsdecode(unquote_to_bytes(m.group(0)))
+        return glob.escape(text) if pattern else text
+
+    # A run of escapes is decoded at once: one character may be several bytes.
+    return re.sub(r"(?:%[0-9A-Fa-f]{2})+", decode, parts.path)
 
 
 def is_compressed_file(path: str) -> bool:
@@ -265,16 +319,19 @@ def is_compressed_file(path: str) -> bool:
     return any(head.startswith(m) for m in MAGIC)
 
 
-def find_local(pattern: str) -> list[Source]:
-    """A local path or glob (or a `file://` URL of one), sorted."""
-    path = local_path(pattern)
-    names = sorted(glob.glob(path)) if glob.has_magic(path) else [path]
+def find_local(name: str, is_pattern: bool = False) -> list[Source]:
+    """A local path (or a `file:` URL of one), taken literally: `x[1].pgn`
+    is that file. With `is_pattern` (--glob), a glob whose matches are
+    sorted; `[[]` or, in a URL, `%5B` is a literal `[`."""
+    path = local_path(name, pattern=is_pattern)
+    names = sorted(glob.glob(path)) if is_pattern else [path]
     if not names:
-        raise JobError(f"{pattern}: no such file")
+        raise JobError(f"{name}: no file matches")
     sources = []
     for n in names:
         if not os.path.isfile(n):
-            raise JobError(f"{n}: not a file the driver can see (executors read the same path)")
+            hint = " (a pattern? give --glob)" if not is_pattern and glob.has_magic(n) and not os.path.exists(n) else ""
+            raise JobError(f"{n}: not a file the driver can see (executors read the same path){hint}")
         sources.append(Source(n, n, os.path.getsize(n), is_compressed_file(n)))
     return sources
 
@@ -402,12 +459,74 @@ def records_before(accepted: Iterable[Accepted]) -> dict[tuple[int, int, int], i
 # ---------------------------------------------------------------------- CSV
 
 
-def typed_row(header: list[str], cells: list[str]) -> list:
-    """A CSV record with its integer columns as ints (empty: None)."""
-    if len(cells) != len(header):
-        raise ValueError(f"a record of {len(cells)} fields under a header of {len(header)}")
+@dataclass(frozen=True)
+class Layout:
+    """A CSV header, and which of its columns are pgnkit's own.
+
+    `own[i]` is the name of the fixed column at position i, or None where a
+    --tags column stands: a tag is text whatever its name (`ply`, `line`),
+    never cast to an integer or renumbered. The fixed columns are learnt from
+    the binary (`Runner.probe_layout`), so a column it adds is known without
+    a list here.
+    """
+
+    header: tuple[str, ...]
+    own: tuple[str | None, ...]
+
+    @staticmethod
+    def untagged(header: Iterable[str]) -> "Layout":
+        """A header of pgnkit's own columns only."""
+        return Layout(tuple(header), tuple(header))
+
+    @staticmethod
+    def of(header: list[str], fixed: list[str], tags_at: int) -> "Layout":
+        """`header`, read as the `fixed` columns of an untagged run with
+        tag columns inserted at position `tags_at` of them."""
+        t = len(header) - len(fixed)
+        if t < 0 or list(header[:tags_at]) != list(fixed[:tags_at]) or list(header[tags_at + t :]) != list(fixed[tags_at:]):
+            raise JobError(
+                f"the CSV header {','.join(header)} is not pgnkit's columns "
+                f"({','.join(fixed)}) with tags at column {tags_at + 1}"
+            )
+        return Layout(tuple(header), tuple(fixed[:tags_at]) + (None,) * t + tuple(fixed[tags_at:]))
+
+    def position(self, name: str) -> int | None:
+        """Where pgnkit's own column `name` is (None: it has none)."""
+        return self.own.index(name) if name in self.own else None
+
+    def is_int(self, i: int) -> bool:
+        return self.own[i] in INT_COLUMNS
+
+    def tags(self) -> list[str]:
+        """The --tags columns, in order."""
+        return [h for h, o in zip(self.header, self.own) if o is None]
+
+    def clash(self, case_sensitive: bool = False) -> tuple[str, str] | None:
+        """Two output columns (`record` first, then the header) that Parquet
+        would take for one: equal names, or names equal but for case when
+        Spark compares them so (its default)."""
+        seen: dict[str, str] = {}
+        for name in ("record", *self.header):
+            key = name if case_sensitive else name.lower()
+            if key in seen:
+                return seen[key], name
+            seen[key] = name
+        return None
+
+
+def as_layout(columns: "Layout | list[str]") -> Layout:
+    """A Layout as it is; a plain header as pgnkit's own columns only."""
+    return columns if isinstance(columns, Layout) else Layout.untagged(columns)
+
+
+def typed_row(columns: "Layout | list[str]", cells: list[str]) -> list:
+    """A CSV record with pgnkit's integer columns as ints (empty: None);
+    `columns` is a Layout, or a header without tag columns."""
+    layout = as_layout(columns)
+    if len(cells) != len(layout.own):
+        raise ValueError(f"a record of {len(cells)} fields under a header of {len(layout.own)}")
     return [
-        (int(c) if c != "" else None) if h in INT_COLUMNS else c for h, c in zip(header, cells)
+        (int(c) if c != "" else None) if layout.is_int(i) else c for i, c in enumerate(cells)
     ]
 
 
@@ -510,7 +629,7 @@ class Runner:
             feeder.stdout.close()  # pgnkit holds it now
         return proc, feeder
 
-    def run_shard(self, shard: Shard, header: list[str]) -> Iterator[tuple]:
+    def run_shard(self, shard: Shard, columns: "Layout | list[str]") -> Iterator[tuple]:
         """Runs one shard; yields its staged rows, then one statistics row.
 
         A staged row is (file_index, shard_index, row_index, None, *cells);
@@ -521,6 +640,8 @@ class Runner:
         tmp = tempfile.mkdtemp(prefix="pgnkit-shard-")
         out, stats = os.path.join(tmp, "out.csv"), os.path.join(tmp, "stats.json")
         note = {"exit": None, "stderr": "", "stats": None, "rows": 0}
+        layout = as_layout(columns)
+        header = list(layout.header)
         blank = (None,) * len(header)
         try:
             try:
@@ -532,7 +653,9 @@ class Runner:
                     err += f"fetch command exited {feeder.returncode}\n".encode()
                 else:
                     note["exit"] = proc.returncode
-                note["stderr"] = tail(err.decode("utf-8", "replace"))
+                # All of it: a failed shard's is kept in OUT/failed, an
+                # accepted shard's is printed (issue 20: a tail dropped lines).
+                note["stderr"] = err.decode("utf-8", "replace")
             except OSError as e:
                 note["exit"], note["stderr"] = 2, str(e)
             if note["exit"] in (0, 1):
@@ -542,15 +665,15 @@ class Runner:
                 else:
                     note["exit"], note["stderr"] = 2, note["stderr"] + "no --stats written\n"
             if note["exit"] in (0, 1) and os.path.exists(out):
-                rename = shard.source.path is None and "file" in header
-                file_col = header.index("file") if rename else -1
+                file_col = layout.position("file")
+                rename = shard.source.path is None and file_col is not None
                 with open(out, encoding="utf-8", newline="") as f:
                     records = read_csv(f)
                     got = next(records, None)
                     if got is not None and got != header:
                         raise JobError(f"a shard wrote the header {got}, not {header}")
                     for i, cells in enumerate(records):
-                        row = typed_row(header, cells)
+                        row = typed_row(layout, cells)
                         if rename:
                             row[file_col] = shard.source.name
                         note["rows"] = i + 1
@@ -592,12 +715,69 @@ class Runner:
         if feeder is not None:
             feeder.kill()
             feeder.wait()
-        if not first:
-            raise JobError(
-                f"pgnkit wrote no CSV header (exit {proc.returncode}): "
-                + tail(err.decode("utf-8", "replace"))
-            )
-        return next(read_csv(io.StringIO(first.decode("utf-8"))))
+        return header_of(proc, first, err)
+
+    def empty_header(self, flags: list[str]) -> list[str]:
+        """The CSV header pgnkit writes for no games with `flags`."""
+        exe = self.executable()
+        cmd = [exe, self.subcommand, *CSV_FLAGS[self.subcommand], *flags, "-q", "-j", "1", "-"]
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True)
+        return header_of(proc, proc.stdout.partition(b"\n")[0], proc.stderr)
+
+    def probe_layout(self, sources: list[Source], tags_known: bool) -> Layout:
+        """The header of a single-machine run (`probe_header`), and which of
+        its columns are pgnkit's own: those of a run on empty input without
+        --tags. Where tag columns go among them, a run with one made-up tag
+        tells (convert puts them after the roster, the others at the end)."""
+        header = self.probe_header(sources, tags_known)
+        untagged = without_option(list(self.flags), "--tags")
+        fixed = self.empty_header(untagged)
+        tags_at = len(fixed)
+        if len(header) != len(fixed):
+            probe = self.empty_header(untagged + ["--tags", PROBE_TAG])
+            if probe.count(PROBE_TAG) != 1 or len(probe) != len(fixed) + 1:
+                raise JobError(f"pgnkit {self.subcommand} --tags {PROBE_TAG} wrote the header {','.join(probe)}")
+            tags_at = probe.index(PROBE_TAG)
+        return Layout.of(header, fixed, tags_at)
+
+
+def header_of(proc, first: bytes, err: bytes) -> list[str]:
+    """The header row a probe read, or why there is none."""
+    if not first:
+        raise JobError(
+            f"pgnkit wrote no CSV header (exit {proc.returncode}): " + tail(err.decode("utf-8", "replace"))
+        )
+    return next(read_csv(io.StringIO(first.decode("utf-8"))))
+
+
+def without_option(flags: list[str], name: str) -> list[str]:
+    """`flags` without the long option `name` and its value (`--x v`, `--x=v`)."""
+    out, rest = [], iter(flags)
+    for f in rest:
+        if f == name:
+            next(rest, None)
+        elif not f.startswith(name + "="):
+            out.append(f)
+    return out
+
+
+# Lines of a failed shard's stderr printed; the whole text is in OUT/failed.
+FAILED_LINES = 20
+
+
+def failure_message(where: str, status, stderr: str, saved: str | None, keep: int = FAILED_LINES) -> str:
+    """What the job prints for a failed shard: its last `keep` stderr lines,
+    how many were left out, and where the whole text is."""
+    lines = stderr.splitlines()
+    head = f"pgnkit_spark: shard {where}: pgnkit exit {status}"
+    if saved is not None and len(lines) > keep:
+        head += (f"; the last {keep} of its {len(lines)} stderr lines follow, {len(lines) - keep} "
+                 f"left out (the whole stderr is in {saved}):")
+    elif saved is not None:
+        head += f" (its stderr, also in {saved}):"
+    else:
+        head += ":"
+    return "\n".join([head, *lines[-keep:]])
 
 
 def tail(text: str, lines: int = 20, chars: int = 4000) -> str:
@@ -607,18 +787,22 @@ def tail(text: str, lines: int = 20, chars: int = 4000) -> str:
     return out[-chars:] + ("\n" if out else "")
 
 
-def convert_tags(header: list[str]) -> list[str]:
-    """The tags a convert CSV header has after the Seven Tag Roster."""
-    return header[header.index("Result") + 1 : header.index("plies")]
-
-
 # ------------------------------------------------------------- on the driver
 
 
-def spark_types(header: list[str]):
+def staged_name(i: int) -> str:
+    """The staging column of header column i: by place, not by name, so that
+    no tag can take a key's name (`run`, `stats`) or need quoting."""
+    return f"c{i}"
+
+
+def spark_types(layout: Layout):
     from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
-    data = [StructField(h, LongType() if h in INT_COLUMNS else StringType(), True) for h in header]
+    data = [
+        StructField(staged_name(i), LongType() if layout.is_int(i) else StringType(), True)
+        for i in range(len(layout.header))
+    ]
     keys = [
         StructField("file_index", IntegerType(), False),
         StructField("shard_index", IntegerType(), False),
@@ -632,7 +816,7 @@ def find_sources(spark, job: Job) -> list[Source]:
     sources: list[Source] = []
     for name in job.inputs:
         if not is_remote(name):
-            sources += find_local(name)
+            sources += find_local(name, job.glob)
             continue
         if job.fetch is None:
             raise JobError(
@@ -642,7 +826,10 @@ def find_sources(spark, job: Job) -> list[Source]:
         jvm = spark._jvm
         hpath = jvm.org.apache.hadoop.fs.Path(name)
         fs = hpath.getFileSystem(spark._jsc.hadoopConfiguration())
-        found = fs.globStatus(hpath) or []
+        if job.glob:
+            found = fs.globStatus(hpath) or []
+        else:
+            found = [fs.getFileStatus(hpath)] if fs.exists(hpath) else []
         files = [st for st in found if st.isFile()]
         if not files:
             raise JobError(f"{name}: no such file")
@@ -651,6 +838,18 @@ def find_sources(spark, job: Job) -> list[Source]:
             compressed = url.endswith(COMPRESSED_SUFFIXES)
             sources.append(Source(url, None, st.getLen(), compressed))
     return sources
+
+
+def write_text(spark, url: str, text: str) -> None:
+    """Writes `text` (UTF-8) to the file `url`, through Hadoop, so that an
+    output directory on HDFS or a store works as a local one."""
+    jvm = spark._jvm
+    hpath = jvm.org.apache.hadoop.fs.Path(url)
+    stream = hpath.getFileSystem(spark._jsc.hadoopConfiguration()).create(hpath, True)
+    try:
+        stream.write(bytearray(text.encode("utf-8")))
+    finally:
+        stream.close()
 
 
 def delete_path(spark, path: str) -> None:
@@ -667,6 +866,11 @@ def out_url(out: str, name: str) -> str:
     return "file://" + os.path.join(os.path.abspath(out), name)
 
 
+def out_shown(out: str, name: str) -> str:
+    """`name` under the output directory as a user would type it."""
+    return out.rstrip("/") + "/" + name if urlparse(out).scheme else os.path.join(out, name)
+
+
 @dataclass
 class Result:
     """What a run did, for the caller (and the test)."""
@@ -677,6 +881,7 @@ class Result:
     skipped: int = 0
     rows: int = 0
     header: list[str] = field(default_factory=list)
+    layout: Layout | None = None
     seconds: dict[str, float] = field(default_factory=dict)  # wall time per phase
 
 
@@ -700,20 +905,32 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
     runner = Runner(job.pgnkit, job.subcommand, tuple(flags), threads, job.fetch)
 
     tags_known = job.subcommand != "convert" or has_option(flags, "--tags")
-    header = sc.parallelize([0], 1).map(lambda _: runner.probe_header(sources, tags_known)).first()
+    # Plain tuples back from the task: under spark-submit this module is
+    # __main__, whose classes the result pickler cannot name.
+    layout = Layout(*sc.parallelize([0], 1).map(
+        lambda _: dataclasses.astuple(runner.probe_layout(sources, tags_known))).first())
+    header = list(layout.header)
     lap("header")
+    clash = layout.clash(spark.conf.get("spark.sql.caseSensitive", "false").lower() == "true")
+    if clash is not None:
+        raise JobError(
+            f"the columns `{clash[0]}` and `{clash[1]}` would be one Parquet column "
+            "(Spark compares names without case); name the tags with --tags, without that one"
+        )
     if not tags_known:
         # Every shard gets the columns the single-machine run chose.
-        tags = convert_tags(header) or ["Event"]  # a roster tag: no extra column
+        tags = layout.tags() or ["Event"]  # a roster tag: no extra column
         runner = replace(runner, flags=tuple(flags + ["--tags", ",".join(tags)]))
-    schema = spark_types(header)
+    schema = spark_types(layout)
     shards = plan(sources, job.shard_bytes)
     # Not `_staging`: Spark warns that it ignores a path that starts with `_`.
     staging = out_url(job.out, "staging")
     delete_path(spark, staging)
+    # The stderr of this run's failed shards, and no older run's.
+    delete_path(spark, out_url(job.out, "failed"))
 
     def stage(items: list[Shard], run: int) -> dict[tuple[int, int], dict]:
-        rdd = sc.parallelize(items, len(items)).flatMap(lambda s: runner.run_shard(s, header))
+        rdd = sc.parallelize(items, len(items)).flatMap(lambda s: runner.run_shard(s, layout))
         spark.createDataFrame(rdd, schema, verifySchema=False).write.parquet(f"{staging}/run={run}")
         notes = (
             spark.read.parquet(f"{staging}/run={run}")
@@ -723,7 +940,7 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
         )
         return {(r.file_index, r.shard_index): json.loads(r.stats) for r in notes}
 
-    result.shards, result.header = len(shards), header
+    result.shards, result.header, result.layout = len(shards), header, layout
     latest: dict[tuple[int, int], tuple[int, dict]] = {}
     pending = [(0, shards)]
     walks = {
@@ -738,10 +955,14 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
             failed = [(k, n) for k, n in sorted(notes.items()) if n["exit"] not in (0, 1)]
             if len(notes) != len(items):
                 failed.append((None, {"stderr": "a shard left no statistics", "shard": {}}))
-            for _, n in failed:
+            for key, n in failed:
                 where = f"{n['shard'].get('file')} {n['shard'].get('range') or ''}".strip()
-                print(f"pgnkit_spark: shard {where}: pgnkit exit {n.get('exit')}: "
-                      f"{n['stderr'].strip()}", file=log)
+                saved = None
+                if key is not None:
+                    name = f"failed/file{key[0]}-shard{key[1]}.stderr"
+                    write_text(spark, out_url(job.out, name), n["stderr"])
+                    saved = out_shown(job.out, name)
+                print(failure_message(where, n.get("exit"), n["stderr"], saved), file=log)
             if failed:
                 result.status = 2
                 return result
@@ -786,12 +1007,11 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
         rows = spark.read.parquet(staging).where(F.col("stats").isNull())
         joined = rows.join(F.broadcast(plan_df), ["file_index", "shard_index", "run"])
         columns = [(F.col("rows_before") + F.col("row_index") + 1).alias("record")]
-        for h in header:
-            c = F.col(f"`{h}`")
-            if h == "game":
-                c = c + F.col("games_before")
-            elif h == "line":
-                c = c + F.col("lines_before")
+        shift = {layout.position("game"): "games_before", layout.position("line"): "lines_before"}
+        for i, h in enumerate(header):
+            c = F.col(staged_name(i))
+            if i in shift:
+                c = c + F.col(shift[i])
             columns.append(c.alias(h))
         merged = joined.select(*columns).orderBy("record")
         parquet = out_url(job.out, "parquet")

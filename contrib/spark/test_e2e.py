@@ -2,7 +2,9 @@
 byte for byte) equal the single-machine output of the same binary, for
 validate, annotate-outcome and convert --to csv, on the repo's fixtures and
 on a corpus slice cut into several shards, one boundary of which falls inside
-a comment that holds a blank line and `[Event`. Run by test_spark.sh:
+a comment that holds a blank line and `[Event`; then the defects of issue 20
+(tags named like integer columns, a literal `[` in a path, a failed shard's
+whole stderr). Run by test_spark.sh:
 
     python test_e2e.py --pgnkit BIN --work DIR [--corpus FILE.pgn.zst] [--mb 30]
 """
@@ -153,6 +155,110 @@ def compare(check, spark, pgnkit, work, name, inputs, shard_bytes, expect_reruns
         shutil.rmtree(out, ignore_errors=True)
 
 
+def tag_columns(check, spark, pgnkit, work):
+    """Issue 20: --tags columns named like pgnkit's integer columns (`ply`,
+    `line`) are text as written, not cast (`007`, `x`) nor renumbered."""
+    games = "".join(
+        f'[Event "E{i}"]\n[Site "?"]\n[Date "????.??.??"]\n[Round "{i}"]\n[White "A"]\n[Black "B"]\n'
+        f'[Result "*"]\n[ply "{["007", "x", "", "12"][i % 4]}"]\n[line "0{i}"]\n\n1. e4 e5 2. Nf3 *\n\n'
+        for i in range(40)
+    )
+    path = os.path.join(work, "tags.pgn")
+    with open(path, "w") as f:
+        f.write(games)
+    flags = ["--tags", "ply,line"]
+    for sub in ("annotate-outcome", "convert"):
+        label = f"tags ply,line, {sub}"
+        status, direct = single_machine(pgnkit, sub, flags, [path], 1)
+        _, empty = single_machine(pgnkit, sub, [], ["/dev/null"], 1)
+        fixed = next(csv.reader(io.StringIO(empty.decode())))
+        records = list(csv.reader(io.StringIO(direct.decode("utf-8"), newline=""), strict=True))
+        header = records[0]
+        at = fixed.index("Result") + 1 if sub == "convert" else len(fixed)
+        out = os.path.join(work, f"out-tags-{sub}")
+        job = ps.Job(inputs=[path], subcommand=sub, flags=list(flags), out=out, pgnkit=pgnkit,
+                     shard_bytes=1500, csv=True)
+        try:
+            result = ps.run_job(spark, job, log=open(os.devnull, "w"))
+        except Exception as e:  # noqa: BLE001 - the failure this test is about
+            check(f"{label}: the job ran", False, repr(e)[:300])
+            continue
+        check(f"{label}: exit status {status}, several shards", result.status == status and result.shards >= 3,
+              f"(job: {result.status}, {result.shards} shards)")
+        _, rows = parquet_rows(spark, os.path.join(out, "parquet"))
+        got = [tuple(r[1 + at : 3 + at]) for r in rows]
+        want = [tuple(r[at : at + 2]) for r in records[1:]]
+        check(f"{label}: the tags as written", got == want and want[:2] == [("007", "00"), ("x", "01")],
+              first_difference(got, want))
+        expected = [ps.typed_row(ps.Layout.of(header, fixed, at), r) for r in records[1:]]
+        check(f"{label}: Parquet rows = single machine", [r[1:] for r in rows] == expected,
+              first_difference([r[1:] for r in rows], expected))
+        text = b"".join(open(p, "rb").read() for p in sorted(glob.glob(os.path.join(out, "csv", "part-*"))))
+        check(f"{label}: CSV byte-identical", text == direct, f"({len(text)} vs {len(direct)} bytes)")
+        shutil.rmtree(out, ignore_errors=True)
+    job = ps.Job(inputs=[path], subcommand="annotate-outcome", flags=["--tags", "Game"],
+                 out=os.path.join(work, "out-clash"), pgnkit=pgnkit)
+    try:
+        ps.run_job(spark, job, log=open(os.devnull, "w"))
+        check("tags Game: refused, Parquet would merge it with game", False, "(not refused)")
+    except ps.JobError as e:
+        check("tags Game: refused, Parquet would merge it with game", "one Parquet column" in str(e), str(e))
+
+
+def literal_path(check, spark, pgnkit, work):
+    """Issue 20: `x[1].pgn` is that file, not the glob matching `x1.pgn`,
+    and a file: URL is percent-decoded."""
+    d = os.path.join(work, "literal")
+    os.makedirs(d, exist_ok=True)
+    shutil.copy(os.path.join(ROOT, "fixtures/pgn/twic1599_excerpt.pgn"), os.path.join(d, "x[1].pgn"))
+    with open(os.path.join(d, "x1.pgn"), "w") as f:
+        f.write('[Event "the wrong file"]\n\n1. e4 *\n')
+    _, direct = single_machine(pgnkit, "validate", [], [os.path.join(d, "x[1].pgn")], 1)
+    for name in [os.path.join(d, "x[1].pgn"), "file://" + os.path.join(d, "x%5B1%5D.pgn")]:
+        out = os.path.join(work, "out-literal")
+        job = ps.Job(inputs=[name], subcommand="validate", flags=[], out=out, pgnkit=pgnkit,
+                     shard_bytes=3000, csv=True)
+        try:
+            ps.run_job(spark, job, log=open(os.devnull, "w"))
+            text = b"".join(open(p, "rb").read() for p in sorted(glob.glob(os.path.join(out, "csv", "part-*"))))
+        except Exception as e:  # noqa: BLE001 - a failure of this test
+            text = repr(e).encode()
+        check(f"{os.path.basename(name)}: the file of that name", text == direct, text[:200])
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def failed_shard_stderr(check, spark, pgnkit, work):
+    """Issue 20: a failed shard's whole stderr is kept in OUT/failed, and the
+    message says how many lines it leaves out and where they are."""
+    fake = os.path.join(work, "failing-pgnkit")
+    with open(fake, "w") as f:
+        f.write(
+            "#!/bin/sh\n"
+            '# The real binary, except for shard runs: 50 lines of stderr, exit 2.\n'
+            'case " $* " in *" --stats "*)\n'
+            '  i=1; while [ $i -le 50 ]; do echo "pgnkit: made-up problem $i" >&2; i=$((i + 1)); done; exit 2;;\n'
+            "esac\n"
+            f'exec {pgnkit} "$@"\n'
+        )
+    os.chmod(fake, 0o755)
+    out = os.path.join(work, "out-failed")
+    job = ps.Job(inputs=[os.path.join(ROOT, "fixtures/pgn/twic1599_excerpt.pgn")], subcommand="validate",
+                 flags=[], out=out, pgnkit=fake)
+    log = io.StringIO()
+    result = ps.run_job(spark, job, log=log)
+    saved = os.path.join(out, "failed", "file0-shard0.stderr")
+    whole = "".join(f"pgnkit: made-up problem {i}\n" for i in range(1, 51))
+    check("a failed shard: exit 2, no Parquet", result.status == 2 and not os.path.exists(os.path.join(out, "parquet")),
+          f"(got {result.status})")
+    check("a failed shard: its whole stderr in OUT/failed", os.path.exists(saved) and open(saved).read() == whole,
+          f"({saved})")
+    message = log.getvalue()
+    check("a failed shard: the message says what it left out and where",
+          "30 left out" in message and saved in message and message.rstrip().endswith("made-up problem 50")
+          and "made-up problem 30\n" not in message, message[:400])
+    shutil.rmtree(out, ignore_errors=True)
+
+
 def main():
     a = argparse.ArgumentParser()
     a.add_argument("--pgnkit", required=True)
@@ -221,6 +327,10 @@ def main():
                      pgnkit=args.pgnkit, shard_bytes=1000)
         result = ps.run_job(spark, job, log=open(os.devnull, "w"))
         check("a truncated .zst: exit 2", result.status == 2, f"(got {result.status})")
+
+        tag_columns(check, spark, args.pgnkit, work)
+        literal_path(check, spark, args.pgnkit, work)
+        failed_shard_stderr(check, spark, args.pgnkit, work)
     except Exception:  # noqa: BLE001 - a crash is a failure with its traceback
         traceback.print_exc()
         check("the test ran to its end", False)

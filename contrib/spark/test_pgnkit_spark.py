@@ -7,8 +7,13 @@ a byte-range shard), and CSV writing. They need no Spark and no binary:
 
 import csv
 import io
+import json
+import os
 import random
+import shutil
+import tempfile
 import unittest
+import urllib.parse
 
 import pgnkit_spark as ps
 
@@ -61,6 +66,14 @@ class Arguments(unittest.TestCase):
             with self.subTest(argv=argv), self.assertRaises(ps.JobError):
                 ps.parse_args(argv)
 
+    def test_files_every_shard_would_overwrite_are_refused(self):
+        # Issue 20: each whole-file shard truncated the same --bad-games file,
+        # so only the last shard's games were left in it.
+        for flag in (["--bad-games", "bad.pgn"], ["--good-games=good.pgn"], ["--bad-games=b", "--good-games", "g"]):
+            with self.subTest(flag=flag):
+                with self.assertRaisesRegex(ps.JobError, "every shard would write the same file"):
+                    ps.parse_args(["--out", "o", "x", "--", "validate", *flag])
+
     def test_sizes(self):
         self.assertEqual(ps.parse_size("4096"), 4096)
         self.assertEqual(ps.parse_size("64k"), 65536)
@@ -106,6 +119,61 @@ class Planning(unittest.TestCase):
         self.assertEqual(ps.local_path("file:///data/x.pgn"), "/data/x.pgn")
         self.assertEqual(ps.local_path("rel/x.pgn"), "rel/x.pgn")
 
+    def test_file_urls_are_decoded(self):
+        # Issue 20: `%5B` stayed `%5B`, and a `#fragment` was dropped.
+        self.assertEqual(ps.local_path("file:///data/x%5B1%5D.pgn"), "/data/x[1].pgn")
+        self.assertEqual(ps.local_path("file://localhost/data/a%20b%23c.pgn"), "/data/a b#c.pgn")
+        self.assertEqual(ps.local_path("FILE://LocalHost/d/x.pgn"), "/d/x.pgn")
+        self.assertEqual(ps.local_path("file:/data/x.pgn"), "/data/x.pgn")
+        self.assertEqual(ps.local_path("file:///d/caf%C3%A9.pgn"), "/d/café.pgn")
+        self.assertEqual(ps.local_path("file:///d/raw%FF.pgn"), "/d/raw\udcff.pgn")  # as os.fsdecode gives it
+        # With --glob, an escaped character is literal, a bare one a pattern.
+        self.assertEqual(ps.local_path("file:///d/%5B1%5D*[ab].pgn", pattern=True), "/d/[[]1]*[ab].pgn")
+
+    def test_file_urls_that_name_no_local_file_are_refused(self):
+        for url in ["file:///data/x.pgn#part", "file:///data/x.pgn?v=1", "file:///data/x.pgn?",
+                    "file://server/data/x.pgn", "file://me@localhost/x.pgn", "file:rel/x.pgn"]:
+            with self.subTest(url=url), self.assertRaises(ps.JobError):
+                ps.local_path(url)
+
+
+class LiteralPaths(unittest.TestCase):
+    """Issue 20: `x[1].pgn` was read as the glob `x[1].pgn`, i.e. `x1.pgn`."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        for name in ["x[1].pgn", "x1.pgn", "x2.pgn"]:
+            with open(os.path.join(self.dir, name), "w") as f:
+                f.write(f'[Event "{name}"]\n\n*\n')
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def names(self, sources):
+        return [os.path.basename(s.path) for s in sources]
+
+    def test_a_path_is_taken_literally(self):
+        self.assertEqual(self.names(ps.find_local(os.path.join(self.dir, "x[1].pgn"))), ["x[1].pgn"])
+        url = "file://" + urllib.parse.quote(os.path.join(self.dir, "x[1].pgn"))
+        [source] = ps.find_local(url)
+        self.assertEqual((source.name, source.path), (os.path.join(self.dir, "x[1].pgn"),) * 2)
+        with self.assertRaisesRegex(ps.JobError, "give --glob"):
+            ps.find_local(os.path.join(self.dir, "x*.pgn"))
+
+    def test_glob_makes_patterns(self):
+        self.assertEqual(self.names(ps.find_local(os.path.join(self.dir, "x*.pgn"), True)),
+                         ["x1.pgn", "x2.pgn", "x[1].pgn"])
+        self.assertEqual(self.names(ps.find_local(os.path.join(self.dir, "x[1].pgn"), True)), ["x1.pgn"])
+        self.assertEqual(self.names(ps.find_local(os.path.join(self.dir, "x[[]1].pgn"), True)), ["x[1].pgn"])
+        url = "file://" + os.path.join(self.dir, "x%5B1%5D.pgn")
+        self.assertEqual(self.names(ps.find_local(url, True)), ["x[1].pgn"])
+        with self.assertRaisesRegex(ps.JobError, "no file matches"):
+            ps.find_local(os.path.join(self.dir, "y*.pgn"), True)
+
+    def test_the_option(self):
+        self.assertFalse(ps.parse_args(["--out", "o", "x", "--", "validate"]).glob)
+        self.assertTrue(ps.parse_args(["--glob", "--out", "o", "x*", "--", "validate"]).glob)
+
 
 class StatsFile(unittest.TestCase):
     def test_the_binary_s_statistics(self):
@@ -121,6 +189,24 @@ class StatsFile(unittest.TestCase):
         self.assertEqual(ps.Stats.from_pgnkit(doc, 0).limit, 500)
         with self.assertRaises(ps.JobError):
             ps.Stats.from_pgnkit({"inputs": []}, 0)
+
+    def test_keys_the_merge_does_not_read_are_ignored(self):
+        # The statistics gain keys over time (issue 20's wave: command,
+        # format, header, options, output, checksum, per-input path, size…);
+        # only the ones the merge reads matter, and they all stay.
+        doc = {
+            "command": "validate", "format": "csv", "header": ["file", "game"], "checksum": "sha256:00",
+            "options": {"rules": "fide", "tags": None, "nested": {"x": [1, 2]}}, "output": {"path": "-", "rows": 3},
+            "inputs": [{"file": "f.pgn", "path": "/abs/f.pgn", "size": 900, "mtime": None, "start": 0, "end": 500,
+                        "first_byte": 0, "limit": 520, "end_byte": 600, "games": 3, "lines": 30,
+                        "a_future_key": {"deep": True}}],
+            "games": 3, "failed": 0, "findings": {}, "args": ["validate"], "cwd": "/", "version": "9.9",
+        }
+        s = ps.Stats.from_pgnkit(doc, rows=3)
+        self.assertEqual((s.start, s.end, s.first_byte, s.limit, s.end_byte, s.games, s.lines, s.rows),
+                         (0, 500, 0, 520, 600, 3, 30, 3))
+        note = {"exit": 0, "stderr": "", "stats": doc, "rows": 3}
+        self.assertEqual(ps.Stats.from_pgnkit(json.loads(json.dumps(note))["stats"], 3), s)
 
     def test_a_shard_after_one_that_read_to_the_end_is_skipped(self):
         w = ps.FileWalk(0, 2)
@@ -281,8 +367,71 @@ class Csv(unittest.TestCase):
 
     def test_convert_tags(self):
         header = "file,game,offset,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,final_fen".split(",")
-        self.assertEqual(ps.convert_tags(header), ["ECO", "Opening"])
-        self.assertEqual(ps.convert_tags(header[:10] + header[12:]), [])
+        fixed = header[:10] + header[12:]
+        self.assertEqual(ps.Layout.of(header, fixed, 10).tags(), ["ECO", "Opening"])
+        self.assertEqual(ps.Layout.of(fixed, fixed, 10).tags(), [])
+
+
+class TagColumns(unittest.TestCase):
+    """Issue 20: a tag column named like one of pgnkit's integer columns was
+    cast (`007` became 7, `x` failed the task), and one named `line` shifted."""
+
+    ANNOTATE = "file,game,offset,white,black,result,plies,termination".split(",")
+    CONVERT = "file,game,offset,start_fen,Event,Result,plies,uci".split(",")
+
+    def test_tags_are_text_whatever_their_names(self):
+        layout = ps.Layout.of(self.ANNOTATE + ["ply", "line", "game"], self.ANNOTATE, len(self.ANNOTATE))
+        self.assertEqual(layout.own[-3:], (None, None, None))
+        self.assertEqual(layout.tags(), ["ply", "line", "game"])
+        self.assertEqual(
+            ps.typed_row(layout, ["f", "2", "90", "A", "B", "1-0", "41", "checkmate", "007", "x", ""]),
+            ["f", 2, 90, "A", "B", "1-0", 41, "checkmate", "007", "x", ""],
+        )
+        self.assertEqual((layout.position("game"), layout.position("line"), layout.position("file")), (1, None, 0))
+
+    def test_tags_inside_the_fixed_columns(self):
+        # convert: tags after the roster, a tag named plies before the real one.
+        header = self.CONVERT[:6] + ["plies", "offset"] + self.CONVERT[6:]
+        layout = ps.Layout.of(header, self.CONVERT, 6)
+        self.assertEqual(layout.tags(), ["plies", "offset"])
+        self.assertEqual(
+            ps.typed_row(layout, ["f", "1", "0", "", "E", "*", "12", "x", "30", "e2e4"]),
+            ["f", 1, 0, "", "E", "*", "12", "x", 30, "e2e4"],
+        )
+        self.assertEqual(layout.position("plies"), 8)
+
+    def test_a_header_that_is_not_the_fixed_columns_is_an_error(self):
+        with self.assertRaises(ps.JobError):
+            ps.Layout.of(["file", "game"], ["file", "game", "offset"], 3)
+        with self.assertRaises(ps.JobError):
+            ps.Layout.of(["file", "x", "offset"], ["file", "game", "offset"], 3)
+
+    def test_names_parquet_would_merge(self):
+        self.assertIsNone(ps.Layout.of(self.ANNOTATE + ["ply"], self.ANNOTATE, 8).clash())
+        self.assertEqual(ps.Layout.of(self.ANNOTATE + ["Game"], self.ANNOTATE, 8).clash(), ("game", "Game"))
+        self.assertIsNone(ps.Layout.of(self.ANNOTATE + ["Game"], self.ANNOTATE, 8).clash(case_sensitive=True))
+        self.assertEqual(ps.Layout.of(self.ANNOTATE + ["record"], self.ANNOTATE, 8).clash(True), ("record", "record"))
+
+    def test_without_option(self):
+        self.assertEqual(ps.without_option(["--tags", "A,B", "--rules", "fide"], "--tags"), ["--rules", "fide"])
+        self.assertEqual(ps.without_option(["--tags=A", "-x", "--tagsy"], "--tags"), ["-x", "--tagsy"])
+
+    def test_the_layout_comes_from_the_binary(self):
+        # A stand-in binary: its fixed columns, and --tags after `b`.
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        exe = os.path.join(d, "fake-pgnkit")
+        with open(exe, "w") as f:
+            f.write(
+                "#!/bin/sh\n"
+                'tags=""; while [ $# -gt 0 ]; do case "$1" in --tags) tags=",$2"; shift;; esac; shift; done\n'
+                'echo "file,game,b$tags,line"\n'
+            )
+        os.chmod(exe, 0o755)
+        runner = ps.Runner(exe, "convert", ("--tags", "ply,line"), 1)
+        layout = runner.probe_layout([ps.Source("x", "x", 1, False)], True)
+        self.assertEqual(layout.header, ("file", "game", "b", "ply", "line", "line"))
+        self.assertEqual(layout.own, ("file", "game", "b", None, None, "line"))
 
 
 class Commands(unittest.TestCase):
@@ -304,6 +453,34 @@ class Commands(unittest.TestCase):
             runner.fetch_command(source),
             "aws s3 cp s3://bucket/'db/a b.pgn.zst' - # 's3a://bucket/db/a b.pgn.zst'",
         )
+
+    def test_a_failed_shard_s_message_says_what_it_left_out(self):
+        # Issue 20: the job kept the last 20 lines and did not say so.
+        text = "".join(f"line {i}\n" for i in range(1, 51))
+        msg = ps.failure_message("f.pgn 0..9", 2, text, "out/failed/file0-shard0.stderr").splitlines()
+        self.assertEqual(
+            msg[0],
+            "pgnkit_spark: shard f.pgn 0..9: pgnkit exit 2; the last 20 of its 50 stderr lines follow, "
+            "30 left out (the whole stderr is in out/failed/file0-shard0.stderr):",
+        )
+        self.assertEqual(msg[1:], [f"line {i}" for i in range(31, 51)])
+        short = ps.failure_message("f.pgn", 2, "one\ntwo\n", "o/x").splitlines()
+        self.assertEqual(short, ["pgnkit_spark: shard f.pgn: pgnkit exit 2 (its stderr, also in o/x):", "one", "two"])
+        self.assertEqual(ps.failure_message("?", None, "a shard left no statistics", None),
+                         "pgnkit_spark: shard ?: pgnkit exit None:\na shard left no statistics")
+
+    def test_a_shard_keeps_its_whole_stderr(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        exe = os.path.join(d, "fake-pgnkit")
+        with open(exe, "w") as f:
+            f.write("#!/bin/sh\nfor i in $(seq 1 500); do echo \"pgnkit: problem $i\" >&2; done\nexit 2\n")
+        os.chmod(exe, 0o755)
+        runner = ps.Runner(exe, "validate", (), 1)
+        [note] = runner.run_shard(ps.Shard(0, 0, ps.Source("f", "f", 1, False), None, None), ["file"])
+        n = json.loads(note[3])
+        self.assertEqual(n["exit"], 2)
+        self.assertEqual(n["stderr"], "".join(f"pgnkit: problem {i}\n" for i in range(1, 501)))
 
     def test_tail(self):
         self.assertEqual(ps.tail(""), "")
