@@ -256,7 +256,15 @@ fn each_game_is_judged_by_the_laws_of_its_date() {
     assert_eq!(status, 1);
     assert_eq!(
         pick(&current[0], &cols),
-        ["84", "fivefold-repetition", "57", "48", "1/2-1/2", "false", "current"]
+        [
+            "84",
+            "fivefold-repetition",
+            "57",
+            "48",
+            "1/2-1/2",
+            "false",
+            "current"
+        ]
     );
     let (_, on) = rows(&["--laws", "2016-02-29", old], None);
     assert_eq!(on[0]["termination"], "fivefold-repetition");
@@ -278,7 +286,11 @@ fn each_game_is_judged_by_the_laws_of_its_date() {
     assert_eq!(same, current[0]);
     // JSON Lines carry the same key, always a string.
     let out = run(&["annotate-outcome", "-q", "-f", "jsonl", old], None);
-    assert!(stdout(&out).contains(",\"laws\":\"1886.??.??\"}"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(",\"laws\":\"1886.??.??\"}"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -291,7 +303,10 @@ fn a_game_published_without_moves_is_no_early_agreement() {
     let (status, rows_) = rows(&["-"], Some(no_moves));
     assert_eq!(status, 0);
     assert_eq!(
-        pick(&rows_[0], &["plies", "fide_result", "result_ok", "loss_rule"]),
+        pick(
+            &rows_[0],
+            &["plies", "fide_result", "result_ok", "loss_rule"]
+        ),
         ["0", "1/2-1/2", "true", ""]
     );
     let out = run(&["validate", "-q", "-"], Some(no_moves));
@@ -302,7 +317,10 @@ fn a_game_published_without_moves_is_no_early_agreement() {
     let (status, rows_) = rows(&["-"], Some(one.as_bytes()));
     assert_eq!(status, 1);
     assert_eq!(
-        pick(&rows_[0], &["plies", "fide_result", "result_ok", "loss_rule"]),
+        pick(
+            &rows_[0],
+            &["plies", "fide_result", "result_ok", "loss_rule"]
+        ),
         ["1", "*", "false", "5.2.3"]
     );
 }

@@ -48,7 +48,9 @@ fn each_game_is_judged_by_the_laws_of_its_date() {
         "{text}"
     );
     assert!(
-        text.contains("move-after-end: move after the game ended by fivefold repetition at ply 57\n"),
+        text.contains(
+            "move-after-end: move after the game ended by fivefold repetition at ply 57\n"
+        ),
         "{text}"
     );
     // 2017: 9.6 was in force; the same finding whatever --laws says.
@@ -65,11 +67,25 @@ fn each_game_is_judged_by_the_laws_of_its_date() {
     let text = std::fs::read_to_string(fixture("annotate/fivefold_before_2014.pgn")).unwrap();
     let undated = text.replace("[Date \"1886.??.??\"]", "[Date \"????.??.??\"]");
     assert_ne!(undated, text);
-    let out = run(&["validate", "-q", "-f", "csv", "-"], Some(undated.as_bytes()));
+    let out = run(
+        &["validate", "-q", "-f", "csv", "-"],
+        Some(undated.as_bytes()),
+    );
     assert_eq!(rows(&stdout(&out)), today);
     // An EventDate stands in for a missing Date.
     let event = text.replace("[Date \"1886.??.??\"]", "[EventDate \"1886.01.11\"]");
-    let out = run(&["validate", "-q", "-f", "csv", "--only", "wrong-result,move-after-end", "-"], Some(event.as_bytes()));
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "-f",
+            "csv",
+            "--only",
+            "wrong-result,move-after-end",
+            "-",
+        ],
+        Some(event.as_bytes()),
+    );
     assert_eq!(rows(&stdout(&out)), []);
 }
 
@@ -81,7 +97,16 @@ fn a_later_end_names_the_laws_that_judged_it() {
     let pgn = "[Date \"2010.05.01\"]\n[Result \"1/2-1/2\"]\n\n1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6 \
                4.Ng1 Ng8 5.Nf3 Nf6 6.Ng1 Ng8 7.Nf3 Nf6 8.Ng1 Ng8 9.e4 e5 10.Bc4 Nc6 11.Qh5 Nf6 \
                12.Qxf7# Ke7 1/2-1/2\n";
-    let out = run(&["validate", "-q", "--only", "wrong-result,move-after-end", "-"], Some(pgn.as_bytes()));
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "--only",
+            "wrong-result,move-after-end",
+            "-",
+        ],
+        Some(pgn.as_bytes()),
+    );
     let text = stdout(&out);
     let note = "(under the Laws in force on 2010.05.01, fivefold repetition at ply 16 did not end the game)";
     assert!(
@@ -97,16 +122,35 @@ fn a_later_end_names_the_laws_that_judged_it() {
         "{text}"
     );
     // Under today's Laws the game ended at ply 16, a draw.
-    let out = run(&["validate", "-q", "--laws", "current", "--only", "wrong-result,move-after-end", "-"], Some(pgn.as_bytes()));
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "--laws",
+            "current",
+            "--only",
+            "wrong-result,move-after-end",
+            "-",
+        ],
+        Some(pgn.as_bytes()),
+    );
     let text = stdout(&out);
-    assert!(text.contains("move-after-end: move after the game ended by fivefold repetition at ply 16\n"), "{text}");
+    assert!(
+        text.contains(
+            "move-after-end: move after the game ended by fivefold repetition at ply 16\n"
+        ),
+        "{text}"
+    );
     assert!(!text.contains("wrong-result"), "{text}");
 }
 
 #[test]
 fn laws_that_are_no_date_are_refused() {
     for bad in ["yesterday", "2010-02-30", "2010"] {
-        let out = run(&["validate", "--laws", bad, "fixtures/pgn/chess960.pgn"], None);
+        let out = run(
+            &["validate", "--laws", bad, "fixtures/pgn/chess960.pgn"],
+            None,
+        );
         assert_eq!(code(&out), 2, "{bad}");
         assert!(stderr(&out).contains("--laws"), "{}", stderr(&out));
     }

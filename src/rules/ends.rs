@@ -523,7 +523,11 @@ impl EndTracker {
         }
         // Without 9.6 the window of positions can grow past 150 plies:
         // once nothing more is to be learnt from it, it is not kept.
-        let occurrences = if self.counting { self.reps.push(pos) } else { 0 };
+        let occurrences = if self.counting {
+            self.reps.push(pos)
+        } else {
+            0
+        };
         match self
             .limits
             .automatic_end(pos, occurrences, material_changed)

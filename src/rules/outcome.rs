@@ -633,7 +633,10 @@ mod tests {
         // unknown, not a draw agreed before anyone moved. The result stands,
         // as validate says (issue 25).
         let o = outcome(&draw("[Date \"2025.05.03\"]\n", ""), Profile::Fide);
-        assert_eq!((o.loss_rule, o.rules_result), (None, Some(GameResult::Draw)));
+        assert_eq!(
+            (o.loss_rule, o.rules_result),
+            (None, Some(GameResult::Draw))
+        );
         assert!(o.is_result_ok());
         // A FEN start counts the moves its move number says were played:
         // at move 1 with White to move, none; with Black to move, White's.
@@ -799,7 +802,10 @@ mod tests {
             ("[Date \"2023.01.01\"]\n", since),
             ("[Date \"????.??.??\"]\n", since),
             ("[Date \"20?3.01.01\"]\n", since),
-            ("[Date \"????.??.??\"]\n[EventDate \"2019.??.??\"]\n", before),
+            (
+                "[Date \"????.??.??\"]\n[EventDate \"2019.??.??\"]\n",
+                before,
+            ),
             ("[EventDate \"2019.10.01\"]\n", before),
         ] {
             assert_eq!(rule(tags, by_date), expected, "{tags}");
@@ -852,7 +858,11 @@ mod tests {
         assert!(o.is_result_ok());
         // A long quiet stretch under Laws without 9.6: the 75 moves end
         // nothing, the fifty-move claim comes at its ply.
-        let pgn = from_fen("k7/8/1K6/8/8/8/8/7R w - - 98 60", "60. Rh2 Ka7 61. Rh1", "*");
+        let pgn = from_fen(
+            "k7/8/1K6/8/8/8/8/7R w - - 98 60",
+            "60. Rh2 Ka7 61. Rh1",
+            "*",
+        );
         let pgn = pgn.replace("[SetUp", "[Date \"1990.??.??\"]\n[SetUp");
         let o = outcome(&pgn, Profile::Fide);
         assert_eq!(o.fifty_claim_ply, Some(1));
