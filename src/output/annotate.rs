@@ -224,6 +224,8 @@ pub fn write_row(
     tags: &TagColumns,
 ) -> io::Result<()> {
     let values = row.tags.iter().map(|v| v.as_deref().unwrap_or(""));
+    let mut laws = [0; 10];
+    let laws = row.laws.column(&mut laws);
     match format {
         Format::Csv => super::write_csv_record(
             out,
@@ -247,7 +249,7 @@ pub fn write_row(
                 row.undetermined_reason,
                 &row.helpmate.as_deref().map(uci_line).unwrap_or_default(),
                 row.error.as_deref().unwrap_or(""),
-                &row.laws.to_string(),
+                laws,
             ]
             .into_iter()
             .chain(values),
@@ -305,7 +307,7 @@ pub fn write_row(
             out.write_all(b",\"error\":")?;
             json::write_opt_str(out, row.error.as_deref())?;
             out.write_all(b",\"laws\":")?;
-            json::write_str(out, &row.laws.to_string())?;
+            json::write_str(out, laws)?;
             if !tags.is_empty() {
                 out.write_all(b",\"tags\":{")?;
                 for (i, (name, value)) in tags.names.iter().zip(&row.tags).enumerate() {
