@@ -251,7 +251,9 @@ pub fn help_sections(command: &str) -> Vec<HelpSection> {
         "annotate-outcome" => sections.push(section(
             "Report columns",
             &format!(
-                "csv (jsonl has the same fields, plus the helpmate line):\n  {}",
+                "csv (jsonl has the same fields, plus the helpmate line):\n  {}\n\
+                 laws is the date whose Laws judged the game (YYYY.MM.DD, `?` for what\n\
+                 the date leaves unknown), or `current` for today's Laws.",
                 crate::output::annotate::CSV_HEADER
             ),
         )),
@@ -458,6 +460,19 @@ pub struct ValidateArgs {
     /// inputs once.
     #[arg(long, value_name = "FILE")]
     pub good_games: Option<PathBuf>,
+
+    /// Which Laws judge each game: `date` (default) those in force when it
+    /// was played, by its `Date` tag, else its `EventDate` (a year alone
+    /// decides what changed on 1 January, and what changed on 1 July in
+    /// any other year); `current` today's Laws for every game; a day
+    /// `YYYY-MM-DD` the Laws in force that day for every game. Dated:
+    /// the automatic draws of 9.6 (fivefold repetition, 75 moves) from
+    /// 1 July 2014, 5.1.2's exception for a resignation against a player
+    /// who cannot mate from 1 January 2023 (README "Which Laws"). An
+    /// undated game, or one whose date cannot decide, follows today's
+    /// Laws.
+    #[arg(long, value_name = "WHEN", default_value = "date")]
+    pub laws: crate::rules::laws::LawsChoice,
 }
 
 /// Formats of the `validate` report.
@@ -490,6 +505,21 @@ pub struct AnnotateOutcomeArgs {
     #[arg(long, value_enum, default_value_t = RulesProfile::Fide)]
     pub rules: RulesProfile,
 
+    /// Which Laws judge each game: `date` (default) those in force when it
+    /// was played, by its `Date` tag, else its `EventDate` (a year alone
+    /// decides what changed on 1 January, and what changed on 1 July in
+    /// any other year); `current` today's Laws for every game; a day
+    /// `YYYY-MM-DD` the Laws in force that day for every game. Dated:
+    /// the automatic draws of 9.6 (fivefold repetition, 75 moves) from
+    /// 1 July 2014, 5.1.2's exception for a resignation against a player
+    /// who cannot mate from 1 January 2023 (README "Which Laws"). An
+    /// undated game, or one whose date cannot decide, follows today's
+    /// Laws. Only `--rules fide` dates
+    /// the Laws: `app` and `online` are software, which applies the same
+    /// rules to games of every date.
+    #[arg(long, value_name = "WHEN", default_value = "date")]
+    pub laws: crate::rules::laws::LawsChoice,
+
     /// With `--format pgn`: overwrite the Result tag and termination marker
     /// with the result the rules give (an error with the other formats).
     #[arg(long)]
@@ -519,7 +549,8 @@ pub enum AnnotateFormat {
 /// (the README says what each changes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RulesProfile {
-    /// The FIDE Laws of Chess in force since 1 January 2023.
+    /// The FIDE Laws of Chess: those in force when each game was played,
+    /// unless `--laws` says otherwise.
     Fide,
     /// Apps with a claim button: claims only once the repetition or the 50
     /// moves have happened; material draws only in the three simple cases.

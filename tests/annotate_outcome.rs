@@ -159,9 +159,19 @@ fn real_games_with_automatic_ends() {
             ["75", "dead-position", "74", "", "", "1/2-1/2", "true"],
         ),
     ] {
-        let (_, rows) = rows(&[&format!("fixtures/annotate/{file}")], None);
+        // python-chess applies today's Laws; fivefold_real is of 2008.
+        let path = format!("fixtures/annotate/{file}");
+        let (_, rows) = rows(&["--laws", "current", &path], None);
         assert_eq!(pick(&rows[0], &cols), want, "{file}");
     }
+    // By the Laws of its date (2008, no 9.6) the fifth repetition of
+    // fivefold_real ended nothing: the draw was agreed, the claim stays.
+    let (_, by_date) = rows(&["fixtures/annotate/fivefold_real.pgn"], None);
+    assert_eq!(
+        pick(&by_date[0], &cols),
+        ["36", "", "", "27", "", "1/2-1/2", "true"]
+    );
+    assert_eq!(by_date[0]["laws"], "2008.03.12");
     // Under app and online only the material patterns count: the pawn wall
     // is not a dead position there.
     let (_, app) = rows(
@@ -221,6 +231,100 @@ fn illegal_move_is_annotated_up_to_it() {
     );
 }
 
+/// Each game is judged by the Laws in force when it was played (issue 25).
+#[test]
+fn each_game_is_judged_by_the_laws_of_its_date() {
+    let old = "fixtures/annotate/fivefold_before_2014.pgn";
+    let cols = [
+        "plies",
+        "termination",
+        "termination_ply",
+        "threefold_claim_ply",
+        "fide_result",
+        "result_ok",
+        "laws",
+    ];
+    // 1886: no 9.6; the game went on after its fifth repetition, and
+    // Black's win stands. The claim is as it was.
+    let (status, by_date) = rows(&[old], None);
+    assert_eq!(status, 0);
+    assert_eq!(
+        pick(&by_date[0], &cols),
+        ["84", "", "", "48", "0-1", "true", "1886.??.??"]
+    );
+    let (status, current) = rows(&["--laws", "current", old], None);
+    assert_eq!(status, 1);
+    assert_eq!(
+        pick(&current[0], &cols),
+        [
+            "84",
+            "fivefold-repetition",
+            "57",
+            "48",
+            "1/2-1/2",
+            "false",
+            "current"
+        ]
+    );
+    let (_, on) = rows(&["--laws", "2016-02-29", old], None);
+    assert_eq!(on[0]["termination"], "fivefold-repetition");
+    assert_eq!(on[0]["laws"], "2016.02.29");
+    // The other profiles are software: they apply today's rules to every
+    // game.
+    let (_, app) = rows(&["--rules", "app", old], None);
+    assert_eq!(app[0]["termination"], "fivefold-repetition");
+    assert_eq!(app[0]["laws"], "current");
+    // 2017: unchanged by either, but for the laws column.
+    let new = "fixtures/annotate/fivefold_after_2014.pgn";
+    let (_, by_date) = rows(&[new], None);
+    let (_, current) = rows(&["--laws", "current", new], None);
+    assert_eq!(by_date[0]["termination"], "fivefold-repetition");
+    assert_eq!(by_date[0]["termination_ply"], "97");
+    assert_eq!(by_date[0]["laws"], "2017.12.29");
+    let mut same = by_date[0].clone();
+    same.insert("laws".into(), "current".into());
+    assert_eq!(same, current[0]);
+    // JSON Lines carry the same key, always a string.
+    let out = run(&["annotate-outcome", "-q", "-f", "jsonl", old], None);
+    assert!(
+        stdout(&out).contains(",\"laws\":\"1886.??.??\"}"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_game_published_without_moves_is_no_early_agreement() {
+    // TWIC publishes some games as a result without movetext: their moves
+    // are unknown, not a draw agreed before anyone moved (issue 25).
+    // validate says nothing about them, and annotate-outcome agrees.
+    let no_moves = b"[Event \"e\"]\n[Site \"s\"]\n[Date \"2025.05.03\"]\n[Round \"1\"]\n\
+[White \"w\"]\n[Black \"b\"]\n[Result \"1/2-1/2\"]\n\n1/2-1/2\n";
+    let (status, rows_) = rows(&["-"], Some(no_moves));
+    assert_eq!(status, 0);
+    assert_eq!(
+        pick(
+            &rows_[0],
+            &["plies", "fide_result", "result_ok", "loss_rule"]
+        ),
+        ["0", "1/2-1/2", "true", ""]
+    );
+    let out = run(&["validate", "-q", "-"], Some(no_moves));
+    assert_eq!((code(&out), stdout(&out)), (0, String::new()));
+    // A recorded move is a move: 1. e4 1/2-1/2 is still agreed before
+    // Black moved (5.2.3).
+    let one = String::from_utf8_lossy(no_moves).replace("\n\n1/2-1/2", "\n\n1. e4 1/2-1/2");
+    let (status, rows_) = rows(&["-"], Some(one.as_bytes()));
+    assert_eq!(status, 1);
+    assert_eq!(
+        pick(
+            &rows_[0],
+            &["plies", "fide_result", "result_ok", "loss_rule"]
+        ),
+        ["1", "*", "false", "5.2.3"]
+    );
+}
+
 #[test]
 fn validate_and_annotate_agree_on_moves_after_the_end() {
     // validate's move-after-end and annotate's termination come from the
@@ -232,6 +336,11 @@ fn validate_and_annotate_agree_on_moves_after_the_end() {
         &["--rules", "app", "fixtures/pgn/fivefold_then_move.pgn"],
         None,
     );
+    let (_, fide) = rows(
+        &["--laws", "current", "fixtures/pgn/fivefold_then_move.pgn"],
+        None,
+    );
+    assert_eq!(fide[0]["termination_ply"], "97");
     assert_eq!(five[0]["termination"], "fivefold-repetition");
     assert_eq!(five[0]["termination_ply"], "97");
     assert_eq!(five[0]["plies"], "98");

@@ -12,6 +12,150 @@ fn findings(path: &str) -> Vec<(String, String, String, String, String)> {
     rows(&stdout(&out))
 }
 
+/// [`findings`] with `--laws LAWS`.
+fn findings_under(laws: &str, path: &str) -> Vec<(String, String, String, String, String)> {
+    let out = run(&["validate", "-q", "-f", "csv", "--laws", laws, path], None);
+    assert_ne!(code(&out), 2, "{}", stderr(&out));
+    rows(&stdout(&out))
+}
+
+/// Each game is judged by the Laws in force when it was played (issue 25):
+/// the automatic draws of 9.6 exist only from 1 July 2014.
+#[test]
+fn each_game_is_judged_by_the_laws_of_its_date() {
+    let old = "fixtures/annotate/fivefold_before_2014.pgn";
+    let today = [
+        row("1", "7", "", "", "wrong-result"),
+        row("1", "15", "58", "Kf8", "move-after-end"),
+    ];
+    // 1886: a fifth repetition ended nothing, the game went on, Black won.
+    let out = run(&["validate", old], None);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    assert_eq!(findings(old), []);
+    assert_eq!(findings_under("date", old), []);
+    assert_eq!(findings_under("current", old), today);
+    assert_eq!(findings_under("2014-07-01", old), today);
+    assert_eq!(findings_under("2014-06-30", old), []);
+    // Under --laws current the messages are today's, word for word.
+    let out = run(&["validate", "-q", "--laws", "current", old], None);
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "wrong-result: the game ended by fivefold repetition at ply 57, which gives 1/2-1/2, but the result is 0-1\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "move-after-end: move after the game ended by fivefold repetition at ply 57\n"
+        ),
+        "{text}"
+    );
+    // 2017: 9.6 was in force; the same finding whatever --laws says.
+    let new = "fixtures/annotate/fivefold_after_2014.pgn";
+    let now = [row("1", "19", "98", "Kc8", "move-after-end")];
+    for laws in ["date", "current"] {
+        assert_eq!(findings_under(laws, new), now, "{laws}");
+    }
+    let by_date = run(&["validate", "-q", new], None);
+    let current = run(&["validate", "-q", "--laws", "current", new], None);
+    assert_eq!(stdout(&by_date), stdout(&current));
+    assert_eq!(findings_under("2010-01-01", new), []);
+    // The same 1886 game without its dates follows today's Laws.
+    let text = std::fs::read_to_string(fixture("annotate/fivefold_before_2014.pgn")).unwrap();
+    let undated = text.replace("[Date \"1886.??.??\"]", "[Date \"????.??.??\"]");
+    assert_ne!(undated, text);
+    let out = run(
+        &["validate", "-q", "-f", "csv", "-"],
+        Some(undated.as_bytes()),
+    );
+    assert_eq!(rows(&stdout(&out)), today);
+    // An EventDate stands in for a missing Date.
+    let event = text.replace("[Date \"1886.??.??\"]", "[EventDate \"1886.01.11\"]");
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "-f",
+            "csv",
+            "--only",
+            "wrong-result,move-after-end",
+            "-",
+        ],
+        Some(event.as_bytes()),
+    );
+    assert_eq!(rows(&stdout(&out)), []);
+}
+
+#[test]
+fn a_later_end_names_the_laws_that_judged_it() {
+    // Knights out and back in 2010 (no 9.6): the fifth repetition at ply
+    // 16 ends nothing; the mate that follows does, and a move after it is
+    // reported under the Laws of the game's date.
+    let pgn = "[Date \"2010.05.01\"]\n[Result \"1/2-1/2\"]\n\n1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6 \
+               4.Ng1 Ng8 5.Nf3 Nf6 6.Ng1 Ng8 7.Nf3 Nf6 8.Ng1 Ng8 9.e4 e5 10.Bc4 Nc6 11.Qh5 Nf6 \
+               12.Qxf7# Ke7 1/2-1/2\n";
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "--only",
+            "wrong-result,move-after-end",
+            "-",
+        ],
+        Some(pgn.as_bytes()),
+    );
+    let text = stdout(&out);
+    let note = "(under the Laws in force on 2010.05.01, fivefold repetition at ply 16 did not end the game)";
+    assert!(
+        text.contains(&format!(
+            "wrong-result: the game ended by checkmate at ply 23, which gives 1-0, but the result is 1/2-1/2 {note}\n"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "move-after-end: move after the game ended by checkmate at ply 23 {note}\n"
+        )),
+        "{text}"
+    );
+    // Under today's Laws the game ended at ply 16, a draw.
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "--laws",
+            "current",
+            "--only",
+            "wrong-result,move-after-end",
+            "-",
+        ],
+        Some(pgn.as_bytes()),
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "move-after-end: move after the game ended by fivefold repetition at ply 16\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("wrong-result"), "{text}");
+}
+
+#[test]
+fn laws_that_are_no_date_are_refused() {
+    for bad in ["yesterday", "2010-02-30", "2010"] {
+        let out = run(
+            &["validate", "--laws", bad, "fixtures/pgn/chess960.pgn"],
+            None,
+        );
+        assert_eq!(code(&out), 2, "{bad}");
+        assert!(stderr(&out).contains("--laws"), "{}", stderr(&out));
+    }
+}
+
 fn rows(csv_text: &str) -> Vec<(String, String, String, String, String)> {
     let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
     let headers = reader.headers().expect("csv header").clone();
@@ -100,9 +244,12 @@ fn moves_after_the_end() {
         findings("fixtures/pgn/move_after_mate.pgn"),
         [row("1", "9", "8", "Ke7", "move-after-end")]
     );
-    // A real game that went on after its fifth repetition (CRLF lines).
+    // A real game of 2009 that went on after its fifth repetition (CRLF
+    // lines): no move after the end under the Laws of its date, which had
+    // no 9.6; one under today's.
+    assert_eq!(findings("fixtures/pgn/fivefold_then_move.pgn"), []);
     assert_eq!(
-        findings("fixtures/pgn/fivefold_then_move.pgn"),
+        findings_under("current", "fixtures/pgn/fivefold_then_move.pgn"),
         [row("1", "18", "98", "Bf7", "move-after-end")]
     );
     // A real game that went on in K+B v K.

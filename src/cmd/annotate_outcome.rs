@@ -15,6 +15,7 @@ use crate::output::diag;
 use crate::output::pgn::damage;
 use crate::output::report::{Place, players};
 use crate::rules::finding::Finding;
+use crate::rules::laws::LawsChoice;
 use crate::rules::outcome::{Profile, annotate};
 use crate::stream::Event;
 
@@ -32,6 +33,7 @@ enum Written {
 struct Settings {
     streaming: Streaming,
     profile: Profile,
+    laws: LawsChoice,
     written: Written,
     /// The tag columns of a table (`--tags`).
     tags: TagColumns,
@@ -60,6 +62,7 @@ fn settings(args: &AnnotateOutcomeArgs) -> anyhow::Result<Settings> {
     Ok(Settings {
         streaming: Streaming::new(&args.input),
         profile,
+        laws: args.laws,
         tags,
         written: match args.format {
             AnnotateFormat::Csv => Written::Table(Format::Csv),
@@ -92,6 +95,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
     let Settings {
         streaming,
         profile,
+        laws,
         written,
         tags,
     } = settings(args)?;
@@ -110,7 +114,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
     let totals = streaming.for_each_game(
         &out.clone(),
         |game| {
-            let outcome = annotate(game, profile);
+            let outcome = annotate(game, profile, laws);
             let (white, black) = players(|tag| game.tag_text(tag));
             let mut row = Row::new(&outcome, white, black);
             let pgn = match written {

@@ -375,7 +375,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
     let inputs = streaming.inputs(split.is_none().then_some(&spool));
     let totals = inputs.for_each_game(
         |game| {
-            let mut check = check_game(game);
+            let mut check = check_game(game, args.laws);
             check.findings.retain(|f| policy.keeps(f.code));
             // Names are only decoded for games that have something to say.
             let names = (!check.findings.is_empty()).then(|| players(|tag| game.tag_text(tag)));

@@ -12,6 +12,7 @@ use super::pgn::{self, Edits, Keep};
 use crate::rules::dead::Mateability;
 use crate::rules::ends::EndKind;
 use crate::rules::game::RawGame;
+use crate::rules::laws::Laws;
 use crate::rules::outcome::{LossRule, Outcome, Profile};
 
 /// The names of the tags `--format pgn` adds (README, man page).
@@ -30,10 +31,11 @@ pub mod tags {
 }
 
 /// The columns, in order. The first thirteen are fixed by the issue that
-/// specified the command; the others may grow.
+/// specified the command; the others may grow, at the end (`laws` came
+/// last, with issue 25).
 pub const CSV_HEADER: &str = "file,game,offset,white,black,result,plies,termination,termination_ply,\
 threefold_claim_ply,fifty_claim_ply,winner_can_mate,fide_result,result_ok,\
-dead_reason,loss_rule,undetermined_reason,helpmate,error";
+dead_reason,loss_rule,undetermined_reason,helpmate,error,laws";
 
 /// One game's record, owned (built by a worker, written in order).
 #[derive(Debug, Clone, Default)]
@@ -66,6 +68,9 @@ pub struct Row {
     /// The values of the tags named with `--tags`, in their order (`None`
     /// when the game has no such tag).
     pub tags: Vec<Option<String>>,
+    /// The Laws that judged the game: the date they were taken at, or
+    /// `current`.
+    pub laws: Laws,
 }
 
 impl Row {
@@ -98,6 +103,7 @@ impl Row {
                 None => format!("{}: {}", e.code, e.message),
             }),
             tags: Vec::new(),
+            laws: outcome.laws,
         }
     }
 }
@@ -232,6 +238,8 @@ pub fn write_row(
     tags: &TagColumns,
 ) -> io::Result<()> {
     let values = row.tags.iter().map(|v| v.as_deref().unwrap_or(""));
+    let mut laws = [0; 10];
+    let laws = row.laws.column(&mut laws);
     match format {
         Format::Csv => super::write_csv_record(
             out,
@@ -255,6 +263,7 @@ pub fn write_row(
                 row.undetermined_reason,
                 &row.helpmate.as_deref().map(uci_line).unwrap_or_default(),
                 row.error.as_deref().unwrap_or(""),
+                laws,
             ]
             .into_iter()
             .chain(values),
@@ -311,6 +320,8 @@ pub fn write_row(
             }
             out.write_all(b",\"error\":")?;
             json::write_opt_str(out, row.error.as_deref())?;
+            out.write_all(b",\"laws\":")?;
+            json::write_str(out, laws)?;
             if !tags.is_empty() {
                 out.write_all(b",\"tags\":{")?;
                 for (i, (name, value)) in tags.names.iter().zip(&row.tags).enumerate() {

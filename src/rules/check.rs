@@ -7,13 +7,18 @@
 //! `annotate-outcome`. The end of the game is tracked by
 //! [`super::ends::EndTracker`], the game facts (roster, recorded result)
 //! come from [`super::game`].
+//!
+//! Each game is judged by the Laws [`super::laws`] says judge it: under
+//! Laws without 9.6 a fifth repetition or a 75th move ends nothing, and a
+//! finding about a later end says under which Laws it was judged.
 
 use shakmaty::san::Suffix;
 use shakmaty::{Chess, Color, Position};
 
-use super::ends::{End, EndTracker, Step};
+use super::ends::{End, EndRules, EndTracker, Step};
 use super::finding::{Code, Finding};
 use super::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, TokenKind, recorded_result};
+use super::laws::{Laws, LawsChoice};
 use super::replay::replay;
 use super::san::parse_san;
 use super::setup::start_position;
@@ -30,8 +35,8 @@ pub struct GameCheck {
     pub first_move: (u32, Color),
 }
 
-/// Runs every check on `game`.
-pub fn check_game(game: &RawGame<'_>) -> GameCheck {
+/// Runs every check on `game`, judged by the Laws `laws` chooses for it.
+pub fn check_game(game: &RawGame<'_>, laws: LawsChoice) -> GameCheck {
     let mut findings = game.findings.clone();
     check_tags(game, &mut findings);
 
@@ -48,25 +53,27 @@ pub fn check_game(game: &RawGame<'_>) -> GameCheck {
     };
     let first_move = (start.pos.fullmoves().get(), start.pos.turn());
 
-    ENDS.with_borrow_mut(|ends| check_moves(game, &start, first_move, findings, ends))
+    let laws = Laws::for_game(game, laws);
+    ENDS.with_borrow_mut(|ends| check_moves(game, &start, first_move, laws, findings, ends))
 }
 
 thread_local! {
     /// One end tracker per thread, reused game after game.
     static ENDS: std::cell::RefCell<EndTracker> =
-        std::cell::RefCell::new(EndTracker::new(&Chess::default(), 5, false));
+        std::cell::RefCell::new(EndTracker::new(&Chess::default(), 5, EndRules::FIDE));
 }
 
 fn check_moves(
     game: &RawGame<'_>,
     start: &super::setup::Start,
     first_move: (u32, Color),
+    laws: Laws,
     mut findings: Vec<Finding>,
     ends: &mut EndTracker,
 ) -> GameCheck {
     // Repetition counts need only be exact from five: validate reports the
     // automatic ends, not the claims.
-    ends.reset(&start.pos, 5, false);
+    ends.reset(&start.pos, 5, EndRules::fide(laws));
     // Only the first move after the end is reported.
     let mut after_end_reported = false;
     // The suffix of a check waits for the next move: a position followed by
@@ -112,6 +119,16 @@ fn check_moves(
 
     check_result_marker(game, &mut findings);
     check_result_against_board(game, closed.end, first_move.1, &mut findings);
+    // Under today's Laws the game would have ended at the suspended end:
+    // what is said about a later end depends on the Laws that judged it.
+    if let Some(suspended) = ends.suspended() {
+        let note = suspended.suspended_note(laws);
+        for f in &mut findings {
+            if matches!(f.code, Code::MoveAfterEnd | Code::WrongResult) {
+                f.message.push_str(&note);
+            }
+        }
+    }
     finish(findings, done.plies, first_move)
 }
 
@@ -480,7 +497,7 @@ mod tests {
 
     /// The findings of the first game of `pgn`.
     fn findings(pgn: &str) -> Vec<Finding> {
-        check_game(&scan(pgn.as_bytes(), true).games[0]).findings
+        check_game(&scan(pgn.as_bytes(), true).games[0], LawsChoice::GameDate).findings
     }
 
     fn codes(pgn: &str) -> Vec<(&'static str, Option<u32>)> {
@@ -622,7 +639,7 @@ mod tests {
             }
             for at_end in [true, false] {
                 for game in &scan(&input, at_end).games {
-                    let _ = check_game(game);
+                    let _ = check_game(game, LawsChoice::GameDate);
                 }
             }
         }

@@ -99,6 +99,20 @@ impl End {
         }
     }
 
+    /// What a message about a later end adds when this end, a fivefold
+    /// repetition or a 75th move, ended nothing under `laws` (which had no
+    /// 9.6): " (under the Laws in force on 1937.03.10, fivefold repetition
+    /// at ply 16 did not end the game)".
+    pub fn suspended_note(self, laws: super::laws::Laws) -> String {
+        format!(
+            " ({}, {} at ply {} did not end the game)",
+            laws.under()
+                .unwrap_or_else(|| "under the Laws applied".to_owned()),
+            self.kind.describe(),
+            self.ply
+        )
+    }
+
     /// Why a move made after this end is reported: "move after the game
     /// ended by checkmate at ply 7", the one wording of `move-after-end`.
     pub fn move_after_message(self) -> String {
@@ -259,6 +273,41 @@ fn reaches(pos: &Chess, key: &Key) -> bool {
     Key::of(&next) == *key
 }
 
+/// Which automatic ends a tracker applies: those of the FIDE Laws in force
+/// (9.6 or not), or those of pgnkit's `online` profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EndRules {
+    /// pgnkit's `online` profile: threefold repetition and fifty moves draw
+    /// at once.
+    pub online: bool,
+    /// FIDE 9.6 is in force ([`super::laws::Article::AutomaticDraws`]):
+    /// fivefold repetition and 75 moves draw at once. Without it, a fifth
+    /// repetition or a 75th move ends nothing; the tracker notes the first
+    /// ([`EndTracker::suspended`]) and the game goes on.
+    pub automatic_draws: bool,
+}
+
+impl EndRules {
+    /// Today's FIDE Laws.
+    pub const FIDE: EndRules = EndRules {
+        online: false,
+        automatic_draws: true,
+    };
+    /// pgnkit's `online` profile.
+    pub const ONLINE: EndRules = EndRules {
+        online: true,
+        automatic_draws: true,
+    };
+
+    /// The FIDE Laws `laws`.
+    pub fn fide(laws: super::laws::Laws) -> EndRules {
+        EndRules {
+            online: false,
+            automatic_draws: laws.in_force(super::laws::Article::AutomaticDraws),
+        }
+    }
+}
+
 /// The counts at which the game ends by itself: five occurrences and 150
 /// plies under the FIDE Laws (9.6.1, 9.6.2); three and 100 under pgnkit's
 /// `online` profile, which draws at once on a threefold repetition or
@@ -319,6 +368,16 @@ impl Limits {
     }
 }
 
+/// Whether `kind` is one of the automatic draws of FIDE 9.6, which the Laws
+/// before 1 July 2014 did not have.
+#[inline]
+fn is_automatic_draw(kind: EndKind) -> bool {
+    matches!(
+        kind,
+        EndKind::FivefoldRepetition | EndKind::SeventyFiveMoves
+    )
+}
+
 /// An end that holds before any move: dead material in the start position,
 /// or a FEN whose halfmove clock already says 75 moves (50 under pgnkit's
 /// `online` profile).
@@ -356,26 +415,67 @@ pub enum Step {
 pub struct EndTracker {
     reps: Repetitions,
     limits: Limits,
+    rules: EndRules,
     end: Option<End>,
+    /// The first 9.6 end the Laws in force did not have.
+    suspended: Option<End>,
+    /// Whether positions are still counted (see [`EndTracker::stop_counting`]).
+    counting: bool,
+    /// Counts wanted below five (for the claims): they go on after a
+    /// suspended end until [`EndTracker::stop_counting`].
+    claims: bool,
 }
 
 impl EndTracker {
-    /// Starts tracking at `start`. Repetition counts of at least
-    /// `threshold` are exact; `online` adds pgnkit's `online` ends
-    /// (threefold repetition and fifty moves draw at once).
-    pub fn new(start: &Chess, threshold: u8, online: bool) -> EndTracker {
-        EndTracker {
+    /// Starts tracking at `start` under `rules`. Repetition counts of at
+    /// least `threshold` are exact.
+    pub fn new(start: &Chess, threshold: u8, rules: EndRules) -> EndTracker {
+        let mut t = EndTracker {
             reps: Repetitions::new(start, threshold),
-            limits: Limits::new(online),
-            end: initial_end(start, online).map(|kind| End { kind, ply: 0 }),
-        }
+            limits: Limits::new(rules.online),
+            rules,
+            end: None,
+            suspended: None,
+            counting: true,
+            claims: threshold < 5,
+        };
+        t.start(start);
+        t
     }
 
     /// Starts over at `start`, keeping the allocations.
-    pub fn reset(&mut self, start: &Chess, threshold: u8, online: bool) {
+    pub fn reset(&mut self, start: &Chess, threshold: u8, rules: EndRules) {
         self.reps.reset(start, threshold);
-        self.limits = Limits::new(online);
-        self.end = initial_end(start, online).map(|kind| End { kind, ply: 0 });
+        self.limits = Limits::new(rules.online);
+        self.rules = rules;
+        self.claims = threshold < 5;
+        self.start(start);
+    }
+
+    fn start(&mut self, start: &Chess) {
+        self.end = None;
+        self.suspended = None;
+        self.counting = true;
+        if let Some(kind) = initial_end(start, self.rules.online) {
+            self.ends_or_suspends(End { kind, ply: 0 });
+        }
+    }
+
+    /// Records `end`: the end of the game, or, for a 9.6 end the Laws in
+    /// force do not have, the first suspended end. Returns whether the game
+    /// ended.
+    #[inline]
+    fn ends_or_suspends(&mut self, end: End) -> bool {
+        if self.rules.automatic_draws || !is_automatic_draw(end.kind) {
+            self.end = Some(end);
+            return true;
+        }
+        if self.suspended.is_none() {
+            self.suspended = Some(end);
+            // Counts past five serve nothing more unless the claims want them.
+            self.counting = self.claims;
+        }
+        false
     }
 
     /// The first automatic end so far (mate and stalemate are only settled
@@ -383,6 +483,26 @@ impl EndTracker {
     #[inline]
     pub fn end(&self) -> Option<End> {
         self.end
+    }
+
+    /// The first fivefold repetition or 75-move position that ended
+    /// nothing, because the Laws in force had no 9.6; `None` under Laws
+    /// with 9.6.
+    #[inline]
+    pub fn suspended(&self) -> Option<End> {
+        self.suspended
+    }
+
+    /// The caller wants no more claims: counting stops once a suspended
+    /// end was found (at once if one was), since no count is read after
+    /// it. Later pushes then return occurrence counts of 0 (the game still
+    /// ends on dead material).
+    #[inline]
+    pub fn stop_counting(&mut self) {
+        self.claims = false;
+        if self.suspended.is_some() {
+            self.counting = false;
+        }
     }
 
     /// The repetitions of the positions pushed so far.
@@ -401,15 +521,24 @@ impl EndTracker {
         if let Some(end) = self.end {
             return Step::After(end);
         }
-        let occurrences = self.reps.push(pos);
+        // Without 9.6 the window of positions can grow past 150 plies:
+        // once nothing more is to be learnt from it, it is not kept.
+        let occurrences = if self.counting {
+            self.reps.push(pos)
+        } else {
+            0
+        };
         match self
             .limits
             .automatic_end(pos, occurrences, material_changed)
         {
             Some(kind) => {
                 let end = End { kind, ply };
-                self.end = Some(end);
-                Step::Ends(end)
+                if self.ends_or_suspends(end) {
+                    Step::Ends(end)
+                } else {
+                    Step::Open { occurrences }
+                }
             }
             None => Step::Open { occurrences },
         }
@@ -582,7 +711,7 @@ mod tests {
         // ply is after the end and the window stays where it was (it used
         // to grow by one per ply, each push scanning all of it).
         let mut pos = Chess::default();
-        let mut ends = EndTracker::new(&pos, 5, false);
+        let mut ends = EndTracker::new(&pos, 5, EndRules::FIDE);
         let mut after = 0;
         for (i, san) in knights(10_000).enumerate() {
             play(&mut pos, san);
@@ -621,9 +750,23 @@ mod tests {
     /// Plays `sans` from `start` through a tracker, returning each step and
     /// the closed end.
     fn track(start: Chess, sans: &[&str], online: bool) -> (Vec<Step>, FinalEnd) {
+        let rules = if online {
+            EndRules::ONLINE
+        } else {
+            EndRules::FIDE
+        };
+        track_under(start, sans, rules).0
+    }
+
+    /// [`track`] under `rules`, with the tracker's suspended end.
+    fn track_under(
+        start: Chess,
+        sans: &[&str],
+        rules: EndRules,
+    ) -> ((Vec<Step>, FinalEnd), Option<End>) {
         // Counts need only be exact from the first that ends the game.
-        let threshold = if online { 3 } else { 5 };
-        let mut tracker = EndTracker::new(&start, threshold, online);
+        let threshold = if rules.online { 3 } else { 5 };
+        let mut tracker = EndTracker::new(&start, threshold, rules);
         let mut pos = start;
         let mut steps = Vec::new();
         for (i, san) in sans.iter().enumerate() {
@@ -636,7 +779,52 @@ mod tests {
             steps.push(tracker.push(i as u32 + 1, &pos, material_changed));
         }
         let plies = sans.len() as u32;
-        (steps, tracker.close(&pos, plies))
+        ((steps, tracker.close(&pos, plies)), tracker.suspended())
+    }
+
+    /// The Laws before 1 July 2014 (no 9.6).
+    const BEFORE_2014: EndRules = EndRules {
+        online: false,
+        automatic_draws: false,
+    };
+
+    #[test]
+    fn without_9_6_a_fifth_repetition_ends_nothing() {
+        // Knights out and back 20 times, then a pawn move: under today's
+        // Laws the game ended at ply 16, under earlier Laws it goes on.
+        let mut sans: Vec<&str> = knights(80).collect();
+        sans.push("e4");
+        let fivefold = End {
+            kind: EndKind::FivefoldRepetition,
+            ply: 16,
+        };
+        let ((steps, closed), suspended) = track_under(Chess::default(), &sans, EndRules::FIDE);
+        assert_eq!(steps[15], Step::Ends(fivefold));
+        assert_eq!(steps[80], Step::After(fivefold));
+        assert_eq!((closed.end, suspended), (Some(fivefold), None));
+        let ((steps, closed), suspended) = track_under(Chess::default(), &sans, BEFORE_2014);
+        assert!(steps.iter().all(|s| matches!(s, Step::Open { .. })));
+        assert_eq!((closed.end, suspended), (None, Some(fivefold)));
+    }
+
+    #[test]
+    fn without_9_6_the_75th_move_ends_nothing_but_dead_material_does() {
+        let start = from_fen("k7/8/1K6/8/8/8/8/7R w - - 149 100");
+        let seventy_five = End {
+            kind: EndKind::SeventyFiveMoves,
+            ply: 1,
+        };
+        let ((steps, closed), suspended) = track_under(start.clone(), &["Rh2", "Kb8"], BEFORE_2014);
+        assert!(matches!(steps[..], [Step::Open { .. }, Step::Open { .. }]));
+        assert_eq!((closed.end, suspended), (None, Some(seventy_five)));
+        // A FEN already past 75 moves: suspended at ply 0.
+        let start = from_fen("k7/8/1K6/8/8/8/8/7R w - - 150 100");
+        let (_, suspended) = track_under(start, &["Rh2"], BEFORE_2014);
+        assert_eq!(suspended.map(|e| e.ply), Some(0));
+        // Dead material ends the game under any Laws.
+        let start = from_fen("4k3/8/8/8/8/8/3p4/3K2N1 w - - 0 1");
+        let ((_, closed), _) = track_under(start, &["Kxd2", "Kd7"], BEFORE_2014);
+        assert_eq!(closed.end.map(|e| e.kind), Some(EndKind::DeadPosition));
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod ends;
 pub mod finding;
 pub mod game;
 pub mod helpmate;
+pub mod laws;
 pub mod notation;
 pub mod outcome;
 pub mod perft;

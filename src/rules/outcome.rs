@@ -9,6 +9,10 @@
 //! dead positions and mate possibility and [`super::game`] for the recorded
 //! result; formatting the answer is left to `output`.
 //!
+//! Under `fide`, each game is judged by the Laws [`super::laws`] says
+//! judge it (9.6 and 5.1.2's exception are dated); the other profiles
+//! reproduce software, which applies the same rules to games of every date.
+//!
 //! Cost model: the replay, the repetition table and the claim tests are
 //! cheap and run on every ply. The solver runs at most twice on the final
 //! position (or on the position of an earlier automatic end), and a dead
@@ -21,9 +25,10 @@ use shakmaty::{Chess, Color, Position, Role};
 use super::dead::{
     DeadReason, DeadVerdict, Mateability, can_mate, first_dead_ply_by, is_dead, is_dead_knowing,
 };
-use super::ends::{End, EndKind, EndTracker, Step};
+use super::ends::{End, EndKind, EndRules, EndTracker, Step};
 use super::finding::{Code, Finding};
 use super::game::{GameResult, RawGame, recorded_result};
+use super::laws::{Article, Laws, LawsChoice};
 use super::replay::replay;
 use super::setup::start_position;
 
@@ -32,7 +37,8 @@ use super::setup::start_position;
 /// README describes them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
-    /// The FIDE Laws in force since 1 January 2023.
+    /// The FIDE Laws: by default those in force when the game was played
+    /// ([`super::laws`]).
     Fide,
     /// Apps with a claim button: claims once the fact has happened, material
     /// draws only by the three patterns, losses stand as recorded.
@@ -53,8 +59,8 @@ pub enum LossRule {
     /// 5.1.2 since 1 January 2023: a resignation (or adjudication) against a
     /// player who cannot mate is a draw.
     Resignation,
-    /// 5.1.2 before 1 January 2023 (the `Date` tag is earlier): the
-    /// resignation stood as a loss.
+    /// 5.1.2 before 1 January 2023 (the Laws that judge the game are
+    /// older): the resignation stood as a loss.
     ResignationBefore2023,
     /// The `online` profile: the winner had a bare king.
     BareKing,
@@ -63,7 +69,9 @@ pub enum LossRule {
     /// move number says were played before it), nothing on the board or a
     /// claim to explain it, and no `Termination` tag naming another reason
     /// (time, adjudication, …) was no draw: the game had not ended. Only
-    /// the `fide` profile applies it.
+    /// the `fide` profile applies it, and only to moves that were
+    /// recorded: a game published without moves is one whose moves are
+    /// unknown, and its result stands.
     EarlyAgreement,
 }
 
@@ -99,6 +107,11 @@ pub struct Outcome {
     /// (`Code::MoveAfterEnd` when the game had already ended by mate or
     /// stalemate), an invalid FEN, an unsupported variant.
     pub error: Option<Finding>,
+    /// The Laws that judged the game (today's under `app` and `online`).
+    pub laws: Laws,
+    /// The first fivefold repetition or 75-move position that ended
+    /// nothing, because those Laws had no 9.6.
+    pub suspended: Option<End>,
 }
 
 impl Outcome {
@@ -116,7 +129,7 @@ impl Outcome {
     }
 
     /// The outcome of a game that could not be set up (`error` says why).
-    fn unreplayed(recorded: Option<GameResult>, error: Finding) -> Outcome {
+    fn unreplayed(recorded: Option<GameResult>, error: Finding, laws: Laws) -> Outcome {
         Outcome {
             plies: 0,
             first_move: (1, Color::White),
@@ -129,6 +142,8 @@ impl Outcome {
             loss_rule: None,
             rules_result: None,
             error: Some(error),
+            laws,
+            suspended: None,
         }
     }
 }
@@ -164,58 +179,50 @@ fn plies_played((fullmove, turn): (u32, Color), plies: u32) -> u64 {
     2 * u64::from(fullmove - 1) + u64::from(turn == Color::Black) + u64::from(plies)
 }
 
-/// Whether the `Date` tag puts the game before 1 January 2023, when 5.1.2
-/// had no exception for a winner who cannot mate. Only the year matters;
-/// an unknown year (`????`), a missing or unreadable tag means the current
-/// Laws apply.
-pub fn is_before_2023(game: &RawGame<'_>) -> bool {
-    let Some(tag) = game.tag("Date") else {
-        return false;
-    };
-    let v = tag.value.trim_ascii();
-    match v.get(..4) {
-        Some(year)
-            if year.iter().all(u8::is_ascii_digit) && v.get(4).is_none_or(|&c| c == b'.') =>
-        {
-            year.iter().fold(0u32, |n, &c| n * 10 + u32::from(c - b'0')) < 2023
-        }
-        _ => false,
-    }
-}
-
-/// Works out the outcome of `game` under `profile`.
+/// Works out the outcome of `game` under `profile`, judged (under `fide`)
+/// by the Laws `laws` chooses for it.
 ///
 /// # Examples
 ///
 /// ```
 /// use pgnkit::input::scan::scan;
 /// use pgnkit::rules::ends::EndKind;
+/// use pgnkit::rules::laws::LawsChoice;
 /// use pgnkit::rules::outcome::{Profile, annotate};
 ///
 /// let pgn = b"1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6 4.Ng1 Ng8 *";
 /// let game = &scan(pgn, true).games[0];
-/// assert_eq!(annotate(game, Profile::Fide).threefold_claim_ply, Some(7));
-/// assert_eq!(annotate(game, Profile::App).threefold_claim_ply, Some(8));
-/// let online = annotate(game, Profile::Online);
+/// let by_date = LawsChoice::GameDate;
+/// assert_eq!(annotate(game, Profile::Fide, by_date).threefold_claim_ply, Some(7));
+/// assert_eq!(annotate(game, Profile::App, by_date).threefold_claim_ply, Some(8));
+/// let online = annotate(game, Profile::Online, by_date);
 /// assert_eq!(online.end.map(|e| (e.kind, e.ply)), Some((EndKind::ThreefoldRepetition, 8)));
 /// ```
-pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
+pub fn annotate(game: &RawGame<'_>, profile: Profile, laws: LawsChoice) -> Outcome {
     let recorded = recorded_result(game);
+    let laws = match profile {
+        Profile::Fide => Laws::for_game(game, laws),
+        Profile::App | Profile::Online => Laws::CURRENT,
+    };
     let start = match start_position(game) {
         Ok(start) => start.pos,
-        Err(err) => return Outcome::unreplayed(recorded, err.finding(game)),
+        Err(err) => return Outcome::unreplayed(recorded, err.finding(game), laws),
     };
     let first_move = (start.fullmoves().get(), start.turn());
 
     // Pass 1: the replay, with everything that is cheap per ply.
-    let mut tracker = Tracker::new(&start, profile);
+    let mut tracker = Tracker::new(&start, profile, laws);
     let done = replay(game, start.clone(), |ev| {
         tracker.ply(ev.ply, ev.after, ev.mv.is_capture() || ev.mv.is_promotion());
     });
     let closed = tracker.ends.close(&done.pos, done.plies);
+    let suspended = tracker.ends.suspended();
     let mut error = done.error;
-    if let Some(e) = &mut error {
-        closed.mark_move_after_end(e);
+    if let Some(e) = &mut error
+        && closed.mark_move_after_end(e)
+        && let Some(suspended) = suspended
+    {
+        e.message.push_str(&suspended.suspended_note(laws));
     }
     let replayed = error.as_ref().is_none_or(|e| e.code == Code::MoveAfterEnd);
 
@@ -240,11 +247,12 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
         (Some(end), ..) => Some(end.result(first_move.1)),
         (None, ..) if !replayed => None,
         (None, Some(result), Some(side)) => {
-            loss_rule = loss_rule_for(game, profile, &done.pos, side, &winner_can_mate);
+            loss_rule = loss_rule_for(game, profile, laws, &done.pos, side, &winner_can_mate);
             Some(result_after_loss_rule(result, loss_rule))
         }
         (None, Some(GameResult::Draw), None)
             if profile == Profile::Fide
+                && done.plies > 0
                 && plies_played(first_move, done.plies) < 2
                 && threefold_claim_ply.is_none()
                 && fifty_claim_ply.is_none()
@@ -268,6 +276,8 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile) -> Outcome {
         loss_rule,
         rules_result,
         error,
+        laws,
+        suspended,
     }
 }
 
@@ -349,6 +359,7 @@ fn result_after_loss_rule(result: GameResult, rule: Option<LossRule>) -> GameRes
 fn loss_rule_for(
     game: &RawGame<'_>,
     profile: Profile,
+    laws: Laws,
     final_pos: &Chess,
     side: Color,
     winner_can_mate: &Option<Mateability>,
@@ -367,7 +378,7 @@ fn loss_rule_for(
             }
             Some(if is_time_forfeit(game) {
                 LossRule::Time
-            } else if is_before_2023(game) {
+            } else if !laws.in_force(Article::ResignationException) {
                 LossRule::ResignationBefore2023
             } else {
                 LossRule::Resignation
@@ -421,13 +432,17 @@ struct Tracker {
 }
 
 impl Tracker {
-    fn new(start: &Chess, profile: Profile) -> Tracker {
+    fn new(start: &Chess, profile: Profile, laws: Laws) -> Tracker {
         // Counts of 2 must be exact for 9.2.1 (`fide`); the other profiles
         // need exact counts from 3 on.
         let threshold = if profile == Profile::Fide { 2 } else { 3 };
+        let rules = match profile {
+            Profile::Fide | Profile::App => EndRules::fide(laws),
+            Profile::Online => EndRules::ONLINE,
+        };
         let mut t = Tracker {
             profile,
-            ends: EndTracker::new(start, threshold, profile == Profile::Online),
+            ends: EndTracker::new(start, threshold, rules),
             end_pos: None,
             threefold_claim: None,
             fifty_claim: None,
@@ -460,6 +475,9 @@ impl Tracker {
             && (occurrences >= 3 || (fide && self.ends.repetitions().can_claim_with_next_move(pos)))
         {
             self.threefold_claim = Some(ply);
+            // The only claim counts serve: past a suspended end (Laws
+            // without 9.6), the window of positions need not grow on.
+            self.ends.stop_counting();
         }
         if self.fifty_claim.is_none() {
             let halfmoves = pos.halfmoves();
@@ -486,7 +504,7 @@ mod tests {
 
     fn outcome(pgn: &str, profile: Profile) -> Outcome {
         let scan = scan(pgn.as_bytes(), true);
-        annotate(&scan.games[0], profile)
+        annotate(&scan.games[0], profile, LawsChoice::GameDate)
     }
 
     fn end(o: &Outcome) -> Option<(&'static str, u32)> {
@@ -606,19 +624,26 @@ mod tests {
     fn a_draw_agreed_before_both_players_moved_is_no_draw() {
         let draw =
             |tags: &str, moves: &str| format!("{tags}[Result \"1/2-1/2\"]\n\n{moves} 1/2-1/2\n");
-        // 5.2.3: no move, or White's only: the game had not ended.
-        for moves in ["", "1. e4"] {
-            let o = outcome(&draw("", moves), Profile::Fide);
-            assert_eq!(o.loss_rule, Some(LossRule::EarlyAgreement), "{moves:?}");
-            assert_eq!(o.rules_result, Some(GameResult::Unfinished));
-            assert!(!o.is_result_ok());
-        }
+        // 5.2.3: White's move only: the game had not ended.
+        let o = outcome(&draw("", "1. e4"), Profile::Fide);
+        assert_eq!(o.loss_rule, Some(LossRule::EarlyAgreement));
+        assert_eq!(o.rules_result, Some(GameResult::Unfinished));
+        assert!(!o.is_result_ok());
+        // A game published without moves (TWIC has several): its moves are
+        // unknown, not a draw agreed before anyone moved. The result stands,
+        // as validate says (issue 25).
+        let o = outcome(&draw("[Date \"2025.05.03\"]\n", ""), Profile::Fide);
+        assert_eq!(
+            (o.loss_rule, o.rules_result),
+            (None, Some(GameResult::Draw))
+        );
+        assert!(o.is_result_ok());
         // A FEN start counts the moves its move number says were played:
         // at move 1 with White to move, none; with Black to move, White's.
         for (fen, moves, early) in [
             ("4k3/8/8/8/8/8/3P4/4K3 w - - 0 1", "1. Kd1", true),
             ("4k3/8/8/8/8/8/3P4/4K3 w - - 0 1", "1. Kd1 Kd7", false),
-            ("4k3/8/8/8/8/8/3P4/4K3 b - - 0 1", "", true),
+            ("4k3/8/8/8/8/8/3P4/4K3 b - - 0 1", "", false),
             ("4k3/8/8/8/8/8/3P4/4K3 b - - 0 1", "1... Kd7", false),
             ("4k3/8/8/8/8/8/3P4/4K3 w - - 0 2", "", false),
             ("4k3/8/8/8/8/8/3P4/4K3 b - - 0 30", "", false),
@@ -758,13 +783,89 @@ mod tests {
     }
 
     #[test]
-    fn dates() {
-        let game = |date: &str| format!("[Date \"{date}\"]\n\n1. e4 *\n");
-        let before = |date: &str| is_before_2023(&scan(game(date).as_bytes(), true).games[0]);
-        assert!(before("2022.12.31"));
-        assert!(before("1851.??.??"));
-        assert!(!before("2023.01.01"));
-        assert!(!before("????.??.??"));
-        assert!(!before("20?3.01.01"));
+    fn resignations_are_judged_by_the_date_or_the_event_date() {
+        // The walled-in position of the resignation test: Black "won".
+        let fen = "5b2/p7/Pp3k2/1Pp1pBp1/2P1P1P1/5K2/8/8 w - - 0 1";
+        let game = |tags: &str| {
+            format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n{tags}[Result \"0-1\"]\n\n1. Ke3 0-1\n")
+        };
+        let rule = |tags: &str, laws: LawsChoice| {
+            let pgn = game(tags);
+            annotate(&scan(pgn.as_bytes(), true).games[0], Profile::Fide, laws).loss_rule
+        };
+        let before = Some(LossRule::ResignationBefore2023);
+        let since = Some(LossRule::Resignation);
+        let by_date = LawsChoice::GameDate;
+        for (tags, expected) in [
+            ("[Date \"2022.12.31\"]\n", before),
+            ("[Date \"1851.??.??\"]\n", before),
+            ("[Date \"2023.01.01\"]\n", since),
+            ("[Date \"????.??.??\"]\n", since),
+            ("[Date \"20?3.01.01\"]\n", since),
+            (
+                "[Date \"????.??.??\"]\n[EventDate \"2019.??.??\"]\n",
+                before,
+            ),
+            ("[EventDate \"2019.10.01\"]\n", before),
+        ] {
+            assert_eq!(rule(tags, by_date), expected, "{tags}");
+        }
+        let old = "[Date \"2019.05.01\"]\n";
+        assert_eq!(rule(old, LawsChoice::Current), since);
+        assert_eq!(rule(old, "2023-01-01".parse().unwrap()), since);
+        assert_eq!(rule("", "2022-12-31".parse().unwrap()), before);
+    }
+
+    /// A real game from before July 2014 that went on after a fifth
+    /// repetition: Zukertort-Steinitz, world championship 1886, round 11
+    /// (fixtures/annotate/fivefold_before_2014.pgn).
+    const ZUKERTORT: &str = include_str!("../../fixtures/annotate/fivefold_before_2014.pgn");
+
+    #[test]
+    fn before_july_2014_a_fifth_repetition_ends_nothing() {
+        let game = &scan(ZUKERTORT.as_bytes(), true).games[0];
+        let old = annotate(game, Profile::Fide, LawsChoice::GameDate);
+        let now = annotate(game, Profile::Fide, LawsChoice::Current);
+        assert_eq!(now.end.map(|e| e.kind), Some(EndKind::FivefoldRepetition));
+        assert_eq!(old.end, None);
+        assert_eq!(old.suspended, now.end);
+        assert!(now.plies > now.end.unwrap().ply);
+        assert_eq!(old.plies, now.plies);
+        // The claims stay as they are; the recorded result stands.
+        assert_eq!(old.threefold_claim_ply, now.threefold_claim_ply);
+        assert!(old.threefold_claim_ply.is_some());
+        assert!(old.is_result_ok());
+        assert_eq!(old.laws.to_string(), "1886.??.??");
+        assert_eq!(now.laws.to_string(), "current");
+        // The Laws of a day for every game; app follows today's.
+        let on = |day: &str| annotate(game, Profile::Fide, day.parse().unwrap()).end;
+        assert_eq!(on("2014-06-30"), None);
+        assert_eq!(on("2014-07-01"), now.end);
+        let app = annotate(game, Profile::App, LawsChoice::GameDate);
+        assert_eq!(app.end.map(|e| e.kind), Some(EndKind::FivefoldRepetition));
+    }
+
+    #[test]
+    fn claims_after_a_suspended_end_are_still_found() {
+        // Knights out and back eight times (fivefold at ply 16, ending
+        // nothing in 2010), then a pawn move and the same again: the first
+        // claims are those of the first round; the game ends by nothing.
+        let pgn = format!("[Date \"2010.01.01\"]\n\n{KNIGHTS} 9. e4 e5 *\n");
+        let o = outcome(&pgn, Profile::Fide);
+        assert_eq!((o.end, o.threefold_claim_ply), (None, Some(7)));
+        assert_eq!(o.suspended.map(|e| e.ply), Some(16));
+        assert_eq!(o.rules_result, Some(GameResult::Unfinished));
+        assert!(o.is_result_ok());
+        // A long quiet stretch under Laws without 9.6: the 75 moves end
+        // nothing, the fifty-move claim comes at its ply.
+        let pgn = from_fen(
+            "k7/8/1K6/8/8/8/8/7R w - - 98 60",
+            "60. Rh2 Ka7 61. Rh1",
+            "*",
+        );
+        let pgn = pgn.replace("[SetUp", "[Date \"1990.??.??\"]\n[SetUp");
+        let o = outcome(&pgn, Profile::Fide);
+        assert_eq!(o.fifty_claim_ply, Some(1));
+        assert_eq!(o.end, None);
     }
 }
