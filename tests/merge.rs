@@ -282,6 +282,12 @@ fn shards_of_other_commands_flags_or_formats_are_refused_and_headerless_ones_mer
     let mixed = |x: &[PathBuf], y: &[PathBuf]| vec![x[0].clone(), y[1].clone(), x[2].clone()];
     refused(&merge(dir.path(), &[], &mixed(&v, &a)), "one command with the same flags", "validate and annotate");
     refused(&merge(dir.path(), &[], &mixed(&v, &only)), "one command with the same flags", "--only");
+    let laws = make_shards(dir.path(), dir.path(), "l", &["validate", "-f", "csv", "--laws", "current"], input, &bounds);
+    refused(&merge(dir.path(), &[], &mixed(&v, &laws)), "one command with the same flags", "--laws");
+    // A rerun keeps the recorded --laws: merged equals one run with it.
+    let merged = merge(dir.path(), &[], &laws);
+    assert_eq!(code(&merged), 0, "{}", stderr(&merged));
+    assert!(merged.stdout == one_run(dir.path(), &["validate", "-f", "csv", "--laws", "current"], input));
     refused(&merge(dir.path(), &[], &j), "give -f jsonl", "JSONL merged as CSV");
     refused(&merge(dir.path(), &["-f", "jsonl"], &v), "give -f csv", "CSV merged as JSONL");
     refused(&merge(dir.path(), &[], &t), "merge reads CSV and JSON Lines", "text shards");

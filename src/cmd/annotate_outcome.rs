@@ -189,7 +189,12 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
         ));
     }
     let problems = wrong + not_replayed + damaged;
-    let mut options = vec!["--rules".to_owned(), value_name(&args.rules).to_owned()];
+    let mut options = vec![
+        "--rules".to_owned(),
+        value_name(&args.rules).to_owned(),
+        "--laws".to_owned(),
+        args.laws.as_arg(),
+    ];
     if !tags.is_empty() {
         options.extend(["--tags".to_owned(), tags.names().join(",")]);
     }

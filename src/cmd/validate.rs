@@ -450,7 +450,11 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
         format: value_name(&args.format),
         columns: (format == Format::Csv)
             .then(|| report::CSV_HEADER.split(',').map(str::to_owned).collect()),
-        options: policy.options(),
+        options: [
+            vec!["--laws".to_owned(), args.laws.as_arg()],
+            policy.options(),
+        ]
+        .concat(),
         records,
         codes: &codes,
     };

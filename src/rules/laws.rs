@@ -178,6 +178,27 @@ pub enum LawsChoice {
     On(PgnDate),
 }
 
+impl LawsChoice {
+    /// The value `--laws` takes for this choice, as a rerun of a shard is
+    /// given it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::rules::laws::LawsChoice;
+    /// for s in ["date", "current", "2010-05-01"] {
+    ///     assert_eq!(s.parse::<LawsChoice>().unwrap().as_arg(), s);
+    /// }
+    /// ```
+    pub fn as_arg(&self) -> String {
+        match self {
+            LawsChoice::GameDate => "date".to_owned(),
+            LawsChoice::Current => "current".to_owned(),
+            LawsChoice::On(d) => format!("{:04}-{:02}-{:02}", d.year, d.month, d.day),
+        }
+    }
+}
+
 impl FromStr for LawsChoice {
     type Err = String;
 
