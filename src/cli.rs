@@ -53,12 +53,16 @@ pub enum Command {
     /// Merge the CSV or JSON Lines outputs of `--byte-range` shards into the
     /// output one run over the whole file gives.
     ///
-    /// Each SHARD is the output of one `--byte-range` run, with its header,
-    /// and SHARD.stats.json the `--stats` it wrote. Shards are ordered by
-    /// file (in the order first named) and range start, whatever their order
-    /// here. A shard that began inside a game its predecessor read to the
-    /// end is run again from where that game ended, with the arguments its
-    /// statistics recorded.
+    /// Each SHARD is the CSV or JSON Lines output of one `--byte-range` run
+    /// (with its header or without), and SHARD.stats.json the `--stats` it
+    /// wrote. Shards are ordered by file (in the order first named) and
+    /// range start, whatever their order here. A shard that began inside a
+    /// game its predecessor read to the end is run again from where that
+    /// game ended, on the recorded file with the recorded output flags.
+    /// Nothing is written unless every shard checks out against its
+    /// statistics (checksum, size and digest, record counts, one command
+    /// with the same flags, ranges that tile the file to its end); the
+    /// output goes to a temporary file beside -o, renamed when whole.
     #[command(after_help = short_help("merge"), after_long_help = long_help("merge"))]
     Merge(MergeArgs),
     /// Print a completion script for a shell on standard output.
@@ -397,9 +401,11 @@ pub struct InputArgs {
     #[arg(long, value_name = "START..END")]
     pub byte_range: Option<crate::input::range::ByteRange>,
 
-    /// Write a JSON summary of what each input gave to FILE: games, bytes
-    /// and lines consumed, first and last game offsets, findings per code,
-    /// and the arguments of the run (what `pgnkit merge` reads). A FILE
+    /// Write a JSON summary of the run to FILE, what `pgnkit merge` reads:
+    /// the command, format and output flags, what each input gave (its
+    /// absolute path, size and modification time, games, bytes and lines
+    /// consumed, first and last game offsets), findings per code, the
+    /// product's size, record count and digest, and a checksum. A FILE
     /// that is an input or another output of the run is refused, exit 2,
     /// before anything is read.
     #[arg(long, value_name = "FILE")]
@@ -449,9 +455,9 @@ pub struct ValidateArgs {
     /// first game (a byte order mark, a preamble) goes nowhere, and a
     /// newline is put between two games only where the first lacks one (a
     /// file's last game without a final newline).
-    /// The inputs are read a second time, one at a time, to copy the games:
-    /// not standard input, not with `--byte-range`. A FILE that is an input
-    /// is refused, exit 2.
+    /// The games come from the one read of the inputs (standard input, pipes
+    /// and FIFOs too); not with `--byte-range`. A FILE that is an input,
+    /// standard output or another output is refused, exit 2.
     #[arg(long, value_name = "FILE")]
     pub bad_games: Option<PathBuf>,
 

@@ -1,6 +1,7 @@
 //! Bytes in: opening files and standard input with decompression
 //! ([`open`]), splitting PGN into chunks at game boundaries ([`chunk`]),
-//! scanning PGN into games ([`scan`]), and telling line-based inputs by
+//! scanning PGN into games ([`scan`]), finding where a `--byte-range`
+//! shard starts and ends ([`range`]), and telling line-based inputs by
 //! their first bytes and splitting them into lines ([`lines`]).
 //!
 //! This layer knows bytes only: it imports nothing from `stream`, `output`

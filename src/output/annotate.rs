@@ -30,7 +30,7 @@ pub mod tags {
     pub const RECORDED_RESULT: &str = "PgnkitRecordedResult";
 }
 
-/// The columns, in order. The first thirteen are fixed by the issue that
+/// The columns, in order. The first fourteen are fixed by the issue that
 /// specified the command; the others may grow, at the end (`laws` came
 /// last, with issue 25).
 pub const CSV_HEADER: &str = "file,game,offset,white,black,result,plies,termination,termination_ply,\

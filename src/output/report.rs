@@ -11,7 +11,7 @@ use shakmaty::Color;
 use super::{diag, json};
 use crate::rules::finding::{Code, Finding};
 
-/// The columns every CSV report starts with (more follow).
+/// The columns of a CSV report, in order.
 pub const CSV_HEADER: &str = "file,game,offset,line,ply,san,severity,code,message,white,black";
 
 /// How many characters of a message the text report shows: a message
@@ -71,10 +71,13 @@ pub fn players<S: Into<String>>(tag: impl Fn(&str) -> Option<S>) -> (String, Str
 /// assert_eq!(move_label(1, (1, Color::White), "e4"), "1. e4");
 /// assert_eq!(move_label(24, (1, Color::White), "Nf3"), "12... Nf3");
 /// assert_eq!(move_label(1, (30, Color::Black), "Kg7"), "30... Kg7");
+/// // A FEN's largest move number does not wrap to 0.
+/// assert_eq!(move_label(3, (u32::MAX, Color::White), "Kb1"), "4294967296. Kb1");
 /// ```
 pub fn move_label(ply: u32, first: (u32, Color), san: &str) -> String {
-    let index = ply - 1 + u32::from(first.1 == Color::Black);
-    let number = first.0 + index / 2;
+    // In u64: a FEN may start at move 4294967295, and a ply count is a u32.
+    let index = u64::from(ply.max(1) - 1) + u64::from(first.1 == Color::Black);
+    let number = u64::from(first.0) + index / 2;
     let dots = if index % 2 == 1 { "..." } else { "." };
     format!("{number}{dots} {san}")
 }

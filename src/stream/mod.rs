@@ -428,14 +428,10 @@ impl InOrder {
         };
         let past = limit.filter(|&l| self.base + data.len() as u64 > l);
         let first_chunk = self.game == 0;
-        let ends: Vec<usize> = scanned
-            .offsets
-            .iter()
-            .skip(1)
-            .copied()
-            .chain([data.len()])
-            .collect();
-        for (j, (result, offset)) in scanned.results.into_iter().zip(scanned.offsets).enumerate() {
+        let offsets = scanned.offsets;
+        for (j, result) in scanned.results.into_iter().enumerate() {
+            let offset = offsets[j];
+            let end = offsets.get(j + 1).copied().unwrap_or(data.len());
             // What opens a later chunk before its first game goes with
             // that game; what precedes a file's first game, with none.
             let start = if j == 0 && !first_chunk { 0 } else { offset };
@@ -450,7 +446,7 @@ impl InOrder {
                 self.complete(at, self.line_offset + lines);
                 return Ok(());
             }
-            self.deliver(result, Some(at), &data[start..ends[j]], sink)?;
+            self.deliver(result, Some(at), &data[start..end], sink)?;
         }
         for mut finding in scanned.loose {
             finding.line += self.line_offset;
