@@ -592,3 +592,94 @@ fn random_tilings_merge_into_one_run() {
         }
     });
 }
+
+/// Review of issue 20: the temporary-file-and-rename write keeps what a
+/// user had: a symlink stays a link (its target gets the output), a FIFO
+/// or device is written in place, an existing file keeps its mode, and a
+/// new one gets the umask's mode, not 0600.
+#[test]
+fn outputs_keep_their_links_modes_and_kind() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (input, bounds) = three(dir.path());
+    let shards = make_shards(dir.path(), dir.path(), "k", VALIDATE_CSV, input.as_os_str(), &bounds);
+    let one = one_run(dir.path(), VALIDATE_CSV, input.as_os_str());
+    let real = dir.path().join("real.csv");
+    std::fs::write(&real, b"old").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let out = merge(dir.path(), &["-o", link.to_str().unwrap()], &shards);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(std::fs::read(&real).unwrap() == one);
+    assert_eq!(std::fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o640);
+    // A new file: the mode `>` would give it.
+    let new = dir.path().join("new.csv");
+    let out = merge(dir.path(), &["-o", new.to_str().unwrap()], &shards);
+    assert_eq!(code(&out), 0);
+    let by_shell = dir.path().join("by_shell.csv");
+    std::fs::File::create(&by_shell).unwrap();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&new), mode(&by_shell));
+    // A FIFO stays a FIFO and its reader gets the output.
+    let fifo = dir.path().join("out.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let out = merge(dir.path(), &["-o", fifo.to_str().unwrap()], &shards);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(reader.join().unwrap() == one);
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    // Nothing written to a directory, and the reason is given at once.
+    refused(&merge(dir.path(), &["-o", dir.path().to_str().unwrap()], &shards), "it is a directory", "-o DIR");
+}
+
+/// Review of issue 20: SIGTERM or SIGINT to a run writing `-o` and the
+/// problem-game files leaves no temporary file and the old files as they
+/// were.
+#[test]
+fn an_interrupted_run_leaves_no_part_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, _) = corpus(dir.path());
+    let big = dir.path().join("big.pgn");
+    std::fs::write(&big, std::fs::read(&input).unwrap().repeat(6)).unwrap();
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let report = out_dir.join("report.csv");
+    std::fs::write(&report, b"old").unwrap();
+    for signal in ["-TERM", "-INT"] {
+        let child = pgnkit()
+            .args(["validate", "-q", "-j1", "-f", "csv", "-o"])
+            .arg(&report)
+            .arg("--bad-games")
+            .arg(out_dir.join("bad.pgn"))
+            .arg("--good-games")
+            .arg(out_dir.join("good.pgn"))
+            .arg(&big)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let parts = || {
+            std::fs::read_dir(&out_dir)
+                .unwrap()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".part"))
+                .count()
+        };
+        while parts() < 3 {
+            assert!(started.elapsed().as_secs() < 60, "no temporary files appeared");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let pid = child.id().to_string();
+        assert!(Command::new("kill").args([signal, &pid]).status().unwrap().success());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{signal}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(parts(), 0, "{signal}: temporary files left");
+        assert_eq!(std::fs::read(&report).unwrap(), b"old");
+    }
+}

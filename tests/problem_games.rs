@@ -144,3 +144,20 @@ fn a_games_file_that_is_standard_output_is_refused() {
         assert_eq!(std::fs::read(&x).unwrap(), b"the old games\n", "{flag}");
     }
 }
+
+/// Review of issue 20: standard output as a games file, whatever it is (a
+/// pipe here), and `-`, are refused: the games would mix with the report.
+#[test]
+fn games_written_to_standard_output_are_refused() {
+    let t = fixture("pgn/twic1599_excerpt.pgn");
+    for name in ["/dev/stdout", "-"] {
+        let out = pgnkit()
+            .args(["validate", "-q", "--bad-games", name])
+            .arg(&t)
+            .output()
+            .unwrap();
+        assert_eq!(code(&out), 2, "{name}");
+        assert!(out.stdout.is_empty(), "{name}: wrote to standard output");
+        assert!(stderr(&out).contains("standard output"), "{name}: {}", stderr(&out));
+    }
+}

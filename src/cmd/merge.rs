@@ -205,10 +205,14 @@ fn check_alike(args: &MergeArgs, shards: &[Shard]) -> anyhow::Result<()> {
         }
         let f = &first.stats;
         if (s.command.as_str(), &s.options, &s.columns) != (f.command.as_str(), &f.options, &f.columns) {
+            let hint = if s.command == "convert" && s.format == "csv" && !s.options.iter().any(|o| o == "--tags") {
+                " (convert CSV without --tags chooses its columns from each shard's first games: give --tags)"
+            } else {
+                ""
+            };
             bail!(
                 "{} was written by `pgnkit {}` and {} by `pgnkit {}`: shards must come from one \
-                 command with the same flags (convert CSV without --tags also needs the same \
-                 columns in every shard: give --tags)",
+                 command with the same flags{hint}",
                 first.output.display(),
                 describe(f),
                 shard.output.display(),
@@ -470,6 +474,17 @@ fn plan(shards: &[Shard], reruns: &mut Reruns<'_>) -> anyhow::Result<(Vec<Step>,
         while i < shards.len() && shards[i].path == *file {
             let shard = &shards[i];
             let input = shard.input();
+            if input.file != first.input().file {
+                bail!(
+                    "{} and {} name {} differently (`{}` and `{}`), which no one run does: run \
+                     the shards with the same file name",
+                    first.output.display(),
+                    shard.output.display(),
+                    file.display(),
+                    first.input().file,
+                    input.file
+                );
+            }
             if (input.size, input.mtime_ns) != (first.input().size, first.input().mtime_ns) {
                 bail!(
                     "{} and {} read {} at different times (its size or modification time \
@@ -599,6 +614,15 @@ pub fn run(args: &MergeArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitStatu
 /// As [`run`].
 pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Result<ExitStatus> {
     let interrupted = interrupted_flag();
+    if let Some(p) = args.output.as_deref().filter(|p| *p != Path::new("-")) {
+        if p.is_dir() {
+            bail!("cannot write the merged output to {}: it is a directory", p.display());
+        }
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if !dir.is_dir() {
+            bail!("cannot write the merged output to {}: {} is no directory", p.display(), dir.display());
+        }
+    }
     let mut shards = args
         .shards
         .iter()
@@ -637,11 +661,11 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Re
     };
     let (steps, failed) = plan(&shards, &mut reruns)?;
 
-    let mut target: Option<(tempfile::TempPath, &Path)> = None;
+    let mut commit = None;
     let mut out: Box<dyn Write + '_> = match &args.output {
         Some(p) if p != Path::new("-") => {
-            let (file, temp) = atomic::beside(p)?;
-            target = Some((temp, p));
+            let (file, c) = atomic::create(p)?.split();
+            commit = Some(c);
             Box::new(io::BufWriter::with_capacity(1 << 16, file))
         }
         _ => Box::new(stdout),
@@ -687,9 +711,8 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Re
     out.flush().context("failed to write the merged output")?;
     drop(out);
     check_interrupt(&interrupted)?;
-    if let Some((temp, path)) = target {
-        temp.persist(path)
-            .with_context(|| format!("cannot rename the merged output to {}", path.display()))?;
+    if let Some(commit) = commit {
+        commit.commit().context("cannot rename the merged output onto its name")?;
     }
     for &i in &failed {
         diag::error(format!(

@@ -100,7 +100,7 @@ pub(crate) struct Streaming {
     /// socket, a device): reported and skipped.
     pub skipped: Vec<PathBuf>,
     /// The temporary file `-o` is written to, and the path it becomes.
-    pending: std::sync::Mutex<Option<(tempfile::TempPath, PathBuf)>>,
+    pending: std::sync::Mutex<Option<crate::output::atomic::Commit>>,
     started: Instant,
 }
 
@@ -264,21 +264,13 @@ impl Streaming {
         })
     }
 
-    /// Opens the `-o` file `path`. A regular file (or one that does not
-    /// exist yet) is written as a temporary file beside it, which
-    /// [`Streaming::finish`] renames onto it: a run that fails leaves the
-    /// old file as it was, and no half-written one. Anything else (a
-    /// device, a pipe) is opened as it is.
+    /// Opens the `-o` file `path` ([`crate::output::atomic::create`]): a
+    /// regular file is written as a temporary file beside it, which
+    /// [`Streaming::finish`] renames onto it, so a run that fails leaves the
+    /// old file as it was, and no half-written one.
     fn create_output(&self, path: &Path) -> anyhow::Result<File> {
-        let regular = match std::fs::metadata(path) {
-            Ok(meta) => meta.is_file(),
-            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
-        };
-        if !regular {
-            return File::create(path).with_context(|| format!("cannot create {}", path.display()));
-        }
-        let (file, temp) = crate::output::atomic::beside(path)?;
-        *self.pending.lock().expect("not poisoned") = Some((temp, path.to_owned()));
+        let (file, commit) = crate::output::atomic::create(path)?.split();
+        *self.pending.lock().expect("not poisoned") = Some(commit);
         Ok(file)
     }
 
@@ -345,9 +337,10 @@ impl Streaming {
         let what = product.what;
         out.flush()
             .with_context(|| format!("failed to write the {what}"))?;
-        if let Some((temp, path)) = self.pending.lock().expect("not poisoned").take() {
-            temp.persist(&path)
-                .with_context(|| format!("cannot rename the finished {what} to {}", path.display()))?;
+        if let Some(commit) = self.pending.lock().expect("not poisoned").take() {
+            commit.commit().with_context(|| {
+                format!("cannot rename the finished {what} onto its name")
+            })?;
         }
         let failed = totals.failed + self.skipped.len() as u64;
         if let Some(path) = &self.stats {
@@ -376,8 +369,10 @@ impl Streaming {
             .map(|input| {
                 let path = input.path.as_path();
                 let (start, end) = input.range.map_or((0, None), |r| (r.start, r.end));
+                // Links and `..` resolved: shards of one file name it alike
+                // whatever directory or link they were run through.
                 let absolute = (path != Path::new("-"))
-                    .then(|| std::path::absolute(path).ok())
+                    .then(|| std::fs::canonicalize(path).or_else(|_| std::path::absolute(path)).ok())
                     .flatten();
                 let meta = absolute
                     .as_deref()

@@ -1,7 +1,7 @@
 //! `pgnkit validate`: replay every game and report every finding.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -199,8 +199,8 @@ impl Tally {
 struct GamesFile {
     path: PathBuf,
     out: BufWriter<File>,
-    /// The temporary file written, renamed onto `path` at the end.
-    temp: Option<tempfile::TempPath>,
+    /// Renames the temporary file written onto `path` at the end.
+    commit: crate::output::atomic::Commit,
     /// The last byte written, to part two games with a newline when the
     /// first did not end with one.
     last: Option<u8>,
@@ -208,22 +208,11 @@ struct GamesFile {
 
 impl GamesFile {
     fn create(path: &Path) -> anyhow::Result<GamesFile> {
-        let regular = match std::fs::metadata(path) {
-            Ok(meta) => meta.is_file(),
-            Err(e) => e.kind() == io::ErrorKind::NotFound,
-        };
-        let (file, temp) = if regular {
-            let (file, temp) = crate::output::atomic::beside(path)?;
-            (file, Some(temp))
-        } else {
-            let file =
-                File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-            (file, None)
-        };
+        let (file, commit) = crate::output::atomic::create(path)?.split();
         Ok(GamesFile {
             path: path.to_owned(),
             out: BufWriter::with_capacity(1 << 16, file),
-            temp,
+            commit,
             last: None,
         })
     }
@@ -248,11 +237,9 @@ impl GamesFile {
         self.out
             .flush()
             .with_context(|| format!("failed to write {}", self.path.display()))?;
-        if let Some(temp) = self.temp.take() {
-            temp.persist(&self.path)
-                .with_context(|| format!("cannot rename the finished {}", self.path.display()))?;
-        }
-        Ok(())
+        self.commit
+            .commit()
+            .with_context(|| format!("cannot rename the finished {}", self.path.display()))
     }
 }
 
@@ -286,12 +273,18 @@ impl Split {
             .filter(|o| o.as_path() != Path::new("-"))
             .filter_map(|o| identity(o))
             .collect();
-        let stdout = identity(Path::new("/dev/stdout"))
-            .filter(|_| std::fs::metadata("/dev/stdout").is_ok_and(|m| m.is_file()));
+        // Whatever standard output is (a file, a pipe, a terminal): games
+        // written there too would mix with the report.
+        let stdout = identity(Path::new("/dev/stdout"));
         let mut files = paths.into_iter().map(|path| {
             let Some(path) = path else {
                 return Ok(None);
             };
+            if path == Path::new("-") {
+                anyhow::bail!(
+                    "--bad-games and --good-games write files: `-` (standard output) holds the report"
+                );
+            }
             streaming.check_output(path)?;
             let id = identity(path);
             if id.is_some() && id == stdout && streaming.output.as_deref().is_none_or(|o| o == Path::new("-")) {
