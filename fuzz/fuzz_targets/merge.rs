@@ -64,7 +64,7 @@ fn setup() -> &'static Setup {
             (&["validate", "-f", "jsonl"], &["-f", "jsonl"]),
             (&["annotate-outcome", "-f", "csv", "--tags", "Round"], &[]),
             (&["convert", "--to", "jsonl"], &["-f", "jsonl"]),
-            (&["validate", "-f", "csv", "--no-header"], &[]),
+            (&["validate", "-f", "csv", "--no-header"], &["--no-header"]),
         ]
         .into_iter()
         .enumerate()
