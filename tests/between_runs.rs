@@ -15,13 +15,19 @@ fn long_comments_or_lines_do_not_make_positions_or_uci_pgn() {
     assert!(comments.len() > 4096);
     let fens = "8/8/8/8/8/8/8/K1k5 w - - 0 1\n8/8/8/8/8/8/8/K1k5 b - - 0 1\n";
     let input = format!("{comments}{fens}");
-    let out = run(&["convert", "-q", "--to", "fen", "-"], Some(input.as_bytes()));
+    let out = run(
+        &["convert", "-q", "--to", "fen", "-"],
+        Some(input.as_bytes()),
+    );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(stdout(&out), fens);
     // A UCI game longer than the old 4 KB sniff window.
     let moves = ["g1f3 g8f6 f3g1 f6g8"; 300].join(" ");
     assert!(moves.len() > 4096);
-    let out = run(&["convert", "-q", "--to", "uci", "-"], Some(format!("{moves}\n").as_bytes()));
+    let out = run(
+        &["convert", "-q", "--to", "uci", "-"],
+        Some(format!("{moves}\n").as_bytes()),
+    );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(stdout(&out).trim_end(), moves);
     // `#` lines in UCI input are comments, as the detection takes them.
@@ -36,10 +42,17 @@ fn long_comments_or_lines_do_not_make_positions_or_uci_pgn() {
 #[test]
 fn a_bare_carriage_return_file_of_lines_is_refused_with_a_reason() {
     let input = b"8/8/8/8/8/8/8/K1k5 w - - 0 1\r8/8/8/8/8/8/8/K1k5 b - - 0 1\r";
-    for args in [&["convert", "-q", "--to", "fen", "-"][..], &["convert", "-q", "--from", "fen", "--to", "fen", "-"]] {
+    for args in [
+        &["convert", "-q", "--to", "fen", "-"][..],
+        &["convert", "-q", "--from", "fen", "--to", "fen", "-"],
+    ] {
         let out = run(args, Some(input));
         assert_eq!(code(&out), 2, "{args:?}");
-        assert!(stderr(&out).contains("bare carriage return"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("bare carriage return"),
+            "{}",
+            stderr(&out)
+        );
         assert!(stdout(&out).is_empty(), "{}", stdout(&out));
     }
 }
@@ -47,9 +60,19 @@ fn a_bare_carriage_return_file_of_lines_is_refused_with_a_reason() {
 #[test]
 fn a_fifo_in_a_walked_directory_is_reported_and_skipped() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(fixture("pgn/illegal_move_ply_61.pgn"), dir.path().join("a.pgn")).unwrap();
+    std::fs::copy(
+        fixture("pgn/illegal_move_ply_61.pgn"),
+        dir.path().join("a.pgn"),
+    )
+    .unwrap();
     let fifo = dir.path().join("b.pgn");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let mut child = pgnkit()
         .args(["validate", "-q", "-f", "csv"])
         .arg(dir.path())
@@ -67,8 +90,15 @@ fn a_fifo_in_a_walked_directory_is_reported_and_skipped() {
     }
     let out = child.wait_with_output().unwrap();
     assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("b.pgn: skipped: not a regular file"), "{}", stderr(&out));
-    assert!(stdout(&out).contains("illegal-move"), "the regular file is read");
+    assert!(
+        stderr(&out).contains("b.pgn: skipped: not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("illegal-move"),
+        "the regular file is read"
+    );
 }
 
 #[test]
@@ -76,15 +106,44 @@ fn fail_on_a_code_the_report_leaves_out_is_refused() {
     let t = fixture("pgn/twic1599_excerpt.pgn");
     let t = t.to_str().unwrap();
     for args in [
-        &["validate", "--fail-on", "move-after-end", "--ignore", "move-after-end", t][..],
-        &["validate", "--fail-on", "move-after-end", "--only", "syntax", t],
+        &[
+            "validate",
+            "--fail-on",
+            "move-after-end",
+            "--ignore",
+            "move-after-end",
+            t,
+        ][..],
+        &[
+            "validate",
+            "--fail-on",
+            "move-after-end",
+            "--only",
+            "syntax",
+            t,
+        ],
     ] {
         let out = run(args, None);
         assert_eq!(code(&out), 2, "{args:?}");
-        assert!(stderr(&out).contains("can never fail the run"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("can never fail the run"),
+            "{}",
+            stderr(&out)
+        );
     }
     // Named and kept: fine.
-    let out = run(&["validate", "-q", "--fail-on", "move-after-end", "--only", "move-after-end", t], None);
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "--fail-on",
+            "move-after-end",
+            "--only",
+            "move-after-end",
+            t,
+        ],
+        None,
+    );
     assert_eq!(code(&out), 1, "{}", stderr(&out));
 }
 
@@ -94,7 +153,13 @@ fn fail_on_a_code_the_report_leaves_out_is_refused() {
 fn diagnostics_keep_input_order_at_any_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("first.pgn");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let missing = dir.path().join("missing.pgn");
     let damaged = std::fs::read(fixture("convert/damaged_movetext.pgn")).unwrap();
     let child = pgnkit()
@@ -107,7 +172,12 @@ fn diagnostics_keep_input_order_at_any_thread_count() {
         .unwrap();
     // Let the second reader fail to open its input first.
     std::thread::sleep(Duration::from_millis(500));
-    std::fs::OpenOptions::new().write(true).open(&fifo).unwrap().write_all(&damaged).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&fifo)
+        .unwrap()
+        .write_all(&damaged)
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(code(&out), 2);
     let err = stderr(&out);
@@ -122,7 +192,13 @@ fn diagnostics_keep_input_order_at_any_thread_count() {
 fn a_missing_temporary_directory_is_named_and_the_output_kept() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("first.pgn");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let second = dir.path().join("second.pgn");
     let packed = std::fs::read(fixture("corpus/pgnmentor-2mb.pgn.zst")).unwrap();
     std::fs::write(&second, zstd::decode_all(&packed[..]).unwrap()).unwrap();

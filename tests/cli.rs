@@ -177,7 +177,10 @@ fn bash_completions_load() {
 /// `shell` accepts its script (checked with `check`). The shell must be
 /// installed: a test that found no shell and passed would check nothing.
 fn completions_parse(shell: &str, check: &str) {
-    assert!(have(shell), "{shell} is not installed (apt-get install {shell})");
+    assert!(
+        have(shell),
+        "{shell} is not installed (apt-get install {shell})"
+    );
     let script = completion_script(shell);
     shell_accepts(shell, &[check, script.path().to_str().unwrap()]);
 }

@@ -132,7 +132,14 @@ const VALIDATE_CSV: &[&str] = &["validate", "-f", "csv"];
 fn an_output_that_is_a_shard_or_its_statistics_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let (input, bounds) = three(dir.path());
-    let shards = make_shards(dir.path(), dir.path(), "sh", VALIDATE_CSV, input.as_os_str(), &bounds);
+    let shards = make_shards(
+        dir.path(),
+        dir.path(),
+        "sh",
+        VALIDATE_CSV,
+        input.as_os_str(),
+        &bounds,
+    );
     let before: Vec<Vec<u8>> = shards.iter().map(|s| std::fs::read(s).unwrap()).collect();
     for target in [shards[0].clone(), stats_of(&shards[1])] {
         let t = target.to_str().unwrap();
@@ -140,7 +147,10 @@ fn an_output_that_is_a_shard_or_its_statistics_is_refused() {
         refused(&out, "which merge reads", &format!("-o {t}"));
     }
     // `merge … >> sh1`: standard output is a shard.
-    let append = std::fs::OpenOptions::new().append(true).open(&shards[1]).unwrap();
+    let append = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&shards[1])
+        .unwrap();
     let out = pgnkit()
         .current_dir(dir.path())
         .arg("merge")
@@ -151,11 +161,24 @@ fn an_output_that_is_a_shard_or_its_statistics_is_refused() {
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains("standard output"), "{}", stderr(&out));
     for (shard, bytes) in shards.iter().zip(&before) {
-        assert!(std::fs::read(shard).unwrap() == *bytes, "{} changed", shard.display());
+        assert!(
+            std::fs::read(shard).unwrap() == *bytes,
+            "{} changed",
+            shard.display()
+        );
     }
     // The same shard twice would count its games twice.
-    let twice = [shards[0].clone(), shards[0].clone(), shards[1].clone(), shards[2].clone()];
-    refused(&merge(dir.path(), &[], &twice), "the same shard", "a shard twice");
+    let twice = [
+        shards[0].clone(),
+        shards[0].clone(),
+        shards[1].clone(),
+        shards[2].clone(),
+    ];
+    refused(
+        &merge(dir.path(), &[], &twice),
+        "the same shard",
+        "a shard twice",
+    );
 }
 
 #[test]
@@ -176,9 +199,17 @@ fn a_shard_whose_input_could_not_be_read_ends_the_merge_as_one_run_would() {
         .unwrap();
     assert_eq!(code(&out), 2, "the truncated input fails its run");
     let merged_path = dir.path().join("merged.csv");
-    let merged = merge(dir.path(), &["-o", merged_path.to_str().unwrap()], &[shard.clone()]);
+    let merged = merge(
+        dir.path(),
+        &["-o", merged_path.to_str().unwrap()],
+        std::slice::from_ref(&shard),
+    );
     assert_eq!(code(&merged), 2, "{}", stderr(&merged));
-    assert!(stderr(&merged).contains("could not read"), "{}", stderr(&merged));
+    assert!(
+        stderr(&merged).contains("could not read"),
+        "{}",
+        stderr(&merged)
+    );
     assert!(stderr(&merged).contains("whole.csv"), "{}", stderr(&merged));
     // What was read is written, as the run that failed wrote it.
     let written = std::fs::read(&merged_path).unwrap();
@@ -196,23 +227,46 @@ fn a_rerun_reads_the_recorded_file_never_what_args_or_cwd_say() {
     std::fs::create_dir_all(&other).unwrap();
     std::fs::rename(&input, run_dir.join("games.pgn")).unwrap();
     // A different file of the same name where merge runs.
-    std::fs::write(other.join("games.pgn"), std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap()).unwrap();
-    let shards = make_shards(dir.path(), &run_dir, "sh", VALIDATE_CSV, os("games.pgn"), &bounds);
+    std::fs::write(
+        other.join("games.pgn"),
+        std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap(),
+    )
+    .unwrap();
+    let shards = make_shards(
+        dir.path(),
+        &run_dir,
+        "sh",
+        VALIDATE_CSV,
+        os("games.pgn"),
+        &bounds,
+    );
     let one = one_run(&run_dir, VALIDATE_CSV, os("games.pgn"));
     // The directory the shards ran in is gone; its file moved elsewhere
     // would be another file: the recorded absolute path is what counts.
     edit_stats(&shards[1], |s| {
-        s.args = vec!["validate".into(), "-f".into(), "csv".into(), "games.pgn".into()];
+        s.args = vec![
+            "validate".into(),
+            "-f".into(),
+            "csv".into(),
+            "games.pgn".into(),
+        ];
         s.cwd = Some("/nonexistent".into());
     });
     let merged = merge(&other, &[], &shards);
     assert_eq!(code(&merged), 0, "{}", stderr(&merged));
-    assert!(merged.stdout == one, "merged rows differ from one run over the recorded file");
+    assert!(
+        merged.stdout == one,
+        "merged rows differ from one run over the recorded file"
+    );
     // An edit without a valid checksum is refused.
     let stats = stats_of(&shards[2]);
     let text = std::fs::read_to_string(&stats).unwrap();
     std::fs::write(&stats, text.replacen("\"games\":", "\"games\":1", 1)).unwrap();
-    refused(&merge(&other, &[], &shards), "checksum", "an edited --stats");
+    refused(
+        &merge(&other, &[], &shards),
+        "checksum",
+        "an edited --stats",
+    );
     std::fs::write(&stats, &text).unwrap();
     // The recorded file changed since the shards ran: the rerun refuses.
     let games = run_dir.join("games.pgn");
@@ -243,17 +297,38 @@ fn a_tag_column_named_line_or_game_is_never_renumbered() {
     // The inside bound moved with the added tags: recompute a cut inside
     // the comment game.
     let inside = memchr::memmem::find(&tagged, b"[Event \"not a game").unwrap();
-    let bounds = [bounds[0].clone(), inside.to_string(), bounds[2].clone(), String::new()];
+    let bounds = [
+        bounds[0].clone(),
+        inside.to_string(),
+        bounds[2].clone(),
+        String::new(),
+    ];
     for (args, extra) in [
-        (&["annotate-outcome", "-f", "csv", "--tags", "line,Game"][..], &[][..]),
-        (&["annotate-outcome", "-f", "jsonl", "--tags", "line,Game"], &["-f", "jsonl"]),
+        (
+            &["annotate-outcome", "-f", "csv", "--tags", "line,Game"][..],
+            &[][..],
+        ),
+        (
+            &["annotate-outcome", "-f", "jsonl", "--tags", "line,Game"],
+            &["-f", "jsonl"],
+        ),
         (&["convert", "--to", "csv", "--tags", "line,game"], &[]),
     ] {
-        let shards = make_shards(dir.path(), dir.path(), "t", args, input.as_os_str(), &bounds);
+        let shards = make_shards(
+            dir.path(),
+            dir.path(),
+            "t",
+            args,
+            input.as_os_str(),
+            &bounds,
+        );
         let merged = merge(dir.path(), extra, &shards);
         assert_eq!(code(&merged), 0, "{args:?}: {}", stderr(&merged));
         let one = one_run(dir.path(), args, input.as_os_str());
-        assert!(merged.stdout == one, "{args:?}: merged differs from one run");
+        assert!(
+            merged.stdout == one,
+            "{args:?}: merged differs from one run"
+        );
         // Every row keeps its tag's value.
         let text = String::from_utf8(merged.stdout).unwrap();
         let rows = text.lines().filter(|l| l.contains("tagged.pgn")).count();
@@ -262,8 +337,15 @@ fn a_tag_column_named_line_or_game_is_never_renumbered() {
             text.matches(r#""line":"121""#).count()
         } else {
             let mut csv = csv::Reader::from_reader(text.as_bytes());
-            let at = csv.headers().unwrap().iter().position(|h| h == "line").unwrap();
-            csv.records().filter(|r| &r.as_ref().unwrap()[at] == "121").count()
+            let at = csv
+                .headers()
+                .unwrap()
+                .iter()
+                .position(|h| h == "line")
+                .unwrap();
+            csv.records()
+                .filter(|r| &r.as_ref().unwrap()[at] == "121")
+                .count()
         };
         assert_eq!(kept, rows, "{args:?}: a tag column was renumbered");
     }
@@ -275,30 +357,106 @@ fn shards_of_other_commands_flags_or_formats_are_refused_and_headerless_ones_mer
     let (input, bounds) = three(dir.path());
     let input = input.as_os_str();
     let v = make_shards(dir.path(), dir.path(), "v", VALIDATE_CSV, input, &bounds);
-    let a = make_shards(dir.path(), dir.path(), "a", &["annotate-outcome", "-f", "csv"], input, &bounds);
-    let only = make_shards(dir.path(), dir.path(), "o", &["validate", "-f", "csv", "--only", "syntax"], input, &bounds);
-    let j = make_shards(dir.path(), dir.path(), "j", &["validate", "-f", "jsonl"], input, &bounds);
-    let t = make_shards(dir.path(), dir.path(), "x", &["validate", "-f", "text"], input, &bounds);
+    let a = make_shards(
+        dir.path(),
+        dir.path(),
+        "a",
+        &["annotate-outcome", "-f", "csv"],
+        input,
+        &bounds,
+    );
+    let only = make_shards(
+        dir.path(),
+        dir.path(),
+        "o",
+        &["validate", "-f", "csv", "--only", "syntax"],
+        input,
+        &bounds,
+    );
+    let j = make_shards(
+        dir.path(),
+        dir.path(),
+        "j",
+        &["validate", "-f", "jsonl"],
+        input,
+        &bounds,
+    );
+    let t = make_shards(
+        dir.path(),
+        dir.path(),
+        "x",
+        &["validate", "-f", "text"],
+        input,
+        &bounds,
+    );
     let mixed = |x: &[PathBuf], y: &[PathBuf]| vec![x[0].clone(), y[1].clone(), x[2].clone()];
-    refused(&merge(dir.path(), &[], &mixed(&v, &a)), "one command with the same flags", "validate and annotate");
-    refused(&merge(dir.path(), &[], &mixed(&v, &only)), "one command with the same flags", "--only");
-    let laws = make_shards(dir.path(), dir.path(), "l", &["validate", "-f", "csv", "--laws", "current"], input, &bounds);
-    refused(&merge(dir.path(), &[], &mixed(&v, &laws)), "one command with the same flags", "--laws");
+    refused(
+        &merge(dir.path(), &[], &mixed(&v, &a)),
+        "one command with the same flags",
+        "validate and annotate",
+    );
+    refused(
+        &merge(dir.path(), &[], &mixed(&v, &only)),
+        "one command with the same flags",
+        "--only",
+    );
+    let laws = make_shards(
+        dir.path(),
+        dir.path(),
+        "l",
+        &["validate", "-f", "csv", "--laws", "current"],
+        input,
+        &bounds,
+    );
+    refused(
+        &merge(dir.path(), &[], &mixed(&v, &laws)),
+        "one command with the same flags",
+        "--laws",
+    );
     // A rerun keeps the recorded --laws: merged equals one run with it.
     let merged = merge(dir.path(), &[], &laws);
     assert_eq!(code(&merged), 0, "{}", stderr(&merged));
-    assert!(merged.stdout == one_run(dir.path(), &["validate", "-f", "csv", "--laws", "current"], input));
-    refused(&merge(dir.path(), &[], &j), "give -f jsonl", "JSONL merged as CSV");
-    refused(&merge(dir.path(), &["-f", "jsonl"], &v), "give -f csv", "CSV merged as JSONL");
-    refused(&merge(dir.path(), &[], &t), "merge reads CSV and JSON Lines", "text shards");
+    assert!(
+        merged.stdout
+            == one_run(
+                dir.path(),
+                &["validate", "-f", "csv", "--laws", "current"],
+                input
+            )
+    );
+    refused(
+        &merge(dir.path(), &[], &j),
+        "give -f jsonl",
+        "JSONL merged as CSV",
+    );
+    refused(
+        &merge(dir.path(), &["-f", "jsonl"], &v),
+        "give -f csv",
+        "CSV merged as JSONL",
+    );
+    refused(
+        &merge(dir.path(), &[], &t),
+        "merge reads CSV and JSON Lines",
+        "text shards",
+    );
     // Shards without their header merge, and renumber, like the others;
     // one headed and one headless shard too.
-    let bare = make_shards(dir.path(), dir.path(), "b", &["validate", "-f", "csv", "--no-header"], input, &bounds);
+    let bare = make_shards(
+        dir.path(),
+        dir.path(),
+        "b",
+        &["validate", "-f", "csv", "--no-header"],
+        input,
+        &bounds,
+    );
     let one = one_run(dir.path(), VALIDATE_CSV, input);
     for shards in [bare.clone(), mixed(&v, &bare)] {
         let merged = merge(dir.path(), &[], &shards);
         assert_eq!(code(&merged), 0, "{}", stderr(&merged));
-        assert!(merged.stdout == one, "headerless shards merge into one run's output");
+        assert!(
+            merged.stdout == one,
+            "headerless shards merge into one run's output"
+        );
     }
 }
 
@@ -308,12 +466,29 @@ fn a_cut_emptied_or_broken_shard_is_refused_and_the_old_output_stays() {
     let (input, bounds) = three(dir.path());
     let target = dir.path().join("report.csv");
     let t = target.to_str().unwrap().to_owned();
-    for (args, extra) in [(VALIDATE_CSV, &["-o", &t][..]), (&["validate", "-f", "jsonl"][..], &["-f", "jsonl", "-o", &t])] {
-        let shards = make_shards(dir.path(), dir.path(), "c", args, input.as_os_str(), &bounds);
+    for (args, extra) in [
+        (VALIDATE_CSV, &["-o", &t][..]),
+        (&["validate", "-f", "jsonl"][..], &["-f", "jsonl", "-o", &t]),
+    ] {
+        let shards = make_shards(
+            dir.path(),
+            dir.path(),
+            "c",
+            args,
+            input.as_os_str(),
+            &bounds,
+        );
         let good: Vec<Vec<u8>> = shards.iter().map(|s| std::fs::read(s).unwrap()).collect();
         let rows = good[1].iter().filter(|&&b| b == b'\n').count();
         assert!(rows > 5, "the middle shard has rows");
-        let at_row = good[1].iter().enumerate().filter(|(_, b)| **b == b'\n').nth(rows / 2).unwrap().0 + 1;
+        let at_row = good[1]
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(rows / 2)
+            .unwrap()
+            .0
+            + 1;
         for (damage, bytes) in [
             ("cut at a row", good[1][..at_row].to_vec()),
             ("cut mid-row", good[1][..at_row + 7].to_vec()),
@@ -328,7 +503,11 @@ fn a_cut_emptied_or_broken_shard_is_refused_and_the_old_output_stays() {
             std::fs::write(&shards[1], &bytes).unwrap();
             let out = merge(dir.path(), extra, &shards);
             refused(&out, "it is not the output its statistics describe", damage);
-            assert_eq!(std::fs::read(&target).unwrap(), b"the old report\n", "{damage}");
+            assert_eq!(
+                std::fs::read(&target).unwrap(),
+                b"the old report\n",
+                "{damage}"
+            );
         }
         std::fs::write(&shards[1], &good[1]).unwrap();
         // A gap between shards: refused before the output is touched.
@@ -357,7 +536,14 @@ fn a_cut_emptied_or_broken_shard_is_refused_and_the_old_output_stays() {
 fn counts_that_overflow_or_contradict_each_other_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let (input, bounds) = three(dir.path());
-    let shards = make_shards(dir.path(), dir.path(), "n", VALIDATE_CSV, input.as_os_str(), &bounds);
+    let shards = make_shards(
+        dir.path(),
+        dir.path(),
+        "n",
+        VALIDATE_CSV,
+        input.as_os_str(),
+        &bounds,
+    );
     let saved: Vec<String> = shards
         .iter()
         .map(|s| std::fs::read_to_string(stats_of(s)).unwrap())
@@ -371,18 +557,34 @@ fn counts_that_overflow_or_contradict_each_other_are_refused() {
         s.games = u64::MAX;
         s.inputs[0].games = u64::MAX;
     });
-    refused(&merge(dir.path(), &[], &shards), "overflow", "u64::MAX games");
+    refused(
+        &merge(dir.path(), &[], &shards),
+        "overflow",
+        "u64::MAX games",
+    );
     restore();
     edit_stats(&shards[0], |s| s.inputs[0].lines = u64::MAX - 3);
-    refused(&merge(dir.path(), &[], &shards), "overflow", "u64::MAX lines");
+    refused(
+        &merge(dir.path(), &[], &shards),
+        "overflow",
+        "u64::MAX lines",
+    );
     restore();
     edit_stats(&shards[1], |s| s.inputs[0].games += 1);
-    refused(&merge(dir.path(), &[], &shards), "contradict", "games that disagree");
+    refused(
+        &merge(dir.path(), &[], &shards),
+        "contradict",
+        "games that disagree",
+    );
     restore();
     edit_stats(&shards[1], |s| {
         *s.findings.values_mut().next().unwrap() += 1;
     });
-    refused(&merge(dir.path(), &[], &shards), "records", "findings that disagree with the rows");
+    refused(
+        &merge(dir.path(), &[], &shards),
+        "records",
+        "findings that disagree with the rows",
+    );
     restore();
     let out = merge(dir.path(), &[], &shards);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -396,12 +598,22 @@ fn names_that_look_like_flags_or_are_not_utf8_rerun_exactly() {
         let name = OsStr::from_bytes(name);
         std::fs::copy(&input, dir.path().join(name)).unwrap();
         // `a\xfe[1].pgn` displays like `a\xff[1].pgn`: a decoy.
-        std::fs::write(dir.path().join(OsStr::from_bytes(b"a\xfe[1].pgn")), b"[Event \"decoy\"]\n\n1. e4 *\n").unwrap();
-        for (args, extra) in [(VALIDATE_CSV, &[][..]), (&["convert", "--to", "jsonl"][..], &["-f", "jsonl"][..])] {
+        std::fs::write(
+            dir.path().join(OsStr::from_bytes(b"a\xfe[1].pgn")),
+            b"[Event \"decoy\"]\n\n1. e4 *\n",
+        )
+        .unwrap();
+        for (args, extra) in [
+            (VALIDATE_CSV, &[][..]),
+            (&["convert", "--to", "jsonl"][..], &["-f", "jsonl"][..]),
+        ] {
             let shards = make_shards(dir.path(), dir.path(), "f", args, name, &bounds);
             let merged = merge(dir.path(), extra, &shards);
             assert_eq!(code(&merged), 0, "{name:?} {args:?}: {}", stderr(&merged));
-            assert!(merged.stdout == one_run(dir.path(), args, name), "{name:?} {args:?}");
+            assert!(
+                merged.stdout == one_run(dir.path(), args, name),
+                "{name:?} {args:?}"
+            );
         }
     }
     // Two files of one relative name, from two directories: two files.
@@ -412,11 +624,20 @@ fn names_that_look_like_flags_or_are_not_utf8_rerun_exactly() {
     std::fs::copy(fixture("pgn/twic1599_excerpt.pgn"), d2.join("x.pgn")).unwrap();
     let whole = [String::new(), String::new()];
     let mut shards = make_shards(&d1, &d1, "s", VALIDATE_CSV, os("x.pgn"), &whole);
-    shards.extend(make_shards(&d2, &d2, "s", VALIDATE_CSV, os("x.pgn"), &whole));
+    shards.extend(make_shards(
+        &d2,
+        &d2,
+        "s",
+        VALIDATE_CSV,
+        os("x.pgn"),
+        &whole,
+    ));
     let merged = merge(dir.path(), &[], &shards);
     assert_eq!(code(&merged), 0, "{}", stderr(&merged));
     let rows = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
-    let one = rows(&one_run(&d1, VALIDATE_CSV, os("x.pgn"))) + rows(&one_run(&d2, VALIDATE_CSV, os("x.pgn"))) - 1;
+    let one = rows(&one_run(&d1, VALIDATE_CSV, os("x.pgn")))
+        + rows(&one_run(&d2, VALIDATE_CSV, os("x.pgn")))
+        - 1;
     assert_eq!(rows(&merged.stdout), one, "both files' rows, one header");
 }
 
@@ -427,13 +648,37 @@ fn merge_needs_no_temporary_directory_unless_it_reruns_and_names_it_then() {
     let len = std::fs::metadata(&input).unwrap().len();
     // Whole-file shards need no rerun.
     let exact = [String::new(), String::new()];
-    let shards = make_shards(dir.path(), dir.path(), "e", VALIDATE_CSV, input.as_os_str(), &exact);
+    let shards = make_shards(
+        dir.path(),
+        dir.path(),
+        "e",
+        VALIDATE_CSV,
+        input.as_os_str(),
+        &exact,
+    );
     let missing = dir.path().join("no-such-tmp");
-    let out = pgnkit().env("TMPDIR", &missing).arg("merge").args(&shards).output().unwrap();
+    let out = pgnkit()
+        .env("TMPDIR", &missing)
+        .arg("merge")
+        .args(&shards)
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(len > 0);
-    let shards = make_shards(dir.path(), dir.path(), "r", VALIDATE_CSV, input.as_os_str(), &bounds);
-    let out = pgnkit().env("TMPDIR", &missing).arg("merge").args(&shards).output().unwrap();
+    let shards = make_shards(
+        dir.path(),
+        dir.path(),
+        "r",
+        VALIDATE_CSV,
+        input.as_os_str(),
+        &bounds,
+    );
+    let out = pgnkit()
+        .env("TMPDIR", &missing)
+        .arg("merge")
+        .args(&shards)
+        .output()
+        .unwrap();
     refused(&out, "no-such-tmp", "a rerun without TMPDIR");
 }
 
@@ -469,11 +714,25 @@ fn sigterm_during_a_rerun_ends_the_child_and_leaves_nothing() {
     }
     std::thread::sleep(std::time::Duration::from_millis(200));
     let pid = child.id().to_string();
-    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
-    assert!(std::fs::read_dir(&tmp).unwrap().next().is_none(), "the temporary directory is left");
+    assert!(
+        std::fs::read_dir(&tmp).unwrap().next().is_none(),
+        "the temporary directory is left"
+    );
     assert!(!target.exists(), "a partial output is left");
     let litter: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
@@ -513,13 +772,16 @@ impl Rng {
 /// end of the file.
 #[test]
 fn random_tilings_merge_into_one_run() {
-    let seed = std::env::var("PGNKIT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64
-            | 1
-    });
+    let seed = std::env::var("PGNKIT_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+                | 1
+        });
     let dir = tempfile::tempdir().unwrap();
     let (input, inside) = corpus(dir.path());
     let len = std::fs::metadata(&input).unwrap().len();
@@ -528,7 +790,10 @@ fn random_tilings_merge_into_one_run() {
         (&["validate", "-f", "jsonl"], &["-f", "jsonl"]),
         (&["annotate-outcome", "-f", "csv"], &[]),
         (&["annotate-outcome", "-f", "jsonl"], &["-f", "jsonl"]),
-        (&["convert", "--to", "csv", "--tags", "WhiteElo,ECO,Opening"], &[]),
+        (
+            &["convert", "--to", "csv", "--tags", "WhiteElo,ECO,Opening"],
+            &[],
+        ),
         (&["convert", "--to", "jsonl"], &["-f", "jsonl"]),
     ];
     let plans_per_config = 22;
@@ -602,7 +867,14 @@ fn outputs_keep_their_links_modes_and_kind() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let (input, bounds) = three(dir.path());
-    let shards = make_shards(dir.path(), dir.path(), "k", VALIDATE_CSV, input.as_os_str(), &bounds);
+    let shards = make_shards(
+        dir.path(),
+        dir.path(),
+        "k",
+        VALIDATE_CSV,
+        input.as_os_str(),
+        &bounds,
+    );
     let one = one_run(dir.path(), VALIDATE_CSV, input.as_os_str());
     let real = dir.path().join("real.csv");
     std::fs::write(&real, b"old").unwrap();
@@ -611,9 +883,17 @@ fn outputs_keep_their_links_modes_and_kind() {
     std::os::unix::fs::symlink(&real, &link).unwrap();
     let out = merge(dir.path(), &["-o", link.to_str().unwrap()], &shards);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert!(std::fs::read(&real).unwrap() == one);
-    assert_eq!(std::fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o640);
+    assert_eq!(
+        std::fs::metadata(&real).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
     // A new file: the mode `>` would give it.
     let new = dir.path().join("new.csv");
     let out = merge(dir.path(), &["-o", new.to_str().unwrap()], &shards);
@@ -624,7 +904,13 @@ fn outputs_keep_their_links_modes_and_kind() {
     assert_eq!(mode(&new), mode(&by_shell));
     // A FIFO stays a FIFO and its reader gets the output.
     let fifo = dir.path().join("out.fifo");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let reader = {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read(fifo).unwrap())
@@ -635,7 +921,11 @@ fn outputs_keep_their_links_modes_and_kind() {
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
     // Nothing written to a directory, and the reason is given at once.
-    refused(&merge(dir.path(), &["-o", dir.path().to_str().unwrap()], &shards), "it is a directory", "-o DIR");
+    refused(
+        &merge(dir.path(), &["-o", dir.path().to_str().unwrap()], &shards),
+        "it is a directory",
+        "-o DIR",
+    );
 }
 
 /// Review of issue 20: SIGTERM or SIGINT to a run writing `-o` and the
@@ -672,13 +962,27 @@ fn an_interrupted_run_leaves_no_part_files() {
                 .count()
         };
         while parts() < 3 {
-            assert!(started.elapsed().as_secs() < 60, "no temporary files appeared");
+            assert!(
+                started.elapsed().as_secs() < 60,
+                "no temporary files appeared"
+            );
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
         let pid = child.id().to_string();
-        assert!(Command::new("kill").args([signal, &pid]).status().unwrap().success());
+        assert!(
+            Command::new("kill")
+                .args([signal, &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
         let out = child.wait_with_output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{signal}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{signal}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert_eq!(parts(), 0, "{signal}: temporary files left");
         assert_eq!(std::fs::read(&report).unwrap(), b"old");
     }

@@ -65,7 +65,13 @@ fn standard_input_pipes_and_fifos_are_split_from_the_one_read() {
     }
     // A FIFO: read once, never opened twice (that blocked for ever).
     let fifo = dir.path().join("games.fifo");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let writer = {
         let (fifo, input) = (fifo.clone(), input.clone());
         std::thread::spawn(move || std::fs::write(fifo, input).unwrap())
@@ -158,6 +164,10 @@ fn games_written_to_standard_output_are_refused() {
             .unwrap();
         assert_eq!(code(&out), 2, "{name}");
         assert!(out.stdout.is_empty(), "{name}: wrote to standard output");
-        assert!(stderr(&out).contains("standard output"), "{name}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("standard output"),
+            "{name}: {}",
+            stderr(&out)
+        );
     }
 }

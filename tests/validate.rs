@@ -1165,7 +1165,13 @@ fn bad_and_good_games_follow_ignore_and_refuse_an_input() {
     let from_file = dir.path().join("from_file.pgn");
     let path = fixture("pgn/twic1599_excerpt.pgn");
     let out = run(
-        &["validate", "-q", "--good-games", from_file.to_str().unwrap(), path.to_str().unwrap()],
+        &[
+            "validate",
+            "-q",
+            "--good-games",
+            from_file.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
         None,
     );
     assert_eq!(code(&out), 1, "{}", stderr(&out));

@@ -462,7 +462,10 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         }
     }
     if args.positions != Positions::Final {
-        options.extend(["--positions".to_owned(), value_name(&args.positions).to_owned()]);
+        options.extend([
+            "--positions".to_owned(),
+            value_name(&args.positions).to_owned(),
+        ]);
     }
     if let Some(tags) = &tags {
         options.extend(["--tags".to_owned(), tags.join(",")]);
@@ -482,5 +485,11 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         records: writer.records,
         codes: &writer.codes,
     };
-    streaming.finish(&mut writer.out, &totals, &product, broken + repaired, &summary)
+    streaming.finish(
+        &mut writer.out,
+        &totals,
+        &product,
+        broken + repaired,
+        &summary,
+    )
 }

@@ -75,8 +75,8 @@ fn stats_path(output: &Path) -> PathBuf {
 fn read_shard(output: &Path) -> anyhow::Result<Shard> {
     let path = stats_path(output);
     let refuse = |why: String| anyhow::anyhow!("{}: {why}", path.display());
-    let file =
-        File::open(&path).with_context(|| format!("cannot read the statistics {}", path.display()))?;
+    let file = File::open(&path)
+        .with_context(|| format!("cannot read the statistics {}", path.display()))?;
     let mut text = String::new();
     file.take(MAX_STATS + 1)
         .read_to_string(&mut text)
@@ -86,7 +86,9 @@ fn read_shard(output: &Path) -> anyhow::Result<Shard> {
     }
     let stats = RunStats::parse(&text).map_err(refuse)?;
     let [input] = stats.inputs.as_slice() else {
-        return Err(refuse("a shard must have read exactly one input".to_owned()));
+        return Err(refuse(
+            "a shard must have read exactly one input".to_owned(),
+        ));
     };
     if !MERGEABLE.iter().any(|(c, _)| *c == stats.command) {
         return Err(refuse(format!(
@@ -101,7 +103,9 @@ fn read_shard(output: &Path) -> anyhow::Result<Shard> {
         )));
     }
     if stats.format == "csv" && stats.columns.as_ref().is_none_or(Vec::is_empty) {
-        return Err(refuse("a CSV shard's statistics name no columns".to_owned()));
+        return Err(refuse(
+            "a CSV shard's statistics name no columns".to_owned(),
+        ));
     }
     // (`first_byte` may lie before `start` only when the range starts past
     // the end of the file.)
@@ -138,7 +142,9 @@ fn read_shard(output: &Path) -> anyhow::Result<Shard> {
         .path_bytes
         .as_deref()
         .and_then(path_from_hex)
-        .ok_or_else(|| refuse("its input is not a file (a shard reads a byte range of a file)".to_owned()))?;
+        .ok_or_else(|| {
+            refuse("its input is not a file (a shard reads a byte range of a file)".to_owned())
+        })?;
     Ok(Shard {
         output: output.to_owned(),
         stats_path: stats_path(output),
@@ -204,8 +210,13 @@ fn check_alike(args: &MergeArgs, shards: &[Shard]) -> anyhow::Result<()> {
             );
         }
         let f = &first.stats;
-        if (s.command.as_str(), &s.options, &s.columns) != (f.command.as_str(), &f.options, &f.columns) {
-            let hint = if s.command == "convert" && s.format == "csv" && !s.options.iter().any(|o| o == "--tags") {
+        if (s.command.as_str(), &s.options, &s.columns)
+            != (f.command.as_str(), &f.options, &f.columns)
+        {
+            let hint = if s.command == "convert"
+                && s.format == "csv"
+                && !s.options.iter().any(|o| o == "--tags")
+            {
                 " (convert CSV without --tags chooses its columns from each shard's first games: give --tags)"
             } else {
                 ""
@@ -255,7 +266,10 @@ fn own_columns(command: &str) -> (usize, Option<usize>) {
         "annotate-outcome" => crate::output::annotate::CSV_HEADER.split(',').collect(),
         _ => crate::output::convert::LEADING.to_vec(),
     };
-    let game = fixed.iter().position(|c| *c == "game").expect("a game column");
+    let game = fixed
+        .iter()
+        .position(|c| *c == "game")
+        .expect("a game column");
     (game, fixed.iter().position(|c| *c == "line"))
 }
 
@@ -267,7 +281,9 @@ fn verify(shard: &Shard) -> anyhow::Result<()> {
     let mut digest = Digest::default();
     let mut reader = BufReader::with_capacity(1 << 16, file);
     loop {
-        let buf = reader.fill_buf().with_context(|| format!("cannot read {name}"))?;
+        let buf = reader
+            .fill_buf()
+            .with_context(|| format!("cannot read {name}"))?;
         if buf.is_empty() {
             break;
         }
@@ -319,7 +335,8 @@ fn each_record(
     if shard.stats.format == "jsonl" {
         for line in reader.split(b'\n') {
             let line = line.with_context(|| format!("cannot read {name}"))?;
-            json_places(&line).with_context(|| format!("{name}: a record that is not pgnkit JSON"))?;
+            json_places(&line)
+                .with_context(|| format!("{name}: a record that is not pgnkit JSON"))?;
             record(Record::Json(&line))?;
         }
         return Ok(());
@@ -616,11 +633,21 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Re
     let interrupted = interrupted_flag();
     if let Some(p) = args.output.as_deref().filter(|p| *p != Path::new("-")) {
         if p.is_dir() {
-            bail!("cannot write the merged output to {}: it is a directory", p.display());
+            bail!(
+                "cannot write the merged output to {}: it is a directory",
+                p.display()
+            );
         }
-        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         if !dir.is_dir() {
-            bail!("cannot write the merged output to {}: {} is no directory", p.display(), dir.display());
+            bail!(
+                "cannot write the merged output to {}: {} is no directory",
+                p.display(),
+                dir.display()
+            );
         }
     }
     let mut shards = args
@@ -631,7 +658,10 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Re
     check_output(args, &shards)?;
     check_alike(args, &shards)?;
     for (i, a) in shards.iter().enumerate() {
-        if let Some(b) = shards[..i].iter().find(|b| identity(&b.output) == identity(&a.output)) {
+        if let Some(b) = shards[..i]
+            .iter()
+            .find(|b| identity(&b.output) == identity(&a.output))
+        {
             bail!(
                 "{} and {} are the same shard",
                 b.output.display(),
@@ -672,7 +702,8 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Re
     };
     let first = &shards[0].stats;
     if first.format == "csv" && !args.no_header {
-        write_csv_record(&mut out, first.columns.iter().flatten()).context("failed to write the merged output")?;
+        write_csv_record(&mut out, first.columns.iter().flatten())
+            .context("failed to write the merged output")?;
     }
     let (game_col, line_col) = own_columns(&first.command);
     let keys = match first.command.as_str() {
@@ -682,15 +713,18 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Re
     for step in &steps {
         let (games, lines) = (step.games, step.lines);
         let shard = step.rerun.as_ref().unwrap_or(&shards[step.shard]);
-        let file = File::open(&shard.output).with_context(|| format!("cannot open {}", shard.output.display()))?;
+        let file = File::open(&shard.output)
+            .with_context(|| format!("cannot open {}", shard.output.display()))?;
         let mut n = 0u32;
         let mut copy = |record: Record<'_>| -> anyhow::Result<()> {
             n = n.wrapping_add(1);
-            if n % 4096 == 0 {
+            if n.is_multiple_of(4096) {
                 check_interrupt(&interrupted)?;
             }
             match record {
-                Record::Json(bytes) => write_json(&mut out, bytes, keys, games, lines, step.file.as_deref()),
+                Record::Json(bytes) => {
+                    write_json(&mut out, bytes, keys, games, lines, step.file.as_deref())
+                }
                 Record::Csv(row) => {
                     let mut fields: Vec<std::borrow::Cow<'_, [u8]>> =
                         row.iter().map(std::borrow::Cow::Borrowed).collect();
@@ -712,7 +746,9 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Re
     drop(out);
     check_interrupt(&interrupted)?;
     if let Some(commit) = commit {
-        commit.commit().context("cannot rename the merged output onto its name")?;
+        commit
+            .commit()
+            .context("cannot rename the merged output onto its name")?;
     }
     for &i in &failed {
         diag::error(format!(
@@ -797,7 +833,12 @@ fn run_again(
     }
     let again = read_shard(&output)?;
     verify(&again)?;
-    if (&again.stats.command, &again.stats.options, &again.stats.columns) != (&s.command, &s.options, &s.columns) {
+    if (
+        &again.stats.command,
+        &again.stats.options,
+        &again.stats.columns,
+    ) != (&s.command, &s.options, &s.columns)
+    {
         bail!("rerunning {name} from byte {from} gave output of another shape");
     }
     if again.input().first_byte != from {
@@ -814,11 +855,18 @@ fn shift(field: &[u8], by: u64) -> anyhow::Result<String> {
     if field.is_empty() {
         return Ok(String::new());
     }
-    let text = std::str::from_utf8(field).ok().filter(|t| t.bytes().all(|b| b.is_ascii_digit()));
-    let n: u64 = text
-        .and_then(|t| t.parse().ok())
-        .with_context(|| format!("`{}` is not a game or line number", String::from_utf8_lossy(field)))?;
-    Ok(n.checked_add(by).context("a game or line number overflows")?.to_string())
+    let text = std::str::from_utf8(field)
+        .ok()
+        .filter(|t| t.bytes().all(|b| b.is_ascii_digit()));
+    let n: u64 = text.and_then(|t| t.parse().ok()).with_context(|| {
+        format!(
+            "`{}` is not a game or line number",
+            String::from_utf8_lossy(field)
+        )
+    })?;
+    Ok(n.checked_add(by)
+        .context("a game or line number overflows")?
+        .to_string())
 }
 
 /// Writes one JSON record with its top-level `game` (and, for `keys[1]`,
@@ -843,12 +891,16 @@ fn write_json(
     }
     if let (Some(name), Some(place)) = (file, file_place) {
         let mut quoted = Vec::new();
-        crate::output::json::write_str(&mut quoted, name).context("failed to write the merged output")?;
+        crate::output::json::write_str(&mut quoted, name)
+            .context("failed to write the merged output")?;
         edits.push((place, String::from_utf8(quoted).expect("JSON is UTF-8")));
     }
     edits.sort_by_key(|(r, _)| r.start);
     let mut at = 0;
-    let write = |out: &mut dyn Write, b: &[u8]| out.write_all(b).context("failed to write the merged output");
+    let write = |out: &mut dyn Write, b: &[u8]| {
+        out.write_all(b)
+            .context("failed to write the merged output")
+    };
     for (range, value) in edits {
         write(out, &record[at..range.start])?;
         write(out, value.as_bytes())?;
@@ -882,8 +934,18 @@ mod tests {
         let mut out = Vec::new();
         write_json(&mut out, n, [true, false], 10, 10, None).unwrap();
         assert_eq!(out, b"{\"game\":null,\"line\":5}\n");
-        for bad in [&br#"{"game":1"#[..], br#"{"a":"b}"#, br#"{"a":1}}"#, b"", br#"{"a":[}"#] {
-            assert!(json_places(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        for bad in [
+            &br#"{"game":1"#[..],
+            br#"{"a":"b}"#,
+            br#"{"a":1}}"#,
+            b"",
+            br#"{"a":[}"#,
+        ] {
+            assert!(
+                json_places(bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
         }
     }
 

@@ -25,8 +25,8 @@ use anyhow::Context;
 use crate::cli::InputArgs;
 use crate::exit::ExitStatus;
 use crate::input::range::ByteRange;
-use crate::output::report::{self, Place};
 use crate::output::diag;
+use crate::output::report::{self, Place};
 use crate::output::stats::{self, Digest};
 use crate::rules::finding::Finding;
 use crate::rules::game::RawGame;
@@ -338,9 +338,9 @@ impl Streaming {
         out.flush()
             .with_context(|| format!("failed to write the {what}"))?;
         if let Some(commit) = self.pending.lock().expect("not poisoned").take() {
-            commit.commit().with_context(|| {
-                format!("cannot rename the finished {what} onto its name")
-            })?;
+            commit
+                .commit()
+                .with_context(|| format!("cannot rename the finished {what} onto its name"))?;
         }
         let failed = totals.failed + self.skipped.len() as u64;
         if let Some(path) = &self.stats {
@@ -350,11 +350,7 @@ impl Streaming {
         }
         if !self.quiet {
             diag::summary(
-                format!(
-                    "{}, {summary}{}",
-                    diag::games(totals.games),
-                    unread(failed)
-                ),
+                format!("{}, {summary}{}", diag::games(totals.games), unread(failed)),
                 self.started.elapsed(),
             );
         }
@@ -362,7 +358,13 @@ impl Streaming {
     }
 
     /// The `--stats` JSON of a run.
-    fn stats_of(&self, totals: &Totals, failed: u64, product: &Product<'_>, digest: Digest) -> String {
+    fn stats_of(
+        &self,
+        totals: &Totals,
+        failed: u64,
+        product: &Product<'_>,
+        digest: Digest,
+    ) -> String {
         let inputs = totals
             .inputs
             .iter()
@@ -372,7 +374,11 @@ impl Streaming {
                 // Links and `..` resolved: shards of one file name it alike
                 // whatever directory or link they were run through.
                 let absolute = (path != Path::new("-"))
-                    .then(|| std::fs::canonicalize(path).or_else(|_| std::path::absolute(path)).ok())
+                    .then(|| {
+                        std::fs::canonicalize(path)
+                            .or_else(|_| std::path::absolute(path))
+                            .ok()
+                    })
                     .flatten();
                 let meta = absolute
                     .as_deref()
@@ -380,12 +386,16 @@ impl Streaming {
                     .filter(Metadata::is_file);
                 stats::InputStats {
                     file: input.file.clone(),
-                    path: absolute.as_deref().map(|p| p.to_string_lossy().into_owned()),
+                    path: absolute
+                        .as_deref()
+                        .map(|p| p.to_string_lossy().into_owned()),
                     path_bytes: absolute.as_deref().map(stats::path_hex),
                     size: meta.as_ref().map(Metadata::len),
-                    mtime_ns: meta
-                        .as_ref()
-                        .map(|m| m.mtime().saturating_mul(1_000_000_000).saturating_add(m.mtime_nsec())),
+                    mtime_ns: meta.as_ref().map(|m| {
+                        m.mtime()
+                            .saturating_mul(1_000_000_000)
+                            .saturating_add(m.mtime_nsec())
+                    }),
                     start,
                     end,
                     first_byte: input.first_byte,

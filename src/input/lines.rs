@@ -146,7 +146,7 @@ const COMMENTS: usize = 64 << 20;
 ///
 /// Reads until the first line that is neither blank nor a `#` comment is
 /// complete (however long the comments before it), the input ends, or that
-/// line is longer than [`FIRST_LINE`], so a slow pipe is not waited on
+/// line is longer than 64 KB, so a slow pipe is not waited on
 /// longer than the first record takes.
 ///
 /// # Errors
@@ -413,7 +413,10 @@ mod tests {
         let fen = "8/8/8/8/8/8/8/K1k5 w - - 0 1\n";
         let comments = "# a comment line of a test suite, repeated\n".repeat(200);
         assert!(comments.len() > 8192);
-        for data in [format!("{comments}{fen}"), format!("{comments}\n\n{fen}{fen}")] {
+        for data in [
+            format!("{comments}{fen}"),
+            format!("{comments}\n\n{fen}{fen}"),
+        ] {
             let (format, _) = sniff(Trickle(data.as_bytes())).unwrap();
             assert_eq!(format, Some(LineFormat::Positions));
         }

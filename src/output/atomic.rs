@@ -87,7 +87,8 @@ fn rename(p: Pending) -> io::Result<()> {
 /// a temporary file could not be made in.
 pub fn create(path: &Path) -> anyhow::Result<Output> {
     let in_place = || -> anyhow::Result<Output> {
-        let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        let file =
+            File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
         Ok(Output {
             file,
             commit: Commit { pending: None },
@@ -129,9 +130,10 @@ pub fn create(path: &Path) -> anyhow::Result<Output> {
                 dir.display()
             )
         })?;
-    let (file, temp) = temp.keep().map_err(|e| e.error).with_context(|| {
-        format!("cannot create {}", path.display())
-    })?;
+    let (file, temp) = temp
+        .keep()
+        .map_err(|e| e.error)
+        .with_context(|| format!("cannot create {}", path.display()))?;
     if let Some(mode) = mode {
         let _ = file.set_permissions(std::fs::Permissions::from_mode(mode & 0o7777));
     }

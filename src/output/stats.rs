@@ -160,7 +160,7 @@ pub fn path_hex(path: &Path) -> String {
 /// The path that [`path_hex`] wrote, or `None` when `hex` is not such text.
 pub fn path_from_hex(hex: &str) -> Option<std::path::PathBuf> {
     use std::os::unix::ffi::OsStringExt;
-    if hex.is_empty() || hex.len() % 2 != 0 {
+    if hex.is_empty() || !hex.len().is_multiple_of(2) {
         return None;
     }
     let bytes = (0..hex.len())
@@ -337,7 +337,13 @@ mod tests {
     fn statistics_read_back_and_an_edit_is_caught() {
         let text = sample().to_json();
         let back = RunStats::parse(&text).unwrap();
-        assert_eq!(RunStats { checksum: None, ..back }, sample());
+        assert_eq!(
+            RunStats {
+                checksum: None,
+                ..back
+            },
+            sample()
+        );
         let edited = text.replace("\"games\":3", "\"games\":4");
         assert!(RunStats::parse(&edited).unwrap_err().contains("checksum"));
         let cut = &text[..text.len() - 5];
