@@ -25,11 +25,12 @@ use shakmaty::{
     attacks,
 };
 
-/// The castling paths of the root, for the rights that [`Node::castling`]
-/// still holds. Indexed by colour, then side (king side first).
+/// The castling rooks and paths of the root, for the rights that
+/// [`Node::castling`] still holds. Indexed by colour, then side (king side
+/// first); a rook set is empty where the root has no such right.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Castling {
-    rook: [[Option<Square>; 2]; 2],
+    rook: [[Bitboard; 2]; 2],
     path: [[Bitboard; 2]; 2],
 }
 
@@ -39,12 +40,13 @@ impl Castling {
     pub(super) fn of(pos: &Chess) -> Castling {
         let castles = pos.castles();
         let mut castling = Castling {
-            rook: [[None; 2]; 2],
+            rook: [[Bitboard::EMPTY; 2]; 2],
             path: [[Bitboard::EMPTY; 2]; 2],
         };
         for color in [Color::Black, Color::White] {
             for (i, side) in SIDES.into_iter().enumerate() {
-                castling.rook[color as usize][i] = castles.rook(color, side);
+                castling.rook[color as usize][i] =
+                    castles.rook(color, side).map_or(Bitboard::EMPTY, Bitboard::from);
                 castling.path[color as usize][i] = castles.path(color, side);
             }
         }
@@ -172,7 +174,7 @@ fn ix(role: Role) -> usize {
 
 /// The colour that `WHITE` names.
 #[inline(always)]
-const fn side<const WHITE: bool>() -> Color {
+const fn color_of<const WHITE: bool>() -> Color {
     if WHITE { Color::White } else { Color::Black }
 }
 
@@ -249,7 +251,7 @@ impl Node {
     /// and table rows are constants.
     #[inline(always)]
     fn generate<const WHITE: bool>(&self, castling: &Castling, sink: &mut impl Moves) {
-        let us = side::<WHITE>();
+        let us = color_of::<WHITE>();
         debug_assert_eq!(self.turn, us);
         let them = !us;
         let ours = self.color(us);
@@ -337,7 +339,7 @@ impl Node {
         occ: Bitboard,
         sink: &mut S,
     ) {
-        let us = side::<WHITE>();
+        let us = color_of::<WHITE>();
         let forward = step(us);
         let theirs = self.color(!us) & mask;
         let seventh = Bitboard::from_rank(us.relative_rank(Rank::Seventh));
@@ -391,27 +393,42 @@ impl Node {
         occ: Bitboard,
         sink: &mut impl Moves,
     ) {
-        let us = side::<WHITE>();
-        let them = !us;
+        let us = color_of::<WHITE>() as usize;
+        // Unrolled, so that each side's squares are constants; a right
+        // whose path is blocked (most of them) costs two tests.
         for (i, side) in SIDES.into_iter().enumerate() {
-            let Some(rook) = castling.rook[us as usize][i] else {
-                continue;
-            };
-            if !self.castling.contains(rook) || (castling.path[us as usize][i] & occ).any() {
+            let rook = castling.rook[us][i] & self.castling;
+            if rook.is_empty() || (castling.path[us][i] & occ).any() {
                 continue;
             }
-            let king_to = side.king_to(us);
-            let after = occ ^ king ^ rook ^ side.rook_to(us);
-            if self.attackers(king_to, them, after).any() {
-                continue;
-            }
-            let without_king = occ ^ king;
-            if attacks::between(king, king_to)
-                .into_iter()
-                .all(|sq| self.attackers(sq, them, without_king).is_empty())
-            {
-                sink.castle(king, rook, side);
-            }
+            let rook = rook.first().expect("just tested");
+            self.castle::<WHITE>(side, king, rook, occ, sink);
+        }
+    }
+
+    /// One castling move whose right is held and whose path is empty.
+    #[inline(always)]
+    fn castle<const WHITE: bool>(
+        &self,
+        side: CastlingSide,
+        king: Square,
+        rook: Square,
+        occ: Bitboard,
+        sink: &mut impl Moves,
+    ) {
+        let us = color_of::<WHITE>();
+        let them = !us;
+        let king_to = side.king_to(us);
+        let after = occ ^ king ^ rook ^ side.rook_to(us);
+        if self.attackers(king_to, them, after).any() {
+            return;
+        }
+        let without_king = occ ^ king;
+        if attacks::between(king, king_to)
+            .into_iter()
+            .all(|sq| self.attackers(sq, them, without_king).is_empty())
+        {
+            sink.castle(king, rook, side);
         }
     }
 
@@ -457,7 +474,7 @@ impl Node {
     /// (otherwise it is left stale).
     #[inline(always)]
     fn make<const KEY: bool, const WHITE: bool>(&mut self, m: Move) {
-        let us = side::<WHITE>();
+        let us = color_of::<WHITE>();
         debug_assert_eq!(self.turn, us);
         let them = !us;
         let (old_castling, old_ep) = (self.castling, self.ep);
