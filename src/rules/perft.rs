@@ -141,12 +141,21 @@ mod popcnt {
 /// A lock-free transposition table of subtree counts, shareable between
 /// threads.
 ///
-/// Each slot holds the full 128-bit key, the depth and the count. A slot is
-/// written as three independent atomic words, `key_lo ^ data`, `key_hi ^
-/// data` and `data` (count and depth), so a probe that reads words of two
-/// different writes fails the check instead of returning a wrong count (the
-/// "lockless hashing" XOR trick of Hyatt and Mann). Slots come in pairs:
-/// the first keeps the deepest entry, the second the latest.
+/// An entry is the count of one subtree: the full 128-bit key of its root
+/// node ([`node::Node`]'s Zobrist key, which covers the pieces, the side to
+/// move, each castling rook square and the en passant file), the depth and
+/// the count. The table is indexed by the key's high half (mixed with the
+/// depth), and a probe returns a count only when all 128 bits of the key
+/// and the depth match the entry: two positions that share a bucket, or
+/// agree on any number of index bits, only miss. A wrong count would take
+/// two different positions with the same 128-bit key.
+///
+/// An entry is written as three independent atomic words, `key_lo ^ data`,
+/// `key_hi ^ data` and `data` (count and depth), so a probe that reads
+/// words of two different writes fails the check instead of returning a
+/// wrong count (the "lockless hashing" XOR trick of Hyatt and Mann).
+/// Entries come in buckets of two, one cache line: the first keeps the
+/// deepest entry, the second the latest.
 ///
 /// # Examples
 ///
@@ -161,26 +170,30 @@ mod popcnt {
 /// assert_eq!(perft(&pos, 4, Some(&table)), 197_281);
 /// ```
 pub struct Table {
-    slots: Box<[Slot]>,
-    /// `slots.len() - 1`, with the low bit cleared: the index of a pair.
-    pair_mask: usize,
+    buckets: Box<[Bucket]>,
+    /// `buckets.len() - 1`.
+    mask: usize,
 }
 
+/// Two entries in one cache line.
 #[derive(Default)]
-#[repr(align(32))]
-struct Slot {
+#[repr(align(64))]
+struct Bucket([Entry; 2]);
+
+#[derive(Default)]
+struct Entry {
     lo: AtomicU64,
     hi: AtomicU64,
     data: AtomicU64,
 }
 
-const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
+const BUCKET_BYTES: usize = std::mem::size_of::<Bucket>();
 const DEPTH_BITS: u32 = 8;
 const DEPTH_MASK: u64 = (1 << DEPTH_BITS) - 1;
 
 impl Table {
     /// Allocates a table of at most `mib` MiB (rounded down to a power of two
-    /// slots). Returns `None` for 0 MiB, meaning "no table".
+    /// buckets of 64 bytes). Returns `None` for 0 MiB, meaning "no table".
     ///
     /// # Errors
     ///
@@ -190,40 +203,46 @@ impl Table {
             return Ok(None);
         }
         let bytes = mib.checked_mul(1 << 20).ok_or(TableError { mib })?;
-        let wanted = bytes / SLOT_BYTES;
-        // Largest power of two that fits, at least one pair.
-        let len = (1usize << (usize::BITS - 1 - wanted.leading_zeros())).max(2);
-        let mut slots = Vec::new();
-        slots
+        let wanted = bytes / BUCKET_BYTES;
+        // Largest power of two that fits (1 MiB is 16,384 buckets).
+        let len = 1usize << (usize::BITS - 1 - wanted.leading_zeros());
+        let mut buckets = Vec::new();
+        buckets
             .try_reserve_exact(len)
             .map_err(|_| TableError { mib })?;
-        slots.resize_with(len, Slot::default);
-        Ok(Some(Table {
-            slots: slots.into_boxed_slice(),
-            pair_mask: (len - 1) & !1,
-        }))
+        buckets.resize_with(len, Bucket::default);
+        Ok(Some(Table::from_buckets(buckets)))
+    }
+
+    fn from_buckets(buckets: Vec<Bucket>) -> Table {
+        debug_assert!(buckets.len().is_power_of_two());
+        Table {
+            mask: buckets.len() - 1,
+            buckets: buckets.into_boxed_slice(),
+        }
     }
 
     /// Size of the table in bytes.
     pub fn bytes(&self) -> usize {
-        self.slots.len() * SLOT_BYTES
+        self.buckets.len() * BUCKET_BYTES
     }
 
-    fn pair(&self, key: u128, depth: u32) -> &[Slot] {
+    fn bucket(&self, key: u128, depth: u32) -> &Bucket {
         // The high half indexes, mixed with the depth so one position at
-        // two depths does not compete for the same pair.
+        // two depths does not compete for the same bucket.
         let h = (key >> 64) as u64 ^ u64::from(depth).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let i = (h as usize) & self.pair_mask;
-        &self.slots[i..i + 2]
+        &self.buckets[(h as usize) & self.mask]
     }
 
+    /// The count stored for `key` at `depth`: only from an entry whose 128
+    /// key bits and depth all match.
     fn probe(&self, key: u128, depth: u32) -> Option<u64> {
         let (lo, hi) = (key as u64, (key >> 64) as u64);
-        self.pair(key, depth).iter().find_map(|slot| {
-            let data = slot.data.load(Ordering::Relaxed);
+        self.bucket(key, depth).0.iter().find_map(|entry| {
+            let data = entry.data.load(Ordering::Relaxed);
             let ok = data & DEPTH_MASK == u64::from(depth)
-                && slot.lo.load(Ordering::Relaxed) ^ data == lo
-                && slot.hi.load(Ordering::Relaxed) ^ data == hi;
+                && entry.lo.load(Ordering::Relaxed) ^ data == lo
+                && entry.hi.load(Ordering::Relaxed) ^ data == hi;
             ok.then_some(data >> DEPTH_BITS)
         })
     }
@@ -234,23 +253,22 @@ impl Table {
             return;
         }
         let data = count << DEPTH_BITS | u64::from(depth);
-        let pair = self.pair(key, depth);
-        let deepest = pair[0].data.load(Ordering::Relaxed) & DEPTH_MASK;
-        let slot = if deepest <= u64::from(depth) {
-            &pair[0]
+        let [deepest, latest] = &self.bucket(key, depth).0;
+        let entry = if deepest.data.load(Ordering::Relaxed) & DEPTH_MASK <= u64::from(depth) {
+            deepest
         } else {
-            &pair[1]
+            latest
         };
-        slot.lo.store(key as u64 ^ data, Ordering::Relaxed);
-        slot.hi.store((key >> 64) as u64 ^ data, Ordering::Relaxed);
-        slot.data.store(data, Ordering::Relaxed);
+        entry.lo.store(key as u64 ^ data, Ordering::Relaxed);
+        entry.hi.store((key >> 64) as u64 ^ data, Ordering::Relaxed);
+        entry.data.store(data, Ordering::Relaxed);
     }
 }
 
 impl fmt::Debug for Table {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Table")
-            .field("slots", &self.slots.len())
+            .field("buckets", &self.buckets.len())
             .finish_non_exhaustive()
     }
 }
@@ -657,13 +675,11 @@ mod tests {
 
     #[test]
     fn tiny_table_under_pressure_stays_exact() {
-        // Two slots only: constant replacement, never a wrong count.
-        let t = Table {
-            slots: (0..2).map(|_| Slot::default()).collect(),
-            pair_mask: 0,
-        };
+        // One bucket only: constant replacement, never a wrong count.
+        let t = Table::from_buckets(vec![Bucket::default()]);
         let pos = parse_position(KIWIPETE, false).unwrap();
         assert_eq!(perft(&pos, 3, Some(&t)), 97_862);
+        assert_eq!(perft(&pos, 4, Some(&t)), 4_085_603);
     }
 
     #[test]
@@ -677,6 +693,44 @@ mod tests {
         // A count too large for the packing is not stored.
         t.store(7, 5, u64::MAX);
         assert_eq!(t.probe(7, 5), None);
+    }
+
+    /// Issue 24: a hash collision can only miss. Every node's key, with any
+    /// one of its 128 bits flipped, is planted in a one-bucket table with a
+    /// wrong count, in both entries: the counts stay exact.
+    #[test]
+    fn colliding_entries_cannot_change_a_count() {
+        let pos = parse_position(KIWIPETE, false).unwrap();
+        let key = Node::of(&pos).key();
+        let t = Table::from_buckets(vec![Bucket::default()]);
+        for bit in 0..128 {
+            let forged = key ^ 1 << bit;
+            for (depth, exact) in [(2, 2_039), (3, 97_862)] {
+                // The deepest entry first, then the latest.
+                t.store(forged, 8, 1);
+                t.store(forged, depth, 12_345);
+                assert_eq!(t.probe(key, depth), None, "bit {bit}");
+                assert_eq!(perft(&pos, depth, Some(&t)), exact, "bit {bit}");
+            }
+        }
+    }
+
+    /// An entry read half from one write and half from another (two
+    /// threads storing into the same entry at once) is no entry.
+    #[test]
+    fn torn_entries_are_rejected() {
+        let t = Table::from_buckets(vec![Bucket::default()]);
+        let (a, b) = (0x1234_u128 << 64 | 0x5678, 0x9abc_u128 << 64 | 0xdef0);
+        t.store(a, 8, 100);
+        let torn = &t.buckets[0].0[0];
+        let data_b = 200 << DEPTH_BITS | 8;
+        // `lo` of a's write, `hi` and `data` of b's, and the other mixes.
+        torn.hi.store((b >> 64) as u64 ^ data_b, Ordering::Relaxed);
+        torn.data.store(data_b, Ordering::Relaxed);
+        assert_eq!(t.probe(a, 8), None);
+        assert_eq!(t.probe(b, 8), None);
+        torn.lo.store(b as u64 ^ data_b, Ordering::Relaxed);
+        assert_eq!(t.probe(b, 8), Some(200));
     }
 
     #[test]
