@@ -9,7 +9,7 @@
 //! no I/O and starts no threads: `cmd::perft` splits the tree over threads
 //! and calls [`perft`] on the subtrees, which may share one [`Table`].
 //!
-//! The tree is walked on [`node::Node`]s, perft's own copy-make bitboard
+//! The tree is walked on `Node`s (module `node`), perft's own copy-make bitboard
 //! positions with a legal move generator from check and pin masks; shakmaty
 //! sets up the root (and so decides which positions exist) and generates
 //! the root moves for `--divide`, and the unit tests hold the nodes equal to
@@ -142,7 +142,7 @@ mod popcnt {
 /// threads.
 ///
 /// An entry is the count of one subtree: the full 128-bit key of its root
-/// node ([`node::Node`]'s Zobrist key, which covers the pieces, the side to
+/// node (the `Node`'s Zobrist key, which covers the pieces, the side to
 /// move, each castling rook square and the en passant file), the depth and
 /// the count. The table is indexed by the key's high half (mixed with the
 /// depth), and a probe returns a count only when all 128 bits of the key
