@@ -268,8 +268,23 @@ fn a_rerun_reads_the_recorded_file_never_what_args_or_cwd_say() {
         "an edited --stats",
     );
     std::fs::write(&stats, &text).unwrap();
-    // The recorded file changed since the shards ran: the rerun refuses.
+    // The same size and modification time, other bytes (review of issue
+    // 20): the digest of the shard's region tells.
     let games = run_dir.join("games.pgn");
+    let saved = dir.path().join("saved.pgn");
+    std::fs::copy(&games, &saved).unwrap();
+    let mut same_size = std::fs::read(&games).unwrap();
+    // In the region of the shard that is run again.
+    let inside: usize = bounds[1].parse().unwrap();
+    let at = inside + 2000 + memchr::memmem::find(&same_size[inside + 2000..], b"[White \"").unwrap();
+    same_size[at + 8] = b'X';
+    let replaced = run_dir.join("replaced.pgn");
+    std::fs::write(&replaced, &same_size).unwrap();
+    assert!(Command::new("touch").arg("-r").arg(&games).arg(&replaced).status().unwrap().success());
+    std::fs::rename(&replaced, &games).unwrap();
+    refused(&merge(&other, &[], &shards), "the bytes it read differ", "a same-size replacement");
+    std::fs::copy(&saved, &games).unwrap();
+    // The recorded file changed since the shards ran: the rerun refuses.
     let mut bytes = std::fs::read(&games).unwrap();
     bytes.extend_from_slice(b"\n[Event \"added later\"]\n\n1. e4 *\n");
     std::fs::write(&games, &bytes).unwrap();

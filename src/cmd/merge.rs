@@ -792,6 +792,32 @@ fn run_again(
             shard.path.display()
         );
     }
+    if let Some(expected) = &input.region_digest {
+        let mut file = File::open(&shard.path)
+            .with_context(|| format!("cannot read {}", shard.path.display()))?;
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(input.first_byte))
+            .with_context(|| format!("cannot read {}", shard.path.display()))?;
+        let mut region = file.take(input.end_byte - input.first_byte);
+        let mut digest = Digest::default();
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            check_interrupt(interrupted)?;
+            let n = region
+                .read(&mut buf)
+                .with_context(|| format!("cannot read {}", shard.path.display()))?;
+            if n == 0 {
+                break;
+            }
+            digest.update(&buf[..n]);
+        }
+        if digest.hex() != *expected || digest.len() != input.end_byte - input.first_byte {
+            bail!(
+                "{name} must be run again from byte {from}, and its input {} changed since the \
+                 shard ran (the bytes it read differ)",
+                shard.path.display()
+            );
+        }
+    }
     let output = base.with_extension("out");
     let stats = stats_path(&output);
     let range = match input.end {

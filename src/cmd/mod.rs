@@ -405,6 +405,7 @@ impl Streaming {
                     lines: input.lines,
                     first_offset: input.first_offset,
                     last_offset: input.last_offset,
+                    region_digest: input.region.map(|d| d.hex()),
                 }
             })
             .collect();

@@ -83,6 +83,9 @@ pub struct InputStats {
     pub lines: u64,
     pub first_offset: Option<u64>,
     pub last_offset: Option<u64>,
+    /// For a `--byte-range` run, the [`Digest`] of the input's bytes from
+    /// `first_byte` to `end_byte`, which a rerun checks the file against.
+    pub region_digest: Option<String>,
 }
 
 /// What a run wrote to its product.

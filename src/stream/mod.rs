@@ -111,6 +111,10 @@ pub struct InputStats {
     pub lines: u64,
     pub first_offset: Option<u64>,
     pub last_offset: Option<u64>,
+    /// For a `--byte-range` run, the digest of the bytes from
+    /// `first_byte` to `end_byte`: what a rerun of the shard checks the
+    /// file against.
+    pub region: Option<crate::output::stats::Digest>,
 }
 
 /// What the inputs of a run hold.
@@ -298,6 +302,7 @@ impl InOrder {
         self.stats = InputStats {
             file: name,
             path: span.path.clone(),
+            region: span.range.map(|_| crate::output::stats::Digest::default()),
             range: span.range,
             first_byte: span.first_byte,
             limit: span.limit,
@@ -311,6 +316,9 @@ impl InOrder {
     fn close(&mut self) {
         if self.span.take().is_some() {
             if !self.complete {
+                if let Some(region) = &mut self.stats.region {
+                    region.update(&self.held);
+                }
                 self.stats.end_byte = self.base + self.held.len() as u64;
                 self.stats.lines = self.line_offset;
             }
@@ -443,6 +451,9 @@ impl InOrder {
                 // The first game past the region that starts at a cut point,
                 // with the parse between games: the shard ends here.
                 let lines = memchr::memchr_iter(b'\n', &data[..offset]).count() as u64;
+                if let Some(region) = &mut self.stats.region {
+                    region.update(&data[..offset]);
+                }
                 self.complete(at, self.line_offset + lines);
                 return Ok(());
             }
@@ -453,6 +464,9 @@ impl InOrder {
             sink(Event::Loose(&self.name, finding))?;
         }
         self.line_offset += scanned.lines;
+        if let Some(region) = &mut self.stats.region {
+            region.update(&data);
+        }
         self.base += data.len() as u64;
         if limit.is_some() {
             let keep = data.len().min(LOOK_BACK + 1);
