@@ -276,13 +276,26 @@ fn a_rerun_reads_the_recorded_file_never_what_args_or_cwd_say() {
     let mut same_size = std::fs::read(&games).unwrap();
     // In the region of the shard that is run again.
     let inside: usize = bounds[1].parse().unwrap();
-    let at = inside + 2000 + memchr::memmem::find(&same_size[inside + 2000..], b"[White \"").unwrap();
+    let at =
+        inside + 2000 + memchr::memmem::find(&same_size[inside + 2000..], b"[White \"").unwrap();
     same_size[at + 8] = b'X';
     let replaced = run_dir.join("replaced.pgn");
     std::fs::write(&replaced, &same_size).unwrap();
-    assert!(Command::new("touch").arg("-r").arg(&games).arg(&replaced).status().unwrap().success());
+    assert!(
+        Command::new("touch")
+            .arg("-r")
+            .arg(&games)
+            .arg(&replaced)
+            .status()
+            .unwrap()
+            .success()
+    );
     std::fs::rename(&replaced, &games).unwrap();
-    refused(&merge(&other, &[], &shards), "the bytes it read differ", "a same-size replacement");
+    refused(
+        &merge(&other, &[], &shards),
+        "the bytes it read differ",
+        "a same-size replacement",
+    );
     std::fs::copy(&saved, &games).unwrap();
     // The recorded file changed since the shards ran: the rerun refuses.
     let mut bytes = std::fs::read(&games).unwrap();

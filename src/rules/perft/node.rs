@@ -45,8 +45,9 @@ impl Castling {
         };
         for color in [Color::Black, Color::White] {
             for (i, side) in SIDES.into_iter().enumerate() {
-                castling.rook[color as usize][i] =
-                    castles.rook(color, side).map_or(Bitboard::EMPTY, Bitboard::from);
+                castling.rook[color as usize][i] = castles
+                    .rook(color, side)
+                    .map_or(Bitboard::EMPTY, Bitboard::from);
                 castling.path[color as usize][i] = castles.path(color, side);
             }
         }
@@ -75,14 +76,35 @@ pub(super) struct Node {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Move {
     /// A piece other than a pawn moves (or captures).
-    Piece { role: Role, from: Square, to: Square },
+    Piece {
+        role: Role,
+        from: Square,
+        to: Square,
+    },
     /// A pawn pushes one square or captures, without promoting.
-    Pawn { from: Square, to: Square },
+    Pawn {
+        from: Square,
+        to: Square,
+    },
     /// A pawn pushes two squares.
-    Double { from: Square, to: Square },
-    Promotion { from: Square, to: Square, role: Role },
-    EnPassant { from: Square, to: Square },
-    Castle { king: Square, rook: Square, side: CastlingSide },
+    Double {
+        from: Square,
+        to: Square,
+    },
+    Promotion {
+        from: Square,
+        to: Square,
+        role: Role,
+    },
+    EnPassant {
+        from: Square,
+        to: Square,
+    },
+    Castle {
+        king: Square,
+        rook: Square,
+        side: CastlingSide,
+    },
 }
 
 /// Where [`Node::generate`] sends the moves it finds, several at a time.
@@ -453,18 +475,24 @@ impl Node {
     ) {
         match self.turn {
             Color::White => {
-                self.generate::<true>(castling, &mut Each(|m| {
-                    let mut child = *self;
-                    child.make::<KEY, true>(m);
-                    f(&child);
-                }));
+                self.generate::<true>(
+                    castling,
+                    &mut Each(|m| {
+                        let mut child = *self;
+                        child.make::<KEY, true>(m);
+                        f(&child);
+                    }),
+                );
             }
             Color::Black => {
-                self.generate::<false>(castling, &mut Each(|m| {
-                    let mut child = *self;
-                    child.make::<KEY, false>(m);
-                    f(&child);
-                }));
+                self.generate::<false>(
+                    castling,
+                    &mut Each(|m| {
+                        let mut child = *self;
+                        child.make::<KEY, false>(m);
+                        f(&child);
+                    }),
+                );
             }
         }
     }
@@ -519,9 +547,10 @@ impl Node {
                     key ^= keys::piece(us, role, from) ^ keys::piece(us, placed, to);
                 }
                 if let Move::Double { .. } = m {
-                    let ep = from.offset(step(us)).expect("between two squares of the board");
-                    if (attacks::pawn_attacks(us, ep) & n.role(Role::Pawn) & n.color(them)).any()
-                    {
+                    let ep = from
+                        .offset(step(us))
+                        .expect("between two squares of the board");
+                    if (attacks::pawn_attacks(us, ep) & n.role(Role::Pawn) & n.color(them)).any() {
                         n.ep = Some(ep);
                     }
                 }
@@ -569,7 +598,13 @@ impl Node {
     /// The role of the piece on `sq`, which is occupied.
     #[inline(always)]
     fn role_at(&self, sq: Square) -> Role {
-        const ROLES: [Role; 5] = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
+        const ROLES: [Role; 5] = [
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+        ];
         ROLES
             .into_iter()
             .find(|&role| self.role(role).contains(sq))
