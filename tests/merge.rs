@@ -824,7 +824,7 @@ fn random_tilings_merge_into_one_run() {
         ),
         (&["convert", "--to", "jsonl"], &["-f", "jsonl"]),
     ];
-    let plans_per_config = 22;
+    let plans_per_config = 40;
     let threads = 2;
     std::thread::scope(|scope| {
         for t in 0..threads {
