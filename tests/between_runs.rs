@@ -4,10 +4,10 @@
 //! of input order.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
+use std::time::Duration;
 
-use crate::util::{code, fixture, pgnkit, run, stderr, stdout};
+use crate::util::{code, fixture, mkfifo, pgnkit, run, stderr, stdout, wait_or_fail};
 
 #[test]
 fn long_comments_or_lines_do_not_make_positions_or_uci_pgn() {
@@ -66,13 +66,7 @@ fn a_fifo_in_a_walked_directory_is_reported_and_skipped() {
     )
     .unwrap();
     let fifo = dir.path().join("b.pgn");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     let mut child = pgnkit()
         .args(["validate", "-q", "-f", "csv"])
         .arg(dir.path())
@@ -80,14 +74,7 @@ fn a_fifo_in_a_walked_directory_is_reported_and_skipped() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("a FIFO in a walked directory hangs the run");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_or_fail(&mut child, "a FIFO in a walked directory hangs the run");
     let out = child.wait_with_output().unwrap();
     assert_eq!(code(&out), 2);
     assert!(
@@ -153,13 +140,7 @@ fn fail_on_a_code_the_report_leaves_out_is_refused() {
 fn diagnostics_keep_input_order_at_any_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("first.pgn");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     let missing = dir.path().join("missing.pgn");
     let damaged = std::fs::read(fixture("convert/damaged_movetext.pgn")).unwrap();
     let child = pgnkit()
@@ -192,13 +173,7 @@ fn diagnostics_keep_input_order_at_any_thread_count() {
 fn a_missing_temporary_directory_is_named_and_the_output_kept() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("first.pgn");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     let second = dir.path().join("second.pgn");
     let packed = std::fs::read(fixture("corpus/pgnmentor-2mb.pgn.zst")).unwrap();
     std::fs::write(&second, zstd::decode_all(&packed[..]).unwrap()).unwrap();

@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 use pgnkit::output::stats::RunStats;
 
 use crate::shards::corpus;
-use crate::util::{code, fixture, pgnkit, stderr};
+use crate::util::{code, fixture, mkfifo, part_files, pgnkit, stderr};
 
 /// Runs pgnkit with OS-string arguments from `dir`.
 fn run_in(dir: &Path, args: &[&OsStr]) -> Output {
@@ -551,11 +551,7 @@ fn a_cut_emptied_or_broken_shard_is_refused_and_the_old_output_stays() {
         assert_eq!(code(&out), 0, "{}", stderr(&out));
         assert!(std::fs::read(&target).unwrap() == one_run(dir.path(), args, input.as_os_str()));
         // Nothing is left beside it.
-        let litter: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .filter_map(Result::ok)
-            .filter(|e| e.file_name().to_string_lossy().contains(".part"))
-            .collect();
+        let litter = part_files(dir.path());
         assert!(litter.is_empty(), "{litter:?}");
     }
 }
@@ -762,11 +758,7 @@ fn sigterm_during_a_rerun_ends_the_child_and_leaves_nothing() {
         "the temporary directory is left"
     );
     assert!(!target.exists(), "a partial output is left");
-    let litter: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().contains(".part"))
-        .collect();
+    let litter = part_files(dir.path());
     assert!(litter.is_empty(), "{litter:?}");
     // No pgnkit is still running on that input.
     let running = std::fs::read_dir("/proc")
@@ -932,13 +924,7 @@ fn outputs_keep_their_links_modes_and_kind() {
     assert_eq!(mode(&new), mode(&by_shell));
     // A FIFO stays a FIFO and its reader gets the output.
     let fifo = dir.path().join("out.fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     let reader = {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read(fifo).unwrap())
@@ -982,13 +968,7 @@ fn an_interrupted_run_leaves_no_part_files() {
             .spawn()
             .unwrap();
         let started = std::time::Instant::now();
-        let parts = || {
-            std::fs::read_dir(&out_dir)
-                .unwrap()
-                .filter_map(Result::ok)
-                .filter(|e| e.file_name().to_string_lossy().ends_with(".part"))
-                .count()
-        };
+        let parts = || part_files(&out_dir).len();
         while parts() < 3 {
             assert!(
                 started.elapsed().as_secs() < 60,

@@ -6,9 +6,9 @@ use std::ffi::OsStr;
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use crate::util::{code, fixture, pgnkit, stderr};
+use crate::util::{code, fixture, mkfifo, pgnkit, stderr, wait_or_fail};
 
 /// The games of PGN `bytes`, each from its `[Event` to the next.
 fn games(bytes: &[u8]) -> Vec<Vec<u8>> {
@@ -65,13 +65,7 @@ fn standard_input_pipes_and_fifos_are_split_from_the_one_read() {
     }
     // A FIFO: read once, never opened twice (that blocked for ever).
     let fifo = dir.path().join("games.fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     let writer = {
         let (fifo, input) = (fifo.clone(), input.clone());
         std::thread::spawn(move || std::fs::write(fifo, input).unwrap())
@@ -85,17 +79,7 @@ fn standard_input_pipes_and_fifos_are_split_from_the_one_read() {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed().as_secs() > 60 {
-            let _ = child.kill();
-            panic!("validate hangs on a FIFO with --bad-games");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    let status = wait_or_fail(&mut child, "validate hangs on a FIFO with --bad-games");
     writer.join().unwrap();
     assert_eq!(status.code(), Some(1));
     split_is_whole(&input, &bad, &good, "a FIFO");

@@ -4,8 +4,8 @@
 #![allow(dead_code)]
 
 use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::thread;
 
 /// Path of a file under `fixtures/`.
@@ -116,3 +116,38 @@ pub const DAMAGED_REPAIRED: [&str; 4] = [
     "1. Nf3 Nf6 2. c4 g6 3. Nc3 d5 4. cxd5 Nxd5 5. Qa4+ Bd7 6. Qb3 Nb6 1/2-1/2",
     "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 6. Be3 e5 0-1",
 ];
+
+/// Makes a FIFO at `path`.
+pub fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// Waits for `child`; after a minute it is killed and the test fails with
+/// `hang` (what it means that the run did not end).
+pub fn wait_or_fail(child: &mut Child, hang: &str) -> ExitStatus {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("the child can be waited for") {
+            return status;
+        }
+        if started.elapsed().as_secs() > 60 {
+            let _ = child.kill();
+            panic!("{hang}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The temporary files (`.pgnkit-*.part`) a run left in `dir`.
+pub fn part_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .expect("the directory is readable")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".part"))
+        .map(|e| e.path())
+        .collect()
+}

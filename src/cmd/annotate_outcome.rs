@@ -191,7 +191,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
     let problems = wrong + not_replayed + damaged;
     let mut options = vec![
         "--rules".to_owned(),
-        value_name(&args.rules).to_owned(),
+        value_name(&args.rules),
         "--laws".to_owned(),
         args.laws.as_arg(),
     ];

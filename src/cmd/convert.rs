@@ -449,7 +449,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
     }
     let mut options = Vec::new();
     if let Some(from) = &args.from {
-        options.extend(["--from".to_owned(), value_name(from).to_owned()]);
+        options.extend(["--from".to_owned(), value_name(from)]);
     }
     for (set, flag) in [
         (args.keep_invalid, "--keep-invalid"),
@@ -462,10 +462,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         }
     }
     if args.positions != Positions::Final {
-        options.extend([
-            "--positions".to_owned(),
-            value_name(&args.positions).to_owned(),
-        ]);
+        options.extend(["--positions".to_owned(), value_name(&args.positions)]);
     }
     if let Some(tags) = &tags {
         options.extend(["--tags".to_owned(), tags.join(",")]);

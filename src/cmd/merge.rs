@@ -23,7 +23,6 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::os::fd::AsFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -36,6 +35,8 @@ use anyhow::{Context, bail};
 use crate::cli::MergeArgs;
 use crate::exit::ExitStatus;
 use crate::output::stats::{Digest, RunStats, path_from_hex};
+
+use super::identity;
 use crate::output::{atomic, diag, write_csv_record};
 
 /// The largest statistics file read: a shard's are a few hundred bytes.
@@ -153,12 +154,6 @@ fn read_shard(output: &Path) -> anyhow::Result<Shard> {
     })
 }
 
-/// The device and inode of `path`, if it exists.
-fn identity(path: &Path) -> Option<(u64, u64)> {
-    let meta = std::fs::metadata(path).ok()?;
-    Some((meta.dev(), meta.ino()))
-}
-
 /// Refuses an output that is one of the shards, their statistics or their
 /// input: writing it would destroy what is being merged.
 fn check_output(args: &MergeArgs, shards: &[Shard]) -> anyhow::Result<()> {
@@ -172,16 +167,7 @@ fn check_output(args: &MergeArgs, shards: &[Shard]) -> anyhow::Result<()> {
     }
     let written = match args.output.as_deref() {
         Some(p) if p != Path::new("-") => identity(p).map(|id| (id, p.display().to_string())),
-        _ => File::from(
-            io::stdout()
-                .as_fd()
-                .try_clone_to_owned()
-                .context("cannot look at standard output")?,
-        )
-        .metadata()
-        .ok()
-        .filter(std::fs::Metadata::is_file)
-        .map(|m| ((m.dev(), m.ino()), "standard output".to_owned())),
+        _ => super::stdout_identity(true).map(|id| (id, "standard output".to_owned())),
     };
     if let Some((id, name)) = written
         && let Some((_, shard)) = read.iter().find(|(r, _)| *r == id)
@@ -197,7 +183,7 @@ fn check_output(args: &MergeArgs, shards: &[Shard]) -> anyhow::Result<()> {
 /// Refuses shards that are not the output of one command with the same
 /// flags, or not in the format asked for.
 fn check_alike(args: &MergeArgs, shards: &[Shard]) -> anyhow::Result<()> {
-    let want = crate::cmd::value_name(&args.format);
+    let want = super::value_name(&args.format);
     let first = &shards[0];
     for shard in shards {
         let s = &shard.stats;
@@ -306,7 +292,7 @@ fn verify(shard: &Shard) -> anyhow::Result<()> {
         records += 1;
         Ok(())
     };
-    each_record(shard, file, &mut |_, _| Ok(()), &mut count)?;
+    each_record(shard, file, &mut count)?;
     if records != out.records {
         bail!(
             "{name}: it holds {records} records and its statistics say {}",
@@ -322,12 +308,11 @@ enum Record<'r> {
     Csv(&'r csv::ByteRecord),
 }
 
-/// Calls `header` with a CSV shard's header row (if it has one) and
-/// `record` with every record's bytes, checking the shape of each.
+/// Calls `record` with every record of a shard, checking the shape of
+/// each and, for CSV, that a header row is the recorded columns.
 fn each_record(
     shard: &Shard,
     file: File,
-    header: &mut dyn FnMut(&[String], bool) -> anyhow::Result<()>,
     record: &mut dyn FnMut(Record<'_>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let name = shard.output.display();
@@ -369,7 +354,6 @@ fn each_record(
             if names != columns {
                 bail!("{name}: its header is not the columns its statistics name");
             }
-            header(&names, true)?;
             continue;
         }
         record(Record::Csv(&row))?;
@@ -740,7 +724,7 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Re
                 }
             }
         };
-        each_record(shard, file, &mut |_, _| Ok(()), &mut copy)?;
+        each_record(shard, file, &mut copy)?;
     }
     out.flush().context("failed to write the merged output")?;
     drop(out);

@@ -185,9 +185,7 @@ impl Streaming {
         let product = match self.output.as_deref() {
             Some(p) if p != Path::new("-") => same_file(stats, p),
             // Only a regular file can be overwritten (not /dev/null, a pipe).
-            _ => fd_metadata(std::io::stdout().as_fd())
-                .filter(Metadata::is_file)
-                .is_some_and(|out| identity(stats) == Some((out.dev(), out.ino()))),
+            _ => stdout_identity(true).is_some_and(|out| identity(stats) == Some(out)),
         };
         if product || others.iter().any(|other| same_file(stats, other)) {
             anyhow::bail!(
@@ -443,14 +441,21 @@ impl Streaming {
 }
 
 /// The name clap gives `value` on the command line (`csv`, `jsonl`, …).
-pub(crate) fn value_name<V: clap::ValueEnum>(value: &V) -> &'static str {
-    let name = value
+pub(crate) fn value_name<V: clap::ValueEnum>(value: &V) -> String {
+    value
         .to_possible_value()
         .expect("every value has a name")
         .get_name()
-        .to_owned();
-    // The few names are leaked once each per run.
-    Box::leak(name.into_boxed_str())
+        .to_owned()
+}
+
+/// The device and inode of the file standard output is, whatever it is (a
+/// file, a pipe, a terminal); with `regular`, only when it is a regular
+/// file (the only kind a run could overwrite).
+pub(crate) fn stdout_identity(regular: bool) -> Option<(u64, u64)> {
+    fd_metadata(std::io::stdout().as_fd())
+        .filter(|m| !regular || m.is_file())
+        .map(|m| (m.dev(), m.ino()))
 }
 
 /// What a subcommand wrote, for the tail ([`Streaming::finish`]) and its
@@ -461,7 +466,7 @@ pub(crate) struct Product<'c> {
     /// The subcommand's name.
     pub command: &'static str,
     /// The product's format, as `-f` or `--to` names it.
-    pub format: &'static str,
+    pub format: String,
     /// A CSV product's columns.
     pub columns: Option<Vec<String>>,
     /// The flags besides the format that change the product, canonically

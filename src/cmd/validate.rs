@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::{Codes, Product, Streaming, identity, value_name};
+use super::{Codes, Product, Streaming, identity, stdout_identity, value_name};
 use crate::cli::{ReportFormat, ValidateArgs};
 use crate::exit::ExitStatus;
 use crate::output::diag;
@@ -275,7 +275,7 @@ impl Split {
             .collect();
         // Whatever standard output is (a file, a pipe, a terminal): games
         // written there too would mix with the report.
-        let stdout = identity(Path::new("/dev/stdout"));
+        let stdout = stdout_identity(false);
         let mut files = paths.into_iter().map(|path| {
             let Some(path) = path else {
                 return Ok(None);
