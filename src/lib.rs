@@ -15,3 +15,4 @@ pub mod output;
 pub mod pipeline;
 pub mod rules;
 pub mod stream;
+pub mod tasks;

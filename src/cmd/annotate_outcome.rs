@@ -16,8 +16,8 @@ use crate::output::pgn::damage;
 use crate::output::report::{Place, players};
 use crate::rules::finding::Finding;
 use crate::rules::laws::LawsChoice;
-use crate::rules::outcome::{Profile, annotate};
 use crate::stream::Event;
+use crate::tasks::annotate_outcome::{Profile, annotate};
 
 /// What the output is called in errors.
 const WHAT: &str = "output";

@@ -23,12 +23,12 @@ use crate::output::convert::{
 use crate::output::pgn::{Keep, damage};
 use crate::output::report::{Place, players};
 use crate::output::{diag, json};
-use crate::rules::convert::{
-    ConvertOptions, ConvertedGame, convert_game, game_from_fen_line, game_from_position_line,
-    game_from_uci_line,
-};
 use crate::rules::finding::Finding;
 use crate::stream::{Event, GameCtx, InputFormat, Spooled};
+use crate::tasks::convert::lines::{
+    game_from_fen_line, game_from_position_line, game_from_uci_line,
+};
+use crate::tasks::convert::{ConvertOptions, ConvertedGame, convert_game};
 
 /// What the output is called in errors.
 const WHAT: &str = "output";

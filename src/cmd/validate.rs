@@ -11,9 +11,9 @@ use crate::cli::{ReportFormat, ValidateArgs};
 use crate::exit::ExitStatus;
 use crate::output::diag;
 use crate::output::report::{self, CodeCount, Format, Place, players};
-use crate::rules::check::{GameCheck, check_game};
 use crate::rules::finding::{Code, Finding, Severity};
 use crate::stream::Event;
+use crate::tasks::validate::{GameCheck, check_game};
 
 /// What the report is called in errors.
 const WHAT: &str = "report";

@@ -3,7 +3,7 @@
 //! ([`sniff`], [`detect`]) and splits an opened input into numbered lines
 //! ([`LineBatches`]); streaming the batches through the workers is
 //! [`crate::stream`]'s business, and what a line means is
-//! [`crate::rules::convert`]'s.
+//! [`crate::tasks::convert::lines`]'s.
 
 use std::io::{self, BufRead, Read};
 

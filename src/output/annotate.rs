@@ -1,7 +1,7 @@
 //! What `annotate-outcome` writes for a game: a table record (CSV or JSON
 //! Lines), or the game written back as PGN ([`super::pgn`]) with the outcome
 //! as `Pgnkit*` tags and comments. The outcome itself is
-//! [`crate::rules::outcome`]'s.
+//! [`crate::tasks::annotate_outcome`]'s.
 
 use std::io::{self, Write};
 
@@ -13,7 +13,7 @@ use crate::rules::dead::Mateability;
 use crate::rules::ends::EndKind;
 use crate::rules::game::RawGame;
 use crate::rules::laws::Laws;
-use crate::rules::outcome::{LossRule, Outcome, Profile};
+use crate::tasks::annotate_outcome::{LossRule, Outcome, Profile};
 
 /// The names of the tags `--format pgn` adds (README, man page).
 pub mod tags {

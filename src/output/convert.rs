@@ -11,10 +11,10 @@ use std::io::{self, Write};
 use shakmaty::CastlingMode;
 
 use super::json;
-use crate::rules::convert::{Annotations, ConvertedGame, VariationToken};
 use crate::rules::game::SEVEN_TAG_ROSTER;
 use crate::rules::notation::{append_fen, epd, fen, lan, uci};
 use crate::rules::san::append_san;
+use crate::tasks::convert::{Annotations, ConvertedGame, VariationToken};
 
 /// Whether a game is written in the `fen <FEN> moves …` form of UCI: it
 /// starts from a FEN tag, or it is Chess960 (whose castling moves an engine
@@ -478,7 +478,8 @@ pub fn write_pgn(game: &ConvertedGame, keep: super::pgn::Keep, out: &mut Vec<u8>
 mod tests {
     use super::*;
     use crate::input::scan::scan;
-    use crate::rules::convert::{ConvertOptions, convert_game, game_from_uci_line};
+    use crate::tasks::convert::lines::game_from_uci_line;
+    use crate::tasks::convert::{ConvertOptions, convert_game};
 
     fn convert(pgn: &str) -> ConvertedGame {
         let scan = scan(pgn.as_bytes(), true);

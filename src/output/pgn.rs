@@ -23,13 +23,13 @@ use std::io::{self, Write};
 use shakmaty::Color;
 use shakmaty::san::SanPlus;
 
-use crate::rules::check::marker_finding;
 use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{
     GameResult, RawGame, SEVEN_TAG_ROSTER, Token, TokenKind, decode_text, recorded_result,
     unknown_tag_value,
 };
 use crate::rules::san::{SanBuf, san_ascii};
+use crate::tasks::validate::marker_finding;
 
 /// What to keep of the input movetext.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,8 +1,6 @@
 //! The rules core: pure functions over shakmaty positions. No files, no
 //! printing, no threads, no command-line types.
 pub mod attacks;
-pub mod check;
-pub mod convert;
 pub mod dead;
 pub mod ends;
 pub mod finding;
@@ -10,7 +8,6 @@ pub mod game;
 pub mod helpmate;
 pub mod laws;
 pub mod notation;
-pub mod outcome;
 pub mod perft;
 pub mod replay;
 pub mod san;

@@ -4,12 +4,12 @@
 //!
 //! This module owns the per-game outcome under a rule [`Profile`]: the FIDE
 //! Laws, or one of pgnkit's own readings of them (`app`, `online`; the
-//! README describes them). It drives [`super::ends::EndTracker`] for the
-//! automatic ends and the repetition count, and uses [`super::dead`] for
-//! dead positions and mate possibility and [`super::game`] for the recorded
+//! README describes them). It drives [`crate::rules::ends::EndTracker`] for the
+//! automatic ends and the repetition count, and uses [`crate::rules::dead`] for
+//! dead positions and mate possibility and [`crate::rules::game`] for the recorded
 //! result; formatting the answer is left to `output`.
 //!
-//! Under `fide`, each game is judged by the Laws [`super::laws`] says
+//! Under `fide`, each game is judged by the Laws [`crate::rules::laws`] says
 //! judge it (9.6 and 5.1.2's exception are dated); the other profiles
 //! reproduce software, which applies the same rules to games of every date.
 //!
@@ -22,15 +22,15 @@
 
 use shakmaty::{Chess, Color, Position, Role};
 
-use super::dead::{
+use crate::rules::dead::{
     DeadReason, DeadVerdict, Mateability, can_mate, first_dead_ply_by, is_dead, is_dead_knowing,
 };
-use super::ends::{End, EndKind, EndRules, EndTracker, Step};
-use super::finding::{Code, Finding};
-use super::game::{GameResult, RawGame, recorded_result};
-use super::laws::{Article, Laws, LawsChoice};
-use super::replay::replay;
-use super::setup::start_position;
+use crate::rules::ends::{End, EndKind, EndRules, EndTracker, Step};
+use crate::rules::finding::{Code, Finding};
+use crate::rules::game::{GameResult, RawGame, recorded_result};
+use crate::rules::laws::{Article, Laws, LawsChoice};
+use crate::rules::replay::replay;
+use crate::rules::setup::start_position;
 
 /// Which reading of the rules to apply: the FIDE Laws, or one of two
 /// profiles of pgnkit's own that reproduce what common software does (the
@@ -38,7 +38,7 @@ use super::setup::start_position;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
     /// The FIDE Laws: by default those in force when the game was played
-    /// ([`super::laws`]).
+    /// ([`crate::rules::laws`]).
     Fide,
     /// Apps with a claim button: claims once the fact has happened, material
     /// draws only by the three patterns, losses stand as recorded.
@@ -188,7 +188,7 @@ fn plies_played((fullmove, turn): (u32, Color), plies: u32) -> u64 {
 /// use pgnkit::input::scan::scan;
 /// use pgnkit::rules::ends::EndKind;
 /// use pgnkit::rules::laws::LawsChoice;
-/// use pgnkit::rules::outcome::{Profile, annotate};
+/// use pgnkit::tasks::annotate_outcome::{Profile, annotate};
 ///
 /// let pgn = b"1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6 4.Ng1 Ng8 *";
 /// let game = &scan(pgn, true).games[0];

@@ -5,23 +5,23 @@
 //! Dead positions are judged here by material alone (the three patterns
 //! that are always dead under FIDE 5.2.2); the full analysis belongs to
 //! `annotate-outcome`. The end of the game is tracked by
-//! [`super::ends::EndTracker`], the game facts (roster, recorded result)
-//! come from [`super::game`].
+//! [`crate::rules::ends::EndTracker`], the game facts (roster, recorded result)
+//! come from [`crate::rules::game`].
 //!
-//! Each game is judged by the Laws [`super::laws`] says judge it: under
+//! Each game is judged by the Laws [`crate::rules::laws`] says judge it: under
 //! Laws without 9.6 a fifth repetition or a 75th move ends nothing, and a
 //! finding about a later end says under which Laws it was judged.
 
 use shakmaty::san::Suffix;
 use shakmaty::{Chess, Color, Position};
 
-use super::ends::{End, EndRules, EndTracker, Step};
-use super::finding::{Code, Finding};
-use super::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, TokenKind, recorded_result};
-use super::laws::{Laws, LawsChoice};
-use super::replay::replay;
-use super::san::parse_san;
-use super::setup::start_position;
+use crate::rules::ends::{End, EndRules, EndTracker, Step};
+use crate::rules::finding::{Code, Finding};
+use crate::rules::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, TokenKind, recorded_result};
+use crate::rules::laws::{Laws, LawsChoice};
+use crate::rules::replay::replay;
+use crate::rules::san::parse_san;
+use crate::rules::setup::start_position;
 
 /// Everything `validate` found about one game.
 #[derive(Debug, Clone)]
@@ -65,7 +65,7 @@ thread_local! {
 
 fn check_moves(
     game: &RawGame<'_>,
-    start: &super::setup::Start,
+    start: &crate::rules::setup::Start,
     first_move: (u32, Color),
     laws: Laws,
     mut findings: Vec<Finding>,
