@@ -9,10 +9,10 @@ use shakmaty::uci::UciMove;
 
 use super::json;
 use super::pgn::{self, Edits, Keep};
-use crate::rules::dead::Mateability;
 use crate::rules::ends::EndKind;
 use crate::rules::game::RawGame;
 use crate::rules::laws::Laws;
+use crate::rules::mateability::Mateability;
 use crate::tasks::annotate_outcome::{LossRule, Outcome, Profile};
 
 /// The names of the tags `--format pgn` adds (README, man page).

@@ -7,6 +7,7 @@ pub mod finding;
 pub mod game;
 pub mod helpmate;
 pub mod laws;
+pub mod mateability;
 pub mod notation;
 pub mod perft;
 pub mod replay;

@@ -41,7 +41,7 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingSide, Chess, Color, EnPassantMode, File, Position, Rank, Square};
 
-use super::dead::{Mateability, UndeterminedReason};
+use super::mateability::{Mateability, UndeterminedReason};
 
 /// Work units the fast check may spend on one question.
 ///

@@ -23,12 +23,13 @@
 use shakmaty::{Chess, Color, Position, Role};
 
 use crate::rules::dead::{
-    DeadReason, DeadVerdict, Mateability, can_mate, first_dead_ply_by, is_dead, is_dead_knowing,
+    DeadReason, DeadVerdict, can_mate, first_dead_ply_by, is_dead, is_dead_knowing,
 };
 use crate::rules::ends::{End, EndKind, EndRules, EndTracker, Step};
 use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{GameResult, RawGame, recorded_result};
 use crate::rules::laws::{Article, Laws, LawsChoice};
+use crate::rules::mateability::Mateability;
 use crate::rules::replay::replay;
 use crate::rules::setup::start_position;
 
@@ -284,7 +285,7 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile, laws: LawsChoice) -> Outco
 /// The winner's question, for a decisive result without mate: can the
 /// `winner` mate from the final position? Asked only when the game was
 /// replayed to its end without mate (`ask`). pgnkit's helpmate prover and
-/// the exact solver's fast check ([`super::solver`]) settle nearly every position in a few µs; the
+/// the exact solver's fast check ([`crate::rules::solver`]) settle nearly every position in a few µs; the
 /// full search takes the rest. Only the `fide` profile can turn a loss into
 /// a draw on the answer, but every profile reports it.
 fn winners_question(final_pos: &Chess, winner: Option<Color>, ask: bool) -> Option<Mateability> {
