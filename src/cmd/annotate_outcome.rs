@@ -12,10 +12,10 @@ use crate::cli::{AnnotateFormat, AnnotateOutcomeArgs, RulesProfile};
 use crate::exit::ExitStatus;
 use crate::output::annotate::{self, Format, PgnSettings, Row, TagColumns};
 use crate::output::diag;
-use crate::output::pgn::damage;
 use crate::output::report::{Place, players};
 use crate::rules::finding::Finding;
 use crate::rules::laws::LawsChoice;
+use crate::rules::movetext::damage;
 use crate::stream::Event;
 use crate::tasks::annotate_outcome::{Profile, annotate};
 

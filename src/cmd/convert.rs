@@ -20,10 +20,11 @@ use crate::output::convert::{
     CsvColumns, CsvRecord, epd_records, write_epd, write_fens, write_jsonl, write_lan, write_pgn,
     write_san, write_uci,
 };
-use crate::output::pgn::{Keep, damage};
+use crate::output::pgn::Keep;
 use crate::output::report::{Place, players};
 use crate::output::{diag, json};
 use crate::rules::finding::Finding;
+use crate::rules::movetext::damage;
 use crate::stream::{Event, GameCtx, InputFormat, Spooled};
 use crate::tasks::convert::lines::{
     game_from_fen_line, game_from_position_line, game_from_uci_line,

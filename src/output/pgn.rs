@@ -14,8 +14,8 @@
 //!
 //! Nothing unparseable is written: a variation the game ended inside is
 //! left out ([`closed_tokens`]), and the termination marker is always
-//! written. [`damage`] says, in `validate`'s words, what of a game could
-//! not be written back as it was read.
+//! written. [`crate::rules::movetext::damage`] says, in `validate`'s words,
+//! what of a game could not be written back as it was read.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -23,13 +23,12 @@ use std::io::{self, Write};
 use shakmaty::Color;
 use shakmaty::san::SanPlus;
 
-use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{
     GameResult, RawGame, SEVEN_TAG_ROSTER, Token, TokenKind, decode_text, recorded_result,
     unknown_tag_value,
 };
+use crate::rules::movetext::closed_tokens;
 use crate::rules::san::{SanBuf, san_ascii};
-use crate::tasks::validate::marker_finding;
 
 /// What to keep of the input movetext.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,70 +110,6 @@ pub fn write_game(
     let tokens = closed_tokens(&game.tokens).iter().map(Tok::from_raw);
     write_export(&mut buf, &tags, result, tokens, first_move, keep, edits);
     out.write_all(&buf)
-}
-
-/// `tokens` without a variation the game ended in before closing it: from
-/// the `(` of the outermost variation still open to the end. What is left
-/// is balanced, so that the PGN written from it parses.
-///
-/// # Examples
-///
-/// ```
-/// use pgnkit::input::scan::scan;
-/// use pgnkit::output::pgn::closed_tokens;
-/// let scan = scan(b"1. e4 (1. d4) e5 (1... c5 (1... e6) 2. Nf3", true);
-/// assert_eq!(closed_tokens(&scan.games[0].tokens).len(), 5);
-/// ```
-pub fn closed_tokens<'t, 'a>(tokens: &'t [Token<'a>]) -> &'t [Token<'a>] {
-    // Balanced exactly when the last token is on the main line or is the
-    // `)` of a variation of the main line.
-    match tokens.last() {
-        Some(t) if t.depth > 1 || (t.depth == 1 && t.kind != TokenKind::VariationEnd) => {
-            let open = tokens
-                .iter()
-                .rposition(|t| t.depth == 1 && t.kind == TokenKind::VariationStart)
-                .expect("a token inside a variation follows its `(`");
-            &tokens[..open]
-        }
-        _ => tokens,
-    }
-}
-
-/// Why the movetext of `game` cannot be written back as it was read, as
-/// `validate` says it: every `syntax` finding of the scanner (an unclosed
-/// comment or variation, a stray `)` or `}`, a malformed tag or NAG: what
-/// it could not read is not written), a movetext without a termination
-/// marker, and a marker that disagrees with the Result tag (either way the
-/// marker written is the recorded result, else `*`). Empty for a sound
-/// game.
-///
-/// # Examples
-///
-/// ```
-/// use pgnkit::input::scan::scan;
-/// use pgnkit::output::pgn::damage;
-/// let scan = scan(b"[Event \"a\"]\n\n1. e4 e5 ({never closed\n", true);
-/// let found: Vec<String> = damage(&scan.games[0]).iter().map(|f| f.message.clone()).collect();
-/// assert_eq!(found, [
-///     "comment not closed before the end of the input",
-///     "the movetext has no termination marker (1-0, 0-1, 1/2-1/2 or *)",
-/// ]);
-/// ```
-pub fn damage(game: &RawGame<'_>) -> Vec<Finding> {
-    let mut found: Vec<Finding> = game
-        .findings
-        .iter()
-        .filter(|f| f.code == Code::Syntax)
-        .cloned()
-        .collect();
-    // The game is written back with one result: say when the marker was
-    // missing or said another (a tag section without movetext is a layout
-    // matter, not this one).
-    let tag = game
-        .tag("Result")
-        .and_then(|t| GameResult::from_ascii(&t.value));
-    found.extend(marker_finding(game, tag));
-    found
 }
 
 /// A movetext token as the layout sees it: from a scanned game, or from a

@@ -8,6 +8,7 @@ pub mod game;
 pub mod helpmate;
 pub mod laws;
 pub mod mateability;
+pub mod movetext;
 pub mod notation;
 pub mod perft;
 pub mod replay;

@@ -19,6 +19,7 @@ use crate::rules::ends::{End, EndRules, EndTracker, Step};
 use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, TokenKind, recorded_result};
 use crate::rules::laws::{Laws, LawsChoice};
+use crate::rules::movetext::marker_finding;
 use crate::rules::replay::replay;
 use crate::rules::san::parse_san;
 use crate::rules::setup::start_position;
@@ -380,32 +381,6 @@ fn check_result_marker(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
         }
     }
     findings.extend(marker_finding(game, tag_result));
-}
-
-/// The `result-mismatch` finding about the termination marker of a game
-/// with movetext, given its Result tag's result when valid: none in the
-/// movetext, or one that disagrees with the tag. `validate` reports it, and
-/// so do the writers of games ([`crate::output::pgn::damage`]).
-pub fn marker_finding(game: &RawGame<'_>, tag: Option<GameResult>) -> Option<Finding> {
-    match (game.marker, tag) {
-        (None, _) if !game.tokens.is_empty() => {
-            let line = game.tokens.last().map_or(game.line, |t| t.line);
-            Some(Finding::game(
-                Code::ResultMismatch,
-                line,
-                "the movetext has no termination marker (1-0, 0-1, 1/2-1/2 or *)",
-            ))
-        }
-        (Some(marker), Some(tag)) if marker.result != tag => Some(Finding::game(
-            Code::ResultMismatch,
-            marker.line,
-            format!(
-                "the termination marker {} disagrees with the Result tag {tag}",
-                marker.result
-            ),
-        )),
-        _ => None,
-    }
 }
 
 fn check_result_against_board(
