@@ -1,5 +1,6 @@
 //! Integration tests for `pgnkit perft`.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use crate::util;
@@ -673,4 +674,31 @@ fn suite_lines_stream_as_they_are_checked() {
         line,
         format!("ok   line=1 depth=1 expected=20 got=20 fen={START}\n")
     );
+}
+
+#[test]
+fn a_suite_is_read_compressed_and_from_standard_input_as_every_input() {
+    // See issue 21: suites go through `input::open` like every input.
+    let text = "4k3/8/8/8/8/8/8/4K3 w - - ;D1 5 ;D2 25\n";
+    let expected = "ok   line=1 depth=1 expected=5 got=5 fen=4k3/8/8/8/8/8/8/4K3 w - -\n\
+                    ok   line=1 depth=2 expected=25 got=25 fen=4k3/8/8/8/8/8/8/4K3 w - -\n";
+    let dir = tempfile::tempdir().unwrap();
+    let zst = dir.path().join("suite.epd.zst");
+    std::fs::write(&zst, zstd::encode_all(text.as_bytes(), 3).unwrap()).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(text.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let gz_path = dir.path().join("suite.epd.gz");
+    std::fs::write(&gz_path, &gz).unwrap();
+    for (path, stdin) in [
+        (zst.to_str().unwrap(), None),
+        (gz_path.to_str().unwrap(), None),
+        ("-", Some(&gz[..])),
+    ] {
+        for threads in ["1", "2"] {
+            let out = util::run(&["perft", "-q", "-j", threads, "--suite", path], stdin);
+            assert_eq!(util::code(&out), 0, "{path}: {}", util::stderr(&out));
+            assert_eq!(util::stdout(&out), expected, "{path} -j{threads}");
+        }
+    }
 }

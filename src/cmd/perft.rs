@@ -1,27 +1,28 @@
 //! `pgnkit perft`: count the move tree of one position, or verify a suite.
 //!
-//! This module turns the flags into a position (or a parsed suite), runs the
-//! count on a rayon pool and writes the result. The tree is split over
-//! threads at the root moves and, from depth 4, again at the second ply so
-//! that two cores stay busy even with few root moves; every subtree is
-//! counted by the sequential `rules::perft::perft`, and all of them share
-//! one transposition table. Counts are exact, so stdout is the same for any
-//! `--threads` and `--hash`. Timing goes to stderr through
-//! [`crate::output::diag`], and the progress bar is the shared
-//! [`crate::stream::progress`] one.
+//! This module turns the flags into a position (or a suite read through
+//! [`crate::input::open`], so compressed or from `-`, and parsed by
+//! [`crate::rules::perft::suite`]), runs the count on a rayon pool and
+//! hands the results to [`crate::output::perft`]. The root moves, or the
+//! checks of a suite, go through [`crate::pipeline::ordered`], which keeps
+//! their order; each is counted on the pool, and a position's tree is
+//! split again at the second ply from depth 4 so that two cores stay busy
+//! even with few root moves. Every subtree is counted by the sequential
+//! `rules::perft::perft`, and all of them share one transposition table.
+//! Counts are exact, so stdout is the same for any `--threads` and
+//! `--hash`. Timing goes to stderr through [`crate::output::diag`], and the
+//! progress bar is the shared [`crate::stream::progress`] one.
 //!
 //! Output streams: each divide line and each suite line is written and
-//! flushed as soon as it and every line before it are known
-//! (`stream_ordered`), and the summary goes to standard error only after
-//! standard output is flushed, so a terminal shows results before it.
+//! flushed as soon as it and every line before it are known, and the
+//! summary goes to standard error only after standard output is flushed,
+//! so a terminal shows results before it.
 
-use std::collections::BTreeMap;
-use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use anyhow::{Context, bail};
 use rayon::prelude::*;
@@ -29,8 +30,15 @@ use shakmaty::{Chess, Position};
 
 use crate::cli::PerftArgs;
 use crate::exit::ExitStatus;
+use crate::input::open::open;
 use crate::output::diag;
-use crate::rules::perft::{self, SuiteCheck, Table};
+use crate::output::perft::{
+    position_summary, rate, suite_summary, write_check, write_root_move, write_total,
+};
+use crate::pipeline;
+use crate::rules::game::decode_text;
+use crate::rules::perft::suite::{CheckCount, SuiteCheck, parse_suite};
+use crate::rules::perft::{self, Table};
 use crate::stream::progress::Progress;
 
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -206,19 +214,19 @@ fn run_position(
         let roots = perft::root_moves(pos);
         progress.set_len(roots.len() as u64);
         let mut total = 0;
-        stream_ordered(
-            pool,
-            roots.len(),
-            |i| {
-                let count = count_subtree(&roots[i].pos, depth - 1, table, &progress);
+        pipeline::ordered(
+            roots.iter(),
+            settings.threads,
+            |root| {
+                let count = pool.install(|| count_subtree(&root.pos, depth - 1, table, &progress));
                 progress.inc(1);
-                count
+                (root, count)
             },
-            |i, count| {
+            |(root, count)| -> anyhow::Result<()> {
                 total += count;
                 if divide {
                     progress.suspend(|| {
-                        writeln!(out, "{}: {count}", roots[i].uci)?;
+                        write_root_move(out, &root.uci, count)?;
                         out.flush()
                     })?;
                 }
@@ -230,60 +238,13 @@ fn run_position(
     let elapsed = start.elapsed();
     progress.finish();
 
-    if divide {
-        writeln!(out)?;
-    }
-    writeln!(out, "{total}")?;
+    write_total(out, total, divide)?;
     out.flush()?;
 
     if !settings.quiet {
-        diag::note(format!(
-            "perft: depth {depth}: {total} nodes in {} ({})",
-            seconds(elapsed),
-            rate(total, elapsed)
-        ));
+        diag::note(position_summary(depth, total, elapsed));
     }
     Ok(ExitStatus::Ok)
-}
-
-/// Runs `work` on the items `0..n` in parallel on `pool` and hands each
-/// result to `emit` on this thread, in index order, as soon as it and every
-/// result before it are known. Once `emit` fails (a closed pipe), items not
-/// yet started are skipped and its error is returned.
-fn stream_ordered<T: Send>(
-    pool: &rayon::ThreadPool,
-    n: usize,
-    work: impl Fn(usize) -> T + Sync,
-    mut emit: impl FnMut(usize, T) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
-    let stop = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<(usize, T)>();
-    std::thread::scope(|scope| {
-        let (work, stop) = (&work, &stop);
-        scope.spawn(move || {
-            pool.install(|| {
-                (0..n).into_par_iter().for_each_with(tx, |tx, i| {
-                    if !stop.load(Ordering::Relaxed) {
-                        // The receiver is gone only after `emit` failed.
-                        let _ = tx.send((i, work(i)));
-                    }
-                });
-            });
-        });
-        let mut pending = BTreeMap::new();
-        let mut next = 0;
-        for (i, value) in &rx {
-            pending.insert(i, value);
-            while let Some(value) = pending.remove(&next) {
-                if let Err(err) = emit(next, value) {
-                    stop.store(true, Ordering::Relaxed);
-                    return Err(err);
-                }
-                next += 1;
-            }
-        }
-        Ok(())
-    })
 }
 
 /// Counts `depth` plies below `pos`, splitting the first ply over threads
@@ -325,16 +286,6 @@ struct Limits<'a, F> {
     max_nodes: Option<u64>,
 }
 
-/// What one check of a suite counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Counted {
-    /// The FEN does not parse.
-    NoPosition,
-    Nodes(u64),
-    /// Stopped once the count passed `--max-nodes`.
-    Over(u64),
-}
-
 /// Counts `depth` plies below `pos`, giving up (`None`) once more than
 /// `budget` nodes are counted. A leaf-less subtree counts as one node of
 /// work, so the work stays bounded by the budget whatever the tree.
@@ -371,23 +322,14 @@ fn run_suite(
     pool: &rayon::ThreadPool,
     out: &mut dyn Write,
 ) -> anyhow::Result<ExitStatus> {
-    let name = crate::input::open::input_name(path);
-    let bytes = if path == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("failed to read the suite from standard input")?;
-        bytes
-    } else {
-        fs::read(path).with_context(|| format!("failed to read {}", path.display()))?
-    };
+    let (name, bytes) = read_suite(path)?;
     // A suite's comments may be Latin-1: read as such rather than refused
     // (a UTF-8 byte order mark goes first, so that it cannot become `ï»¿`).
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
-    let text = crate::rules::game::decode_text(bytes);
+    let text = decode_text(bytes);
     let selected = limits.selected;
     // The error quotes the file's bytes: cut, so a giant token is not echoed.
-    let records = perft::parse_suite(&text)
+    let records = parse_suite(&text)
         .map_err(|e| anyhow::anyhow!("{}", diag::clipped(&e.to_string(), 2 * diag::SHOWN)))
         .with_context(|| format!("invalid perft suite {name}"))?;
 
@@ -414,20 +356,19 @@ fn run_suite(
     let (mut failed, mut nodes) = (0u64, 0u64);
     let mut last_record = None;
 
-    stream_ordered(
-        pool,
-        checks.len(),
-        |i| {
-            let (r, check) = checks[i];
+    pipeline::ordered(
+        checks.iter(),
+        settings.threads,
+        |&(r, check)| {
             let got = match &positions[r] {
-                Some(Ok(pos)) => count_check(pos, check.depth, limits.max_nodes, table, &progress),
-                _ => Counted::NoPosition,
+                Some(Ok(pos)) => pool
+                    .install(|| count_check(pos, check.depth, limits.max_nodes, table, &progress)),
+                _ => CheckCount::NoPosition,
             };
             progress.inc(1);
-            got
+            (r, check, got)
         },
-        |i, got| {
-            let (r, check) = checks[i];
+        |(r, check, got)| -> anyhow::Result<()> {
             let record = &records[r];
             progress.suspend(|| {
                 if last_record != Some(r) {
@@ -439,29 +380,9 @@ fn run_suite(
                         ));
                     }
                 }
-                let ok = got == Counted::Nodes(check.nodes);
-                failed += u64::from(!ok);
-                let got = match got {
-                    Counted::NoPosition => "-".to_owned(),
-                    Counted::Nodes(n) => {
-                        nodes += n;
-                        n.to_string()
-                    }
-                    Counted::Over(max) => {
-                        // Counting stopped once it passed `max`.
-                        nodes += max;
-                        format!(">{max}")
-                    }
-                };
-                writeln!(
-                    out,
-                    "{:<4} line={} depth={} expected={} got={got} fen={}",
-                    if ok { "ok" } else { "FAIL" },
-                    check.line,
-                    check.depth,
-                    check.nodes,
-                    record.fen
-                )?;
+                failed += u64::from(!got.is_expected(&check));
+                nodes += got.nodes();
+                write_check(out, &check, &record.fen, got)?;
                 out.flush()
             })?;
             Ok(())
@@ -472,11 +393,13 @@ fn run_suite(
     out.flush()?;
 
     if !settings.quiet {
-        diag::note(format!(
-            "perft: {name}: {planned} checks, {failed} failed, {} skipped, {nodes} nodes in {} ({})",
+        diag::note(suite_summary(
+            &name,
+            planned,
+            failed,
             listed - planned,
-            seconds(elapsed),
-            rate(nodes, elapsed)
+            nodes,
+            elapsed,
         ));
     }
     Ok(if failed > 0 {
@@ -486,6 +409,29 @@ fn run_suite(
     })
 }
 
+/// The name of the suite input and its bytes, decompressed: any input, a
+/// file or `-`, plain or compressed, as every subcommand reads them.
+///
+/// # Errors
+///
+/// When the input cannot be opened or read.
+fn read_suite(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
+    let context = || {
+        if path == Path::new("-") {
+            "failed to read the suite from standard input".to_owned()
+        } else {
+            format!("failed to read {}", path.display())
+        }
+    };
+    let mut source = open(path, Arc::new(AtomicU64::new(0))).with_context(context)?;
+    let mut bytes = Vec::new();
+    source
+        .reader
+        .read_to_end(&mut bytes)
+        .with_context(context)?;
+    Ok((source.name, bytes))
+}
+
 /// Counts one check of a suite, stopped past `max_nodes` when given.
 fn count_check(
     pos: &Chess,
@@ -493,14 +439,14 @@ fn count_check(
     max_nodes: Option<u64>,
     table: Option<&Table>,
     progress: &Meter,
-) -> Counted {
+) -> CheckCount {
     match max_nodes {
-        None => Counted::Nodes(count_subtree(pos, depth, table, progress)),
+        None => CheckCount::Nodes(count_subtree(pos, depth, table, progress)),
         Some(max) => {
             let used = AtomicU64::new(0);
             match count_bounded(pos, depth, table, max, &used) {
-                Some(n) => Counted::Nodes(n),
-                None => Counted::Over(max),
+                Some(n) => CheckCount::Nodes(n),
+                None => CheckCount::Over(max),
             }
         }
     }
@@ -543,13 +489,4 @@ impl Meter {
     fn finish(&self) {
         self.bar.finish();
     }
-}
-
-fn seconds(elapsed: Duration) -> String {
-    format!("{:.3} s", elapsed.as_secs_f64())
-}
-
-fn rate(nodes: u64, elapsed: Duration) -> String {
-    let secs = elapsed.as_secs_f64().max(1e-9);
-    format!("{:.1} Mnodes/s", nodes as f64 / secs / 1e6)
 }

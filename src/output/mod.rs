@@ -1,12 +1,13 @@
 //! Bytes out: report writers (text, CSV, JSON Lines, PGN, the convert
-//! formats) and diagnostics on standard error. Workers call these to render
-//! results; the progress bar is [`crate::stream::progress`]'s.
+//! formats, perft's lines) and diagnostics on standard error. Workers call
+//! these to render results; the progress bar is [`crate::stream::progress`]'s.
 
 pub mod annotate;
 pub mod atomic;
 pub mod convert;
 pub mod diag;
 pub mod json;
+pub mod perft;
 pub mod pgn;
 pub mod report;
 pub mod stats;
