@@ -20,11 +20,11 @@ use crate::stream::Event;
 use crate::tasks::annotate_outcome::{Profile, annotate};
 
 /// What the output is called in errors.
-const WHAT: &str = "output";
+const PRODUCT_NAME: &str = "output";
 
 /// What is written for each game.
 #[derive(Debug, Clone, Copy)]
-enum Written {
+enum OutputFormat {
     Table(Format),
     Pgn(PgnSettings),
 }
@@ -34,7 +34,7 @@ struct Settings {
     streaming: Streaming,
     profile: Profile,
     laws: LawsChoice,
-    written: Written,
+    written: OutputFormat,
     /// The tag columns of a table (`--tags`).
     tags: TagColumns,
 }
@@ -65,9 +65,9 @@ fn settings(args: &AnnotateOutcomeArgs) -> anyhow::Result<Settings> {
         laws: args.laws,
         tags,
         written: match args.format {
-            AnnotateFormat::Csv => Written::Table(Format::Csv),
-            AnnotateFormat::Jsonl => Written::Table(Format::Jsonl),
-            AnnotateFormat::Pgn => Written::Pgn(PgnSettings {
+            AnnotateFormat::Csv => OutputFormat::Table(Format::Csv),
+            AnnotateFormat::Jsonl => OutputFormat::Table(Format::Jsonl),
+            AnnotateFormat::Pgn => OutputFormat::Pgn(PgnSettings {
                 rules: profile,
                 fix_results: args.fix_results,
             }),
@@ -100,9 +100,9 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
         tags,
     } = settings(args)?;
     let mut out = streaming.writer(stdout)?;
-    let failed = || format!("failed to write the {WHAT}");
+    let failed = || format!("failed to write the {PRODUCT_NAME}");
     streaming.check_range()?;
-    if let Written::Table(format) = written {
+    if let OutputFormat::Table(format) = written {
         annotate::write_header(&mut out, format, !streaming.no_header, &tags)
             .with_context(failed)?;
     }
@@ -118,10 +118,10 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
             let (white, black) = players(|tag| game.tag_text(tag));
             let mut row = Row::new(&outcome, white, black);
             let pgn = match written {
-                Written::Pgn(settings) => {
+                OutputFormat::Pgn(settings) => {
                     Some(annotate::pgn_record(game, &outcome, &row, settings))
                 }
-                Written::Table(_) => None,
+                OutputFormat::Table(_) => None,
             };
             if !tags.is_empty() {
                 row.tags = tags.values(game);
@@ -161,7 +161,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                     }
                     match (&done.pgn, written) {
                         (Some(pgn), _) => out.write_all(pgn),
-                        (None, Written::Table(format)) => annotate::write_row(
+                        (None, OutputFormat::Table(format)) => annotate::write_row(
                             &mut out,
                             format,
                             ctx.file,
@@ -169,7 +169,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                             &done.row,
                             &tags,
                         ),
-                        (None, Written::Pgn(_)) => Ok(()),
+                        (None, OutputFormat::Pgn(_)) => Ok(()),
                     }
                     .with_context(failed)?;
                 }
@@ -202,10 +202,10 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
         options.push("--fix-results".to_owned());
     }
     let product = Product {
-        what: WHAT,
+        what: PRODUCT_NAME,
         command: "annotate-outcome",
         format: value_name(&args.format),
-        columns: matches!(written, Written::Table(Format::Csv)).then(|| tags.csv_columns()),
+        columns: matches!(written, OutputFormat::Table(Format::Csv)).then(|| tags.csv_columns()),
         options,
         records: totals.games,
         codes: &codes,

@@ -32,7 +32,7 @@ use crate::tasks::convert::lines::{
 use crate::tasks::convert::{ConvertOptions, ConvertedGame, convert_game};
 
 /// What the output is called in errors.
-const WHAT: &str = "output";
+const PRODUCT_NAME: &str = "output";
 
 /// Games read before the CSV header is fixed, when `--tags` is not given:
 /// the header holds every tag these games use.
@@ -106,14 +106,15 @@ fn settings(args: &ConvertArgs) -> anyhow::Result<Settings> {
 
 /// What a worker hands the writer for one game.
 struct GameOut {
-    body: Body,
+    body: RenderedGame,
     /// The line a record line came from (its EPD `id`); `None` for a game.
     line: Option<u64>,
     /// What is reported about the game on standard error, if anything.
     report: Option<Report>,
 }
 
-enum Body {
+/// What is written for one game, as far as a worker renders it.
+enum RenderedGame {
     /// Nothing to write (an invalid game left out, or no position).
     None,
     Bytes(Vec<u8>),
@@ -166,8 +167,8 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
         return GameOut {
             // A CSV row for every game, so rows match the input's games.
             body: match settings.format {
-                ConvertFormat::Csv => Body::Csv(CsvRecord::left_out(game)),
-                _ => Body::None,
+                ConvertFormat::Csv => RenderedGame::Csv(CsvRecord::left_out(game)),
+                _ => RenderedGame::None,
             },
             line: None,
             report,
@@ -176,7 +177,7 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
     let bytes = |f: fn(&ConvertedGame, &mut Vec<u8>)| {
         let mut out = Vec::with_capacity(64 + 8 * game.plies.len());
         f(game, &mut out);
-        Body::Bytes(out)
+        RenderedGame::Bytes(out)
     };
     let body = match settings.format {
         ConvertFormat::Uci => bytes(write_uci),
@@ -186,15 +187,15 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
         ConvertFormat::Fen => {
             let mut out = Vec::new();
             write_fens(game, settings.positions_all, &mut out);
-            Body::Bytes(out)
+            RenderedGame::Bytes(out)
         }
-        ConvertFormat::Epd => Body::Epd(epd_records(game, settings.positions_all)),
-        ConvertFormat::Csv => Body::Csv(CsvRecord::new(game)),
+        ConvertFormat::Epd => RenderedGame::Epd(epd_records(game, settings.positions_all)),
+        ConvertFormat::Csv => RenderedGame::Csv(CsvRecord::new(game)),
         // What the flags drop was never collected: keep all the rest.
         ConvertFormat::Pgn => {
             let mut out = Vec::with_capacity(256 + 8 * game.plies.len());
             write_pgn(game, Keep::default(), &mut out);
-            Body::Bytes(out)
+            RenderedGame::Bytes(out)
         }
     };
     GameOut {
@@ -268,15 +269,15 @@ impl Writer<'_> {
                 report_finding(&self.out, &place, ctx.line_offset, finding);
             }
         }
-        let failed = || format!("failed to write the {WHAT}");
+        let failed = || format!("failed to write the {PRODUCT_NAME}");
         self.records += match &out.body {
-            Body::None => 0,
-            Body::Epd(records) => records.len() as u64,
-            Body::Bytes(_) | Body::Csv(_) => 1,
+            RenderedGame::None => 0,
+            RenderedGame::Epd(records) => records.len() as u64,
+            RenderedGame::Bytes(_) | RenderedGame::Csv(_) => 1,
         };
         match out.body {
-            Body::None => {}
-            Body::Bytes(bytes) if self.settings.format == ConvertFormat::Jsonl => {
+            RenderedGame::None => {}
+            RenderedGame::Bytes(bytes) if self.settings.format == ConvertFormat::Jsonl => {
                 // The record's place goes first; the worker wrote the rest.
                 let mut head = Vec::with_capacity(64);
                 head.extend_from_slice(b"{\"file\":");
@@ -291,8 +292,8 @@ impl Writer<'_> {
                     .write_all(bytes.strip_prefix(b"{").unwrap_or(&bytes))
                     .with_context(failed)?;
             }
-            Body::Bytes(bytes) => self.out.write_all(&bytes).with_context(failed)?,
-            Body::Epd(records) => {
+            RenderedGame::Bytes(bytes) => self.out.write_all(&bytes).with_context(failed)?,
+            RenderedGame::Epd(records) => {
                 // A record line is named by its line, a game by its number
                 // in the run.
                 let id = out.line.unwrap_or(self.games);
@@ -300,7 +301,7 @@ impl Writer<'_> {
                     write_epd(&mut self.out, &record, id, ply).with_context(failed)?;
                 }
             }
-            Body::Csv(record) => self.csv_record(ctx, record).with_context(failed)?,
+            RenderedGame::Csv(record) => self.csv_record(ctx, record).with_context(failed)?,
         }
         Ok(())
     }
@@ -379,7 +380,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         render: settings,
         tags,
     } = settings(args)?;
-    let failed = || format!("failed to write the {WHAT}");
+    let failed = || format!("failed to write the {PRODUCT_NAME}");
     let mut writer = Writer {
         out: streaming.writer(stdout)?,
         settings,
@@ -475,7 +476,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         _ => None,
     };
     let product = Product {
-        what: WHAT,
+        what: PRODUCT_NAME,
         command: "convert",
         format: value_name(&args.to),
         columns,

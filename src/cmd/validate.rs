@@ -16,7 +16,7 @@ use crate::stream::Event;
 use crate::tasks::validate::{GameCheck, check_game};
 
 /// What the report is called in errors.
-const WHAT: &str = "report";
+const PRODUCT_NAME: &str = "report";
 
 /// The settings of one run, from the arguments.
 struct Settings {
@@ -356,7 +356,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
         .collect();
     streaming.check_stats(&copies)?;
     let mut out = streaming.writer(stdout)?;
-    let failed = || format!("failed to write the {WHAT}");
+    let failed = || format!("failed to write the {PRODUCT_NAME}");
     streaming.check_range()?;
     let mut split = Split::new(args, &streaming)?;
     report::write_header(&mut out, format, !streaming.no_header).with_context(failed)?;
@@ -438,7 +438,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
     }
     let summary = format!("{with_errors} with errors, {with_warnings} with warnings");
     let product = Product {
-        what: WHAT,
+        what: PRODUCT_NAME,
         command: "validate",
         format: value_name(&args.format),
         columns: (format == Format::Csv)

@@ -65,19 +65,19 @@ pub fn is_utf16(head: &[u8]) -> bool {
 }
 
 /// Counts the raw (compressed) bytes read, for the progress bar.
-pub struct Counted<R> {
+pub struct CountingReader<R> {
     inner: R,
     counter: Arc<AtomicU64>,
 }
 
-impl<R> Counted<R> {
+impl<R> CountingReader<R> {
     /// `inner`, adding every byte read to `counter`.
-    pub fn new(inner: R, counter: Arc<AtomicU64>) -> Counted<R> {
-        Counted { inner, counter }
+    pub fn new(inner: R, counter: Arc<AtomicU64>) -> CountingReader<R> {
+        CountingReader { inner, counter }
     }
 }
 
-impl<R: Read> Read for Counted<R> {
+impl<R: Read> Read for CountingReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.counter.fetch_add(n as u64, Ordering::Relaxed);
@@ -126,7 +126,7 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> io::Result<Source> {
     };
     let mut buffered = BufReader::with_capacity(
         1 << 16,
-        Counted {
+        CountingReader {
             inner: raw,
             counter,
         },

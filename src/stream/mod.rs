@@ -178,7 +178,7 @@ impl<'f, 's> Inputs<'f, 's> {
         sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
     ) -> anyhow::Result<Totals> {
         let no_lines = |_: &Line, _: LineFormat| -> R { unreachable!("PGN inputs hold no lines") };
-        self.run(InputFormat::Pgn).for_each(&work, &no_lines, sink)
+        self.job(InputFormat::Pgn).for_each(&work, &no_lines, sink)
     }
 
     /// Runs `game` on every PGN game and `line` on every record line, each
@@ -196,11 +196,11 @@ impl<'f, 's> Inputs<'f, 's> {
         line: impl Fn(&Line, LineFormat) -> R + Sync,
         sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
     ) -> anyhow::Result<Totals> {
-        self.run(format).for_each(&game, &line, sink)
+        self.job(format).for_each(&game, &line, sink)
     }
 
-    fn run(&self, format: InputFormat) -> Run<'f, 's> {
-        Run {
+    fn job(&self, format: InputFormat) -> StreamJob<'f, 's> {
+        StreamJob {
             spool: self.spool,
             files: self.files,
             format,
@@ -211,8 +211,8 @@ impl<'f, 's> Inputs<'f, 's> {
     }
 }
 
-/// One streaming run over all its inputs.
-struct Run<'f, 's> {
+/// One streaming run over all its inputs, each read as `format` says.
+struct StreamJob<'f, 's> {
     spool: Option<&'f Spooled<'s>>,
     files: &'f [PathBuf],
     format: InputFormat,
@@ -222,14 +222,14 @@ struct Run<'f, 's> {
 }
 
 /// A worker's result for one [`Item`].
-enum Done<R> {
+enum ItemResult<R> {
     Opened { name: String, span: Span },
-    Chunk(ChunkDone<R>),
+    Chunk(ChunkResult<R>),
     Lines(Vec<R>),
     Failed { name: String, error: io::Error },
 }
 
-struct ChunkDone<R> {
+struct ChunkResult<R> {
     data: Vec<u8>,
     at_end: bool,
     /// `None` when the chunk ended in an unclean state.
@@ -263,9 +263,10 @@ fn scan_chunk<R>(
     })
 }
 
-/// The state of the calling thread: where the current input stands.
+/// Where the current input stands, as the calling thread hands its results
+/// to the sink in order.
 #[derive(Default)]
-struct InOrder {
+struct InputState {
     name: String,
     /// Games (or record lines) of the current input delivered so far.
     game: u64,
@@ -289,7 +290,7 @@ struct InOrder {
     totals: Totals,
 }
 
-impl InOrder {
+impl InputState {
     fn opened(&mut self, name: String, span: Span) {
         self.close();
         self.name.clone_from(&name);
@@ -391,7 +392,7 @@ impl InOrder {
 
     fn chunk<R>(
         &mut self,
-        chunk: ChunkDone<R>,
+        chunk: ChunkResult<R>,
         work: &(impl Fn(&RawGame<'_>) -> R + Sync),
         sink: &mut impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
@@ -408,7 +409,7 @@ impl InOrder {
             self.complete(limit, self.line_offset);
             return Ok(());
         }
-        let ChunkDone {
+        let ChunkResult {
             data,
             at_end,
             scanned,
@@ -485,28 +486,27 @@ impl InOrder {
     /// `sink` and moves the progress bar.
     fn handle<R>(
         &mut self,
-        done: Done<R>,
-        reading: &Reading<'_>,
+        done: ItemResult<R>,
+        feed: &ProgressFeed<'_>,
         game: &(impl Fn(&RawGame<'_>) -> R + Sync),
         sink: &mut impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
         let before = self.totals.games;
         match done {
-            Done::Opened { name, span } => {
-                if reading.files.len() > 1 {
-                    reading.progress.set_file(&name);
+            ItemResult::Opened { name, span } => {
+                if feed.files.len() > 1 {
+                    feed.progress.set_file(&name);
                 }
                 self.opened(name, span);
             }
-            Done::Failed { name, error } => self.failed(&name, error, sink)?,
-            Done::Chunk(chunk) => self.chunk(chunk, game, sink)?,
-            Done::Lines(results) => self.results(results, sink)?,
+            ItemResult::Failed { name, error } => self.failed(&name, error, sink)?,
+            ItemResult::Chunk(chunk) => self.chunk(chunk, game, sink)?,
+            ItemResult::Lines(results) => self.results(results, sink)?,
         }
         let added = self.totals.games - before;
-        let games = reading.games.fetch_add(added, Ordering::Relaxed) + added;
-        reading
-            .progress
-            .update(reading.counter.load(Ordering::Relaxed), games);
+        let games = feed.games.fetch_add(added, Ordering::Relaxed) + added;
+        feed.progress
+            .update(feed.counter.load(Ordering::Relaxed), games);
         Ok(())
     }
 
@@ -525,7 +525,7 @@ impl InOrder {
     }
 }
 
-impl Run<'_, '_> {
+impl StreamJob<'_, '_> {
     fn for_each<R: Send>(
         &self,
         game: &(impl Fn(&RawGame<'_>) -> R + Sync),
@@ -546,13 +546,13 @@ impl Run<'_, '_> {
         };
         let totals = if readers == 1 {
             let games = AtomicU64::new(0);
-            let reading = Reading {
+            let feed = ProgressFeed {
                 files,
                 counter: &counter,
                 progress: &progress,
                 games: &games,
             };
-            self.read(&reading, self.threads, game, line, &mut sink)?
+            self.read(&feed, self.threads, game, line, &mut sink)?
         } else {
             let spool = self.spool.as_ref().expect("several readers need the spool");
             self.read_concurrently(files, readers, spool, &counter, &progress, game, line, sink)?
@@ -564,20 +564,20 @@ impl Run<'_, '_> {
     /// Reads `files` one after another through one pipeline of `workers`.
     fn read<R: Send>(
         &self,
-        reading: &Reading<'_>,
+        feed: &ProgressFeed<'_>,
         workers: usize,
         game: &(impl Fn(&RawGame<'_>) -> R + Sync),
         line: &(impl Fn(&Line, LineFormat) -> R + Sync),
         sink: &mut impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
     ) -> anyhow::Result<Totals> {
-        let mut state = InOrder::default();
-        let counter = reading.counter;
+        let mut state = InputState::default();
+        let counter = feed.counter;
         pipeline::ordered_within(
-            source::items(reading.files, self.format, self.range, Arc::clone(counter)),
+            source::items(feed.files, self.format, self.range, Arc::clone(counter)),
             workers,
             budget(workers),
             |item| work_on(item, game, line),
-            |done| state.handle(done, reading, game, sink),
+            |done| state.handle(done, feed, game, sink),
         )?;
         state.close();
         Ok(state.totals)
@@ -601,7 +601,7 @@ impl Run<'_, '_> {
     ) -> anyhow::Result<Totals> {
         /// What a reader thread sends the calling thread.
         enum Msg<R> {
-            Done(Done<R>),
+            ItemResult(ItemResult<R>),
             /// The input's pipeline ended (with the error that stopped it).
             End(Option<anyhow::Error>),
         }
@@ -609,14 +609,14 @@ impl Run<'_, '_> {
         let (format, range) = (self.format, self.range);
         let next = AtomicUsize::new(0);
         let games = AtomicU64::new(0);
-        let reading = Reading {
+        let feed = ProgressFeed {
             files,
             counter,
             progress,
             games: &games,
         };
-        let mut states: Vec<InOrder> = Vec::new();
-        states.resize_with(files.len(), InOrder::default);
+        let mut states: Vec<InputState> = Vec::new();
+        states.resize_with(files.len(), InputState::default);
         let mut result = Ok(());
         std::thread::scope(|scope| {
             let (tx, rx) = mpsc::sync_channel::<(usize, Msg<R>)>(4 * self.threads);
@@ -639,7 +639,7 @@ impl Run<'_, '_> {
                             workers,
                             budget(workers),
                             |item| work_on(item, game, line),
-                            |done| tx.send((index, Msg::Done(done))),
+                            |done| tx.send((index, Msg::ItemResult(done))),
                         );
                         let error = ended.err().map(|_| anyhow::anyhow!("stopped"));
                         if tx.send((index, Msg::End(error))).is_err() {
@@ -653,7 +653,7 @@ impl Run<'_, '_> {
                 spool.enter(index);
                 let state = &mut states[index];
                 let step = match msg {
-                    Msg::Done(done) => state.handle(done, &reading, game, &mut sink),
+                    Msg::ItemResult(done) => state.handle(done, &feed, game, &mut sink),
                     Msg::End(None) => {
                         state.close();
                         spool.finished(index).map_err(anyhow::Error::from)
@@ -694,19 +694,19 @@ fn work_on<R>(
     item: Item,
     game: &(impl Fn(&RawGame<'_>) -> R + Sync),
     line: &(impl Fn(&Line, LineFormat) -> R + Sync),
-) -> Done<R> {
+) -> ItemResult<R> {
     match item {
-        Item::Opened { name, span } => Done::Opened { name, span },
-        Item::Failed { name, error } => Done::Failed { name, error },
+        Item::Opened { name, span } => ItemResult::Opened { name, span },
+        Item::Failed { name, error } => ItemResult::Failed { name, error },
         Item::Chunk { data, at_end } => {
             let scanned = scan_chunk(&data, at_end, game);
-            Done::Chunk(ChunkDone {
+            ItemResult::Chunk(ChunkResult {
                 data,
                 at_end,
                 scanned,
             })
         }
-        Item::Lines { lines, format } => Done::Lines(
+        Item::Lines { lines, format } => ItemResult::Lines(
             lines
                 .iter()
                 .filter(|l| format.is_record(l))
@@ -721,8 +721,9 @@ fn work_on<R>(
 /// input read at a time) per this many workers.
 pub const WORKERS_PER_READER: usize = 4;
 
-/// What the pipelines of a run share.
-struct Reading<'r> {
+/// What the pipelines of a run share: the inputs they read, and what they
+/// feed the progress bar (raw bytes read, games delivered).
+struct ProgressFeed<'r> {
     files: &'r [PathBuf],
     counter: &'r Arc<AtomicU64>,
     progress: &'r Progress,

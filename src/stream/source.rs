@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use super::InputFormat;
 use crate::input::chunk::{Chunker, TARGET};
 use crate::input::lines::{Line, LineBatches, LineFormat, sniff};
-use crate::input::open::{Compression, Counted, detect, input_name, open};
+use crate::input::open::{Compression, CountingReader, detect, input_name, open};
 use crate::input::range::{ByteRange, Region, region};
 
 /// Where an input's reading starts and where its games stop belonging to
@@ -126,7 +126,7 @@ fn range_items(path: &Path, range: ByteRange, counter: Arc<AtomicU64>) -> Items 
         name: name.clone(),
         span,
     });
-    let inside = Counted::new(head.take(limit - first_byte), Arc::clone(&counter));
+    let inside = CountingReader::new(head.take(limit - first_byte), Arc::clone(&counter));
     if limit == len {
         return Box::new(opened.chain(chunks(inside, name, None)));
     }
@@ -135,7 +135,7 @@ fn range_items(path: &Path, range: ByteRange, counter: Arc<AtomicU64>) -> Items 
     // out, and only until the in-order side has what it needs.
     let rest = iter::once_with(move || -> Items {
         match file.seek(SeekFrom::Start(limit)) {
-            Ok(_) => Box::new(chunks(Counted::new(file, counter), name, None)),
+            Ok(_) => Box::new(chunks(CountingReader::new(file, counter), name, None)),
             Err(error) => Box::new(iter::once(failed(name, "read failed", error))),
         }
     })
