@@ -2,10 +2,14 @@
 //!
 //! The crate is layered so that dependencies point inward:
 //! `cmd` (one thin module per subcommand) uses `stream` (games and lines
-//! from all inputs, in order, in parallel, with the progress bar) and
-//! `output` (results → bytes); `stream` uses `input` (bytes → games and
-//! lines) and `pipeline` (ordered parallel map, knows no chess); and all of
-//! them use `rules`, the pure rules core, which knows no I/O.
+//! from all inputs, in order, in parallel, with the progress bar),
+//! `output` (results → bytes) and `tasks` (what each subcommand asks of the
+//! rules: validate's checks, annotate-outcome's outcome, convert's replay);
+//! `stream` uses `input` (bytes → games and lines) and `pipeline` (ordered
+//! parallel map, knows no chess); and all of them use `rules`, the pure
+//! rules core, one module per chess concept. `tasks` and `rules` know no
+//! I/O: `tasks` uses `rules` only, and `rules` uses nothing of the crate
+//! above it.
 
 pub mod cli;
 pub mod cmd;

@@ -5,17 +5,19 @@
 //! position from a FEN ([`parse_position`]: the one FEN reader of
 //! [`super::setup`] with perft's leniency) and from UCI moves played on it
 //! ([`play_uci`], with [`super::notation`]'s player); the syntax of perft
-//! suites is [`suite`]'s. It does no I/O and starts no threads: `cmd::perft` splits the tree over threads
-//! and calls [`perft`] on the subtrees, which may share one [`Table`].
+//! suites is [`suite`]'s. It does no I/O and starts no threads:
+//! `cmd::perft` splits the tree over threads and calls [`perft`] on the
+//! subtrees, which may share one [`Table`].
 //!
-//! The tree is walked on `Node`s (module `node`), perft's own copy-make bitboard
-//! positions with a legal move generator from check and pin masks; shakmaty
+//! The tree is walked on `Node`s (module `node`), perft's own copy-make
+//! bitboard positions with a legal move generator from check and pin masks,
+//! en passant and castling (Chess960 included) among its moves; shakmaty
 //! sets up the root (and so decides which positions exist) and generates
-//! the root moves for `--divide`, and the unit tests hold the nodes equal to
-//! shakmaty's positions move by move. The speed comes from that generator,
-//! from bulk counting (at depth 1 the legal moves are counted, not played)
-//! and from the table, which remembers the count of every subtree of depth 2
-//! or more.
+//! the root moves (for `--divide` and for the split over threads), and the
+//! unit tests hold the nodes equal to shakmaty's positions move by move.
+//! The speed comes from that generator, from bulk counting (at depth 1 the
+//! legal moves are counted, not played) and from the table, which
+//! remembers the count of every subtree of depth 2 or more.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
