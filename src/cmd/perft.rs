@@ -423,6 +423,10 @@ fn read_suite(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
             format!("failed to read {}", path.display())
         }
     };
+    if path.is_dir() {
+        // What reading a directory says (`open` speaks of PGN files).
+        return Err(std::io::Error::from_raw_os_error(libc::EISDIR)).with_context(context);
+    }
     let mut source = open(path, Arc::new(AtomicU64::new(0))).with_context(context)?;
     let mut bytes = Vec::new();
     source
