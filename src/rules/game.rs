@@ -6,7 +6,7 @@
 //! A [`RawGame`] borrows the bytes it was scanned from, so scanning a chunk of
 //! a file allocates little; everything that is decoded (tag values) is
 //! decoded on demand. What the board says about the result (mate, the
-//! automatic draws) is left to [`super::ends`] and [`super::outcome`].
+//! automatic draws) is left to [`super::ends`] and [`crate::tasks::annotate_outcome`].
 
 use std::borrow::Cow;
 use std::fmt;

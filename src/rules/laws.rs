@@ -5,7 +5,7 @@
 //! This module owns only the question "is this article, in its current
 //! wording, in force for this game?". What an article does once the answer
 //! is known is left to its rule: [`super::ends`] for the automatic draws of
-//! 9.6, [`super::outcome`] for 5.1.2's exception. An article absent from
+//! 9.6, [`crate::tasks::annotate_outcome`] for 5.1.2's exception. An article absent from
 //! the table holds in today's wording for every game.
 //!
 //! A date need not be complete: a year alone decides an article whose
