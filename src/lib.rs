@@ -14,4 +14,5 @@ pub mod input;
 pub mod output;
 pub mod pipeline;
 pub mod rules;
+pub mod schema;
 pub mod stream;
