@@ -65,6 +65,17 @@ pub enum Command {
     /// output goes to a temporary file beside -o, renamed when whole.
     #[command(after_help = short_help("merge"), after_long_help = long_help("merge"))]
     Merge(MergeArgs),
+    /// Print the columns of a record kind: name, type, when it is null,
+    /// which formats hold it, and what it means.
+    ///
+    /// RECORD is a subcommand (its record), or the name of a record or of
+    /// a struct column (`finding`, `outcome`, `game`, `move`, `error`);
+    /// without one, every record kind. The columns are those of the CSV
+    /// and JSON Lines outputs, in order, from the one definition the
+    /// writers use; `--json` prints them for programs (the Spark job reads
+    /// its column types from it).
+    #[command(after_help = short_help("schema"), after_long_help = long_help("schema"))]
+    Schema(SchemaArgs),
     /// Print a completion script for a shell on standard output.
     #[command(
         after_help = short_help("completions"),
@@ -211,6 +222,16 @@ pub fn examples(command: &str) -> &'static [Example] {
                 "pgnkit merge a.csv b.csv"
             ),
         ],
+        "schema" => &[
+            ex!(
+                "The columns annotate-outcome writes",
+                "pgnkit schema annotate-outcome",
+            ),
+            ex!(
+                "Every record kind as JSON, for a program",
+                "pgnkit schema --json",
+            ),
+        ],
         "completions" => &[
             ex!(
                 "Bash, for the current user",
@@ -232,6 +253,31 @@ pub fn examples(command: &str) -> &'static [Example] {
 /// The sections after the options of `command` (`pgnkit` for the top
 /// level), in order: `--help` prints them and the man page has one section
 /// each.
+/// The columns of `schema` per format, for a help section: `csv:` and
+/// `jsonl:` lines, wrapped.
+fn columns_help(schema: &crate::schema::Schema) -> String {
+    use crate::schema::Format;
+    let mut text = String::new();
+    for (label, format) in [("csv", Format::Csv), ("jsonl", Format::Jsonl)] {
+        let mut line = format!("  {label}: ");
+        for (i, name) in schema.names_in(format).into_iter().enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            if line.len() + name.len() > 78 {
+                text.push_str(&line);
+                text.push('\n');
+                line = "    ".to_owned();
+            }
+            line.push_str(name);
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text.pop();
+    text
+}
+
 pub fn help_sections(command: &str) -> Vec<HelpSection> {
     let section = |title, body: &str| HelpSection {
         title,
@@ -243,11 +289,11 @@ pub fn help_sections(command: &str) -> Vec<HelpSection> {
             sections.push(section(
                 "Report columns",
                 &format!(
-                    "csv (jsonl has the same fields):\n  {}\n\
+                    "csv and jsonl (docs/records.md, `pgnkit schema validate`):\n{}\n\
                      text: FILE:LINE: game G (White - Black), ply P (12... Nf3): code: message\n\
                      offset is the byte offset of the game in its file, line and ply are\n\
                      1-based; ply and san are empty when no move is to blame.",
-                    crate::output::report::CSV_HEADER
+                    columns_help(&crate::schema::finding::FINDING)
                 ),
             ));
             sections.push(section("Finding codes", FINDING_CODES));
@@ -255,25 +301,28 @@ pub fn help_sections(command: &str) -> Vec<HelpSection> {
         "annotate-outcome" => sections.push(section(
             "Report columns",
             &format!(
-                "csv (jsonl has the same fields, plus the helpmate line):\n  {}\n\
+                "csv and jsonl (docs/records.md, `pgnkit schema annotate-outcome`):\n{}\n\
                  laws is the date whose Laws judged the game (YYYY.MM.DD, `?` for what\n\
                  the date leaves unknown), or `current` for today's Laws.",
-                crate::output::annotate::CSV_HEADER
+                columns_help(&crate::schema::outcome::OUTCOME)
             ),
         )),
         "convert" => sections.push(section(
             "Report columns",
-            "csv: file,game,offset,start_fen (empty for the standard start), the Seven\n\
-             Tag Roster (Event,Site,Date,Round,White,Black,Result), the --tags (default:\n\
-             every other tag the first 1,000 games use), plies,uci,final_fen,error (a row\n\
-             for every game; error is filled when it could not be converted).\n\
-             jsonl: file,game,offset,tags,moves,result and the rest (docs/records.md).",
+            &format!(
+                "{}\n\
+                 In csv, `…` is one column per tag: the Seven Tag Roster\n\
+                 (Event,Site,Date,Round,White,Black,Result), then the --tags (default: every\n\
+                 other tag the first 1,000 games use). A row for every game; error is filled\n\
+                 when it could not be converted (docs/records.md, `pgnkit schema convert`).",
+                columns_help(&crate::schema::game::GAME)
+            ),
         )),
         _ => {}
     }
     match command {
         "merge" => sections.push(section("Exit status", MERGE_EXIT_STATUS)),
-        "completions" => {}
+        "completions" | "schema" => {}
         _ => sections.push(section("Exit status", EXIT_STATUS)),
     }
     let examples = examples(command);
@@ -327,6 +376,17 @@ fn short_help(command: &str) -> String {
     let mut sections = help_sections(command);
     sections.retain(|s| matches!(s.title, "Exit status" | "Examples"));
     render_sections(&sections)
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SchemaArgs {
+    /// A subcommand (`validate`, `annotate-outcome`, `convert`) or a record
+    /// kind (`finding`, `outcome`, `game`, `move`, `error`).
+    #[arg(value_name = "RECORD")]
+    pub record: Option<String>,
+    /// One JSON object per record kind, on one line each.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -3,7 +3,8 @@
 //! The crate is layered so that dependencies point inward:
 //! `cmd` (one thin module per subcommand) uses `stream` (games and lines
 //! from all inputs, in order, in parallel, with the progress bar),
-//! `output` (results → bytes) and `tasks` (what each subcommand asks of the
+//! `output` (results → bytes, each record kind written by its one
+//! definition in `schema`) and `tasks` (what each subcommand asks of the
 //! rules: validate's checks, annotate-outcome's outcome, convert's replay);
 //! `stream` uses `input` (bytes → games and lines) and `pipeline` (ordered
 //! parallel map, knows no chess); and all of them use `rules`, the pure
@@ -18,5 +19,6 @@ pub mod input;
 pub mod output;
 pub mod pipeline;
 pub mod rules;
+pub mod schema;
 pub mod stream;
 pub mod tasks;

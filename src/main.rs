@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => cmd::perft::run(args, &mut out),
         Command::Convert(args) => cmd::convert::run(args, &mut out),
         Command::Merge(args) => cmd::merge::run(args, &mut out),
+        Command::Schema(args) => cmd::schema::run(args, &mut out),
         Command::Completions(args) => completions(args.shell, &mut out),
     };
     let result = result.and_then(|status| {

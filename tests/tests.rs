@@ -11,6 +11,7 @@ mod merge;
 mod perft;
 mod problem_games;
 mod readme;
+mod records;
 mod shards;
 mod solver_bound;
 mod util;

@@ -14,9 +14,10 @@ output: `-f csv` / `--to csv` are added, and may be given). The job
 2. runs `pgnkit SUBCOMMAND -q --byte-range S..E --stats ... -j N` on the
    executors, one task per shard, and stages each shard's CSV as Parquet rows
    with a declared schema (the columns the binary writes, named by place:
-   integers for pgnkit's own game, offset, line, ply and the other counts,
-   strings otherwise, --tags columns too whatever their names; which columns
-   are pgnkit's own, the binary says when run on empty input);
+   integers for pgnkit's own columns of an unsigned integer type, strings
+   otherwise, tag columns too whatever their names; which columns are
+   pgnkit's own, where the tag columns stand among them and which are
+   integers, `pgnkit schema SUBCOMMAND --json` says);
 3. walks each file's shards on the driver from their small statistics, per
    the merge contract of the README ("Beyond one machine"), and reruns on the
    executors, from where the previous shard's last game ended, every shard
@@ -76,21 +77,10 @@ CSV_FLAGS = {
     "convert": ["--to", "csv"],
 }
 
-# pgnkit's own columns read as integers (empty cells become nulls); every
-# other column, and every --tags column whatever its name, is a string, kept
-# exactly as the binary wrote it.
-INT_COLUMNS = frozenset(
-    {
-        "game",
-        "offset",
-        "line",
-        "ply",
-        "plies",
-        "termination_ply",
-        "threefold_claim_ply",
-        "fifty_claim_ply",
-    }
-)
+# The kinds of `pgnkit schema --json` column types read as integers (empty
+# cells become nulls); a column of any other kind, and every tag column
+# whatever its name, is a string, kept exactly as the binary wrote it.
+INT_KINDS = frozenset({"uint8", "uint32", "uint64"})
 
 # Flags the job sets itself, per shard.
 JOB_FLAGS = frozenset(
@@ -104,10 +94,6 @@ FORMAT_FLAGS = frozenset({"-f", "--format", "--to"})
 ONE_FILE_FLAGS = frozenset({"--bad-games", "--good-games"})
 
 DEFAULT_SHARD_BYTES = 256 << 20
-
-# A tag no game has, given to a run on empty input to see where --tags
-# columns stand among the fixed ones.
-PROBE_TAG = "PgnkitSparkProbeTag"
 
 # First bytes of the compressed formats pgnkit reads.
 MAGIC = (b"\x28\xb5\x2f\xfd", b"\x1f\x8b", b"BZh")
@@ -461,44 +447,52 @@ def records_before(accepted: Iterable[Accepted]) -> dict[tuple[int, int, int], i
 
 @dataclass(frozen=True)
 class Layout:
-    """A CSV header, and which of its columns are pgnkit's own.
+    """A CSV header, which of its columns are pgnkit's own, and which of
+    those are integers.
 
     `own[i]` is the name of the fixed column at position i, or None where a
-    --tags column stands: a tag is text whatever its name (`ply`, `line`),
-    never cast to an integer or renumbered. The fixed columns are learnt from
-    the binary (`Runner.probe_layout`), so a column it adds is known without
-    a list here.
+    tag column stands (convert's Seven Tag Roster and --tags, the --tags of
+    the others): a tag is text whatever its name (`ply`, `line`), never cast
+    to an integer or renumbered. `ints` names the own columns read as
+    integers. Both come from the binary's `pgnkit schema SUBCOMMAND --json`
+    (`Layout.from_schema`), so a column it adds is known without a list here.
     """
 
     header: tuple[str, ...]
     own: tuple[str | None, ...]
+    ints: tuple[str, ...] = ()
 
     @staticmethod
-    def untagged(header: Iterable[str]) -> "Layout":
-        """A header of pgnkit's own columns only."""
-        return Layout(tuple(header), tuple(header))
-
-    @staticmethod
-    def of(header: list[str], fixed: list[str], tags_at: int) -> "Layout":
-        """`header`, read as the `fixed` columns of an untagged run with
-        tag columns inserted at position `tags_at` of them."""
+    def of(header: list[str], fixed: list[str], tags_at: int, ints: Iterable[str] = ()) -> "Layout":
+        """`header`, read as the `fixed` columns with tag columns inserted
+        at position `tags_at` of them; the fixed columns named in `ints`
+        are integers."""
         t = len(header) - len(fixed)
         if t < 0 or list(header[:tags_at]) != list(fixed[:tags_at]) or list(header[tags_at + t :]) != list(fixed[tags_at:]):
             raise JobError(
                 f"the CSV header {','.join(header)} is not pgnkit's columns "
                 f"({','.join(fixed)}) with tags at column {tags_at + 1}"
             )
-        return Layout(tuple(header), tuple(fixed[:tags_at]) + (None,) * t + tuple(fixed[tags_at:]))
+        own = tuple(fixed[:tags_at]) + (None,) * t + tuple(fixed[tags_at:])
+        return Layout(tuple(header), own, tuple(ints))
+
+    @staticmethod
+    def from_schema(schema: dict, header: Iterable[str]) -> "Layout":
+        """`header` read by a schema (what `pgnkit schema SUBCOMMAND --json`
+        prints): see `csv_columns`."""
+        fixed, tags_at, ints = csv_columns(schema)
+        return Layout.of(list(header), fixed, tags_at, ints)
 
     def position(self, name: str) -> int | None:
         """Where pgnkit's own column `name` is (None: it has none)."""
         return self.own.index(name) if name in self.own else None
 
     def is_int(self, i: int) -> bool:
-        return self.own[i] in INT_COLUMNS
+        """Whether column i is one of pgnkit's integer columns (a tag never is)."""
+        return self.own[i] is not None and self.own[i] in self.ints
 
     def tags(self) -> list[str]:
-        """The --tags columns, in order."""
+        """The tag columns, in order (for convert, the roster first)."""
         return [h for h, o in zip(self.header, self.own) if o is None]
 
     def clash(self, case_sensitive: bool = False) -> tuple[str, str] | None:
@@ -514,15 +508,41 @@ class Layout:
         return None
 
 
-def as_layout(columns: "Layout | list[str]") -> Layout:
-    """A Layout as it is; a plain header as pgnkit's own columns only."""
-    return columns if isinstance(columns, Layout) else Layout.untagged(columns)
+def csv_columns(schema: dict) -> tuple[list[str], int, tuple[str, ...]]:
+    """What a schema (`pgnkit schema SUBCOMMAND --json`) says of the CSV:
+    the fixed columns (those with `"csv": "cell"`, in order), where the tag
+    columns stand among them (the number of fixed columns before the
+    `"per-tag"` column; all of them when there is none), and which fixed
+    columns are integers (type kind uint8, uint32 or uint64)."""
+    columns = schema.get("columns") if isinstance(schema, dict) else None
+    if not isinstance(columns, list):
+        raise JobError("the schema has no list of columns")
+    fixed: list[str] = []
+    ints: list[str] = []
+    tags_at = None
+    for c in columns:
+        if not isinstance(c, dict) or not isinstance(c.get("name"), str) or not isinstance(c.get("type"), dict):
+            raise JobError(f"the schema has a column without a name or a type: {c!r}")
+        where = c.get("csv")
+        if where == "cell":
+            fixed.append(c["name"])
+            if c["type"].get("kind") in INT_KINDS:
+                ints.append(c["name"])
+        elif where == "per-tag":
+            if tags_at is not None:
+                raise JobError("the schema has two per-tag columns")
+            tags_at = len(fixed)
+        elif where != "none":
+            raise JobError(f"the schema's column `{c['name']}` has csv {where!r}, not cell, per-tag or none")
+    return fixed, len(fixed) if tags_at is None else tags_at, tuple(ints)
 
 
-def typed_row(columns: "Layout | list[str]", cells: list[str]) -> list:
-    """A CSV record with pgnkit's integer columns as ints (empty: None);
-    `columns` is a Layout, or a header without tag columns."""
-    layout = as_layout(columns)
+def typed_row(layout: Layout, cells: list[str]) -> list:
+    """A CSV record with pgnkit's integer columns as ints (empty: None).
+    A plain header does not say which columns are pgnkit's: build the Layout
+    with `Layout.from_schema` (or `Layout.of`)."""
+    if not isinstance(layout, Layout):
+        raise TypeError("typed_row needs a Layout (Layout.from_schema(schema, header)), not a plain header")
     if len(cells) != len(layout.own):
         raise ValueError(f"a record of {len(cells)} fields under a header of {len(layout.own)}")
     return [
@@ -629,7 +649,7 @@ class Runner:
             feeder.stdout.close()  # pgnkit holds it now
         return proc, feeder
 
-    def run_shard(self, shard: Shard, columns: "Layout | list[str]") -> Iterator[tuple]:
+    def run_shard(self, shard: Shard, layout: Layout) -> Iterator[tuple]:
         """Runs one shard; yields its staged rows, then one statistics row.
 
         A staged row is (file_index, shard_index, row_index, None, *cells);
@@ -640,7 +660,6 @@ class Runner:
         tmp = tempfile.mkdtemp(prefix="pgnkit-shard-")
         out, stats = os.path.join(tmp, "out.csv"), os.path.join(tmp, "stats.json")
         note = {"exit": None, "stderr": "", "stats": None, "rows": 0}
-        layout = as_layout(columns)
         header = list(layout.header)
         blank = (None,) * len(header)
         try:
@@ -717,28 +736,38 @@ class Runner:
             feeder.wait()
         return header_of(proc, first, err)
 
-    def empty_header(self, flags: list[str]) -> list[str]:
-        """The CSV header pgnkit writes for no games with `flags`."""
+    def schema(self) -> dict:
+        """What `pgnkit schema SUBCOMMAND --json` prints: the columns of the
+        subcommand's records, and how each is written in CSV."""
         exe = self.executable()
-        cmd = [exe, self.subcommand, *CSV_FLAGS[self.subcommand], *flags, "-q", "-j", "1", "-"]
-        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True)
-        return header_of(proc, proc.stdout.partition(b"\n")[0], proc.stderr)
+        cmd = [exe, "schema", self.subcommand, "--json"]
+        try:
+            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise JobError(f"`{' '.join(cmd)}` could not run: {e}") from None
+        said = tail(proc.stderr.decode("utf-8", "replace")) or tail(proc.stdout.decode("utf-8", "replace"))
+        if proc.returncode != 0:
+            raise JobError(
+                f"`{' '.join(cmd)}` exited {proc.returncode} (a pgnkit without the schema subcommand?): "
+                + (said.strip() or "it printed nothing")
+            )
+        try:
+            doc = json.loads(proc.stdout)
+            csv_columns(doc)
+        except (ValueError, JobError) as e:
+            raise JobError(
+                f"`{' '.join(cmd)}` printed no schema ({e}): " + (tail(proc.stdout.decode("utf-8", "replace")).strip()
+                                                               or "nothing")
+            ) from None
+        return doc
 
     def probe_layout(self, sources: list[Source], tags_known: bool) -> Layout:
-        """The header of a single-machine run (`probe_header`), and which of
-        its columns are pgnkit's own: those of a run on empty input without
-        --tags. Where tag columns go among them, a run with one made-up tag
-        tells (convert puts them after the roster, the others at the end)."""
+        """The header of a single-machine run (`probe_header`), read by the
+        binary's schema: which columns are pgnkit's own, where the tag
+        columns stand among them, and which are integers."""
+        schema = self.schema()
         header = self.probe_header(sources, tags_known)
-        untagged = without_option(list(self.flags), "--tags")
-        fixed = self.empty_header(untagged)
-        tags_at = len(fixed)
-        if len(header) != len(fixed):
-            probe = self.empty_header(untagged + ["--tags", PROBE_TAG])
-            if probe.count(PROBE_TAG) != 1 or len(probe) != len(fixed) + 1:
-                raise JobError(f"pgnkit {self.subcommand} --tags {PROBE_TAG} wrote the header {','.join(probe)}")
-            tags_at = probe.index(PROBE_TAG)
-        return Layout.of(header, fixed, tags_at)
+        return Layout.from_schema(schema, header)
 
 
 def header_of(proc, first: bytes, err: bytes) -> list[str]:
@@ -748,17 +777,6 @@ def header_of(proc, first: bytes, err: bytes) -> list[str]:
             f"pgnkit wrote no CSV header (exit {proc.returncode}): " + tail(err.decode("utf-8", "replace"))
         )
     return next(read_csv(io.StringIO(first.decode("utf-8"))))
-
-
-def without_option(flags: list[str], name: str) -> list[str]:
-    """`flags` without the long option `name` and its value (`--x v`, `--x=v`)."""
-    out, rest = [], iter(flags)
-    for f in rest:
-        if f == name:
-            next(rest, None)
-        elif not f.startswith(name + "="):
-            out.append(f)
-    return out
 
 
 # Lines of a failed shard's stderr printed; the whole text is in OUT/failed.
@@ -906,9 +924,19 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
 
     tags_known = job.subcommand != "convert" or has_option(flags, "--tags")
     # Plain tuples back from the task: under spark-submit this module is
-    # __main__, whose classes the result pickler cannot name.
-    layout = Layout(*sc.parallelize([0], 1).map(
-        lambda _: dataclasses.astuple(runner.probe_layout(sources, tags_known))).first())
+    # __main__, whose classes the result pickler cannot name. The probe runs
+    # where the shards run (the binary may be only there); what stops it
+    # comes back as text, to be this job's JobError.
+    def probe(_):
+        try:
+            return None, dataclasses.astuple(runner.probe_layout(sources, tags_known))
+        except (JobError, OSError) as e:
+            return str(e), None
+
+    error, fields = sc.parallelize([0], 1).map(probe).first()
+    if error is not None:
+        raise JobError(error)
+    layout = Layout(*fields)
     header = list(layout.header)
     lap("header")
     clash = layout.clash(spark.conf.get("spark.sql.caseSensitive", "false").lower() == "true")
@@ -918,7 +946,9 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
             "(Spark compares names without case); name the tags with --tags, without that one"
         )
     if not tags_known:
-        # Every shard gets the columns the single-machine run chose.
+        # Every shard gets the columns the single-machine run chose: the
+        # roster and the other tags (pgnkit drops roster names from --tags,
+        # so they add no column).
         tags = layout.tags() or ["Event"]  # a roster tag: no extra column
         runner = replace(runner, flags=tuple(flags + ["--tags", ",".join(tags)]))
     schema = spark_types(layout)

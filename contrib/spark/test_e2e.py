@@ -97,6 +97,12 @@ def single_machine(pgnkit, sub, flags, inputs, threads):
     return p.returncode, p.stdout
 
 
+def typed_by_schema(pgnkit, sub, header):
+    """`header` read by the binary's own schema (`pgnkit schema SUB --json`):
+    its integer columns cast, its tag columns text."""
+    return ps.Layout.from_schema(ps.Runner(pgnkit, sub, (), 1).schema(), header)
+
+
 def parquet_rows(spark, path):
     df = spark.read.parquet(path).orderBy("record")
     rows = [list(r) for r in df.collect()]
@@ -138,7 +144,9 @@ def compare(check, spark, pgnkit, work, name, inputs, shard_bytes, expect_reruns
               + ", ".join(f"{k} {v:.1f}" for k, v in result.seconds.items()) + ")")
         check(f"{label}: exit status {status}", result.status == status, f"(job: {result.status})")
         records = list(csv.reader(io.StringIO(direct.decode("utf-8"), newline=""), strict=True))
-        header, expected = records[0], [ps.typed_row(records[0], r) for r in records[1:]]
+        header = records[0]
+        layout = typed_by_schema(pgnkit, sub, header)
+        expected = [ps.typed_row(layout, r) for r in records[1:]]
         columns, rows = parquet_rows(spark, os.path.join(out, "parquet"))
         check(f"{label}: Parquet columns", columns == ["record"] + header, f"{columns} vs {header}")
         check(f"{label}: record numbers", [r[0] for r in rows] == list(range(1, len(rows) + 1)))
@@ -190,7 +198,10 @@ def tag_columns(check, spark, pgnkit, work):
         want = [tuple(r[at : at + 2]) for r in records[1:]]
         check(f"{label}: the tags as written", got == want and want[:2] == [("007", "00"), ("x", "01")],
               first_difference(got, want))
-        expected = [ps.typed_row(ps.Layout.of(header, fixed, at), r) for r in records[1:]]
+        layout = typed_by_schema(pgnkit, sub, header)
+        check(f"{label}: the tags are tag columns, game an integer",
+              layout.own[at : at + 2] == (None, None) and layout.is_int(header.index("game")), str(layout))
+        expected = [ps.typed_row(layout, r) for r in records[1:]]
         check(f"{label}: Parquet rows = single machine", [r[1:] for r in rows] == expected,
               first_difference([r[1:] for r in rows], expected))
         text = b"".join(open(p, "rb").read() for p in sorted(glob.glob(os.path.join(out, "csv", "part-*"))))
@@ -309,10 +320,11 @@ def main():
         runner = ps.Runner(args.pgnkit, "validate", (), 1, fetch=f"cat {zst} # {{url}}")
         source = ps.Source(url, None, None, True)
         [shard] = ps.plan_file(0, source, 1000)
-        header = runner.probe_header([source], True)
-        *rows, note = runner.run_shard(shard, header)
+        layout = runner.probe_layout([source], True)
+        header = list(layout.header)
+        *rows, note = runner.run_shard(shard, layout)
         _, direct = single_machine(args.pgnkit, "validate", [], [zst], 1)
-        expected = [[url if h == "file" else v for h, v in zip(header, ps.typed_row(header, r))]
+        expected = [[url if h == "file" else v for h, v in zip(header, ps.typed_row(layout, r))]
                     for r in list(csv.reader(io.StringIO(direct.decode()), strict=True))[1:]]
         check("a fetched file: its rows, named by the URL", [list(r[4:]) for r in rows] == expected,
               first_difference([list(r[4:]) for r in rows], expected))

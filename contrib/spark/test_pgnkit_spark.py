@@ -1,11 +1,13 @@
 """Unit tests of the pure parts of pgnkit_spark.py: arguments, planning, the
 chain walk and renumbering (on synthetic statistics, and against a model of
-a byte-range shard), and CSV writing. They need no Spark and no binary:
+a byte-range shard), CSV writing, and reading the binary's schema (from
+stand-in binaries). They need no Spark and no real binary:
 
     python3 -m unittest -v test_pgnkit_spark
 """
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -16,6 +18,45 @@ import unittest
 import urllib.parse
 
 import pgnkit_spark as ps
+
+
+def column(name, kind, where="cell"):
+    """One column of a `pgnkit schema --json` document."""
+    return {"name": name, "type": {"kind": kind}, "nullable": True, "null_when": None, "csv": where,
+            "jsonl": True, "doc": ""}
+
+
+def schema_of(*columns):
+    return {"name": "test", "doc": "", "columns": list(columns)}
+
+
+# As `pgnkit schema validate --json` says (no tag columns).
+VALIDATE = schema_of(
+    column("file", "string"), column("game", "uint64"), column("offset", "uint64"), column("line", "uint64"),
+    column("ply", "uint32"), column("san", "string"), column("severity", "vocabulary"),
+    column("code", "vocabulary"), column("message", "string"), column("white", "string"),
+    column("black", "string"),
+)
+
+# As `pgnkit schema convert --json` says, shortened: tags after start_fen
+# (the roster, then --tags), JSONL-only columns, then plies and the rest.
+CONVERT = schema_of(
+    column("file", "string"), column("game", "uint64"), column("offset", "uint64"), column("start_fen", "string"),
+    column("tags", "map of strings", "per-tag"), column("moves", "list", "none"),
+    column("result", "vocabulary", "none"), column("plies", "uint32"), column("uci", "string"),
+    column("final_fen", "string"), column("error", "struct"),
+)
+
+
+def fake_binary(test, script):
+    """A stand-in pgnkit: a shell script, removed after the test."""
+    d = tempfile.mkdtemp()
+    test.addCleanup(shutil.rmtree, d)
+    exe = os.path.join(d, "fake-pgnkit")
+    with open(exe, "w") as f:
+        f.write("#!/bin/sh\n" + script)
+    os.chmod(exe, 0o755)
+    return exe
 
 
 def stats(first_byte, limit, end_byte, games, lines=None, rows=None, start=None, end=None):
@@ -346,13 +387,17 @@ class MergeAgainstTheModel(unittest.TestCase):
 
 class Csv(unittest.TestCase):
     def test_typed_rows(self):
-        header = ["file", "game", "offset", "line", "ply", "san", "message"]
+        header = "file,game,offset,line,ply,san,severity,code,message,white,black".split(",")
+        layout = ps.Layout.from_schema(VALIDATE, header)
+        self.assertEqual(layout.ints, ("game", "offset", "line", "ply"))
         self.assertEqual(
-            ps.typed_row(header, ["f.pgn", "3", "1200", "17", "", "", "a, b"]),
-            ["f.pgn", 3, 1200, 17, None, "", "a, b"],
+            ps.typed_row(layout, ["f.pgn", "3", "1200", "17", "", "", "error", "x", "a, b", "W", "B"]),
+            ["f.pgn", 3, 1200, 17, None, "", "error", "x", "a, b", "W", "B"],
         )
         with self.assertRaises(ValueError):
-            ps.typed_row(header, ["f.pgn"])
+            ps.typed_row(layout, ["f.pgn"])
+        with self.assertRaises(TypeError):  # a plain header does not say which columns are pgnkit's
+            ps.typed_row(header, header)
 
     def test_lines_quote_as_pgnkit_does(self):
         self.assertEqual(ps.csv_line(["a", 1, None, ""]), "a,1,,")
@@ -366,10 +411,27 @@ class Csv(unittest.TestCase):
         self.assertEqual(back, values)
 
     def test_convert_tags(self):
-        header = "file,game,offset,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,final_fen".split(",")
-        fixed = header[:10] + header[12:]
-        self.assertEqual(ps.Layout.of(header, fixed, 10).tags(), ["ECO", "Opening"])
-        self.assertEqual(ps.Layout.of(fixed, fixed, 10).tags(), [])
+        # The roster is in the tag block: text, and passed back with --tags
+        # (pgnkit drops roster names from --tags, so they add no column).
+        roster = "Event,Site,Date,Round,White,Black,Result".split(",")
+        header = ["file", "game", "offset", "start_fen", *roster, "ECO", "Opening", "plies", "uci", "final_fen", "error"]
+        layout = ps.Layout.from_schema(CONVERT, header)
+        self.assertEqual(layout.tags(), roster + ["ECO", "Opening"])
+        self.assertEqual(layout.ints, ("game", "offset", "plies"))
+        self.assertEqual([layout.is_int(i) for i in (1, 2, 4, 13)], [True, True, False, True])
+        self.assertEqual(ps.Layout.of(header[:4] + header[13:], header[:4] + header[13:], 4).tags(), [])
+
+    def test_what_the_schema_says_of_the_csv(self):
+        self.assertEqual(ps.csv_columns(CONVERT), (
+            ["file", "game", "offset", "start_fen", "plies", "uci", "final_fen", "error"], 4,
+            ("game", "offset", "plies")))
+        # No per-tag column: tags (none) at the end.
+        fixed, at, _ = ps.csv_columns(VALIDATE)
+        self.assertEqual(at, len(fixed))
+        for bad in [{}, {"columns": "x"}, schema_of({"name": "x"}), schema_of(column("a", "string", "both")),
+                    schema_of(column("t", "map of strings", "per-tag"), column("u", "map of strings", "per-tag"))]:
+            with self.subTest(bad=bad), self.assertRaises(ps.JobError):
+                ps.csv_columns(bad)
 
 
 class TagColumns(unittest.TestCase):
@@ -379,8 +441,10 @@ class TagColumns(unittest.TestCase):
     ANNOTATE = "file,game,offset,white,black,result,plies,termination".split(",")
     CONVERT = "file,game,offset,start_fen,Event,Result,plies,uci".split(",")
 
+    INTS = ("game", "offset", "plies", "ply", "line")
+
     def test_tags_are_text_whatever_their_names(self):
-        layout = ps.Layout.of(self.ANNOTATE + ["ply", "line", "game"], self.ANNOTATE, len(self.ANNOTATE))
+        layout = ps.Layout.of(self.ANNOTATE + ["ply", "line", "game"], self.ANNOTATE, len(self.ANNOTATE), self.INTS)
         self.assertEqual(layout.own[-3:], (None, None, None))
         self.assertEqual(layout.tags(), ["ply", "line", "game"])
         self.assertEqual(
@@ -392,7 +456,7 @@ class TagColumns(unittest.TestCase):
     def test_tags_inside_the_fixed_columns(self):
         # convert: tags after the roster, a tag named plies before the real one.
         header = self.CONVERT[:6] + ["plies", "offset"] + self.CONVERT[6:]
-        layout = ps.Layout.of(header, self.CONVERT, 6)
+        layout = ps.Layout.of(header, self.CONVERT, 6, self.INTS)
         self.assertEqual(layout.tags(), ["plies", "offset"])
         self.assertEqual(
             ps.typed_row(layout, ["f", "1", "0", "", "E", "*", "12", "x", "30", "e2e4"]),
@@ -412,26 +476,56 @@ class TagColumns(unittest.TestCase):
         self.assertIsNone(ps.Layout.of(self.ANNOTATE + ["Game"], self.ANNOTATE, 8).clash(case_sensitive=True))
         self.assertEqual(ps.Layout.of(self.ANNOTATE + ["record"], self.ANNOTATE, 8).clash(True), ("record", "record"))
 
-    def test_without_option(self):
-        self.assertEqual(ps.without_option(["--tags", "A,B", "--rules", "fide"], "--tags"), ["--rules", "fide"])
-        self.assertEqual(ps.without_option(["--tags=A", "-x", "--tagsy"], "--tags"), ["-x", "--tagsy"])
+    def schema_binary(self, schema, header):
+        """A stand-in binary: `schema SUB --json` prints `schema`; a run
+        prints `header` with its --tags where `TAGS` is."""
+        return fake_binary(self, (
+            'if [ "$1" = schema ]; then [ "$3" = --json ] || exit 9; cat <<\'EOF\'\n'
+            + json.dumps(schema) + "\nEOF\nexit 0; fi\n"
+            'tags=""; while [ $# -gt 0 ]; do case "$1" in --tags) tags=",$2"; shift;; esac; shift; done\n'
+            f'echo "{header}"\n'
+        ))
 
     def test_the_layout_comes_from_the_binary(self):
-        # A stand-in binary: its fixed columns, and --tags after `b`.
-        d = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, d)
-        exe = os.path.join(d, "fake-pgnkit")
-        with open(exe, "w") as f:
-            f.write(
-                "#!/bin/sh\n"
-                'tags=""; while [ $# -gt 0 ]; do case "$1" in --tags) tags=",$2"; shift;; esac; shift; done\n'
-                'echo "file,game,b$tags,line"\n'
-            )
-        os.chmod(exe, 0o755)
+        # Its fixed columns, and tags after `b`.
+        schema = schema_of(column("file", "string"), column("game", "uint64"), column("b", "string"),
+                           column("tags", "map of strings", "per-tag"), column("line", "uint64"))
+        exe = self.schema_binary(schema, "file,game,b$tags,line")
         runner = ps.Runner(exe, "convert", ("--tags", "ply,line"), 1)
         layout = runner.probe_layout([ps.Source("x", "x", 1, False)], True)
         self.assertEqual(layout.header, ("file", "game", "b", "ply", "line", "line"))
         self.assertEqual(layout.own, ("file", "game", "b", None, None, "line"))
+        self.assertEqual(layout.ints, ("game", "line"))
+        self.assertEqual([layout.is_int(i) for i in range(6)], [False, True, False, False, False, True])
+        self.assertEqual(layout, ps.Layout(*dataclasses.astuple(layout)))  # as it comes back from the task
+
+    def test_the_integers_come_from_the_schema(self):
+        # A column no list here knows (`moves_left`, uint32) is an integer;
+        # a tag of that name is not; a bool or vocabulary column stays text.
+        schema = schema_of(column("file", "string"), column("moves_left", "uint32"), column("ok", "bool"),
+                           column("kind", "vocabulary"), column("tags", "map of strings", "per-tag"))
+        exe = self.schema_binary(schema, "file,moves_left,ok,kind$tags")
+        runner = ps.Runner(exe, "annotate-outcome", ("--tags", "moves_left"), 1)
+        layout = runner.probe_layout([ps.Source("x", "x", 1, False)], True)
+        self.assertEqual(layout.header, ("file", "moves_left", "ok", "kind", "moves_left"))
+        self.assertEqual(layout.ints, ("moves_left",))
+        self.assertEqual(ps.typed_row(layout, ["f", "12", "true", "mate", "007"]), ["f", 12, "true", "mate", "007"])
+        self.assertEqual(ps.typed_row(layout, ["f", "", "", "", ""]), ["f", None, "", "", ""])
+        self.assertEqual(layout.tags(), ["moves_left"])
+
+    def test_a_binary_without_the_schema_is_an_error(self):
+        cases = [
+            ('echo "error: unrecognized subcommand \'schema\'" >&2; exit 2\n', "exited 2.*unrecognized subcommand"),
+            ("echo 'not json'\n", "printed no schema.*not json"),
+            ('echo \'{"name": "x"}\'\n', "printed no schema.*no list of columns"),
+        ]
+        for script, message in cases:
+            with self.subTest(message=message):
+                exe = fake_binary(self, script)
+                runner = ps.Runner(exe, "validate", (), 1)
+                with self.assertRaisesRegex(ps.JobError, message) as got:
+                    runner.probe_layout([ps.Source("x", "x", 1, False)], True)
+                self.assertIn(exe, str(got.exception))
 
 
 class Commands(unittest.TestCase):
@@ -470,14 +564,10 @@ class Commands(unittest.TestCase):
                          "pgnkit_spark: shard ?: pgnkit exit None:\na shard left no statistics")
 
     def test_a_shard_keeps_its_whole_stderr(self):
-        d = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, d)
-        exe = os.path.join(d, "fake-pgnkit")
-        with open(exe, "w") as f:
-            f.write("#!/bin/sh\nfor i in $(seq 1 500); do echo \"pgnkit: problem $i\" >&2; done\nexit 2\n")
-        os.chmod(exe, 0o755)
+        exe = fake_binary(self, 'for i in $(seq 1 500); do echo "pgnkit: problem $i" >&2; done\nexit 2\n')
         runner = ps.Runner(exe, "validate", (), 1)
-        [note] = runner.run_shard(ps.Shard(0, 0, ps.Source("f", "f", 1, False), None, None), ["file"])
+        layout = ps.Layout.of(["file"], ["file"], 1)
+        [note] = runner.run_shard(ps.Shard(0, 0, ps.Source("f", "f", 1, False), None, None), layout)
         n = json.loads(note[3])
         self.assertEqual(n["exit"], 2)
         self.assertEqual(n["stderr"], "".join(f"pgnkit: problem {i}\n" for i in range(1, 501)))

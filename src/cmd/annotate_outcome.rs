@@ -10,12 +10,13 @@ use anyhow::Context;
 use super::{Codes, Product, Streaming, report_finding, value_name};
 use crate::cli::{AnnotateFormat, AnnotateOutcomeArgs, RulesProfile};
 use crate::exit::ExitStatus;
-use crate::output::annotate::{self, Format, PgnSettings, Row, TagColumns};
+use crate::output::annotate::{self, Format, OutcomeRecord, PgnSettings, TagColumns};
 use crate::output::diag;
-use crate::output::report::{Place, players};
+use crate::output::report::players;
 use crate::rules::finding::Finding;
 use crate::rules::laws::LawsChoice;
 use crate::rules::movetext::damage;
+use crate::schema::finding::FindingPlace;
 use crate::stream::Event;
 use crate::tasks::annotate_outcome::{Profile, annotate};
 
@@ -77,7 +78,7 @@ fn settings(args: &AnnotateOutcomeArgs) -> anyhow::Result<Settings> {
 
 /// What a worker hands back for one game.
 struct Annotated {
-    row: Row,
+    row: OutcomeRecord,
     /// The game written back, for `--format pgn`.
     pgn: Option<Vec<u8>>,
     replayed: bool,
@@ -116,7 +117,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
         |game| {
             let outcome = annotate(game, profile, laws);
             let (white, black) = players(|tag| game.tag_text(tag));
-            let mut row = Row::new(&outcome, white, black);
+            let mut row = OutcomeRecord::new(&outcome, white, black);
             let pgn = match written {
                 OutputFormat::Pgn(settings) => {
                     Some(annotate::pgn_record(game, &outcome, &row, settings))
@@ -146,14 +147,10 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                     }
                     if !done.damage.is_empty() {
                         damaged += 1;
-                        let place = Place {
-                            file: ctx.file,
-                            game: Some(ctx.game),
-                            offset: ctx.offset,
-                            white: &diag::clipped(&done.row.white, diag::SHOWN),
-                            black: &diag::clipped(&done.row.black, diag::SHOWN),
-                            first_move: done.first_move,
-                        };
+                        let white = diag::clipped(&done.row.white, diag::SHOWN);
+                        let black = diag::clipped(&done.row.black, diag::SHOWN);
+                        let place =
+                            FindingPlace::in_game(ctx.place(), (&white, &black), done.first_move);
                         for finding in done.damage {
                             *codes.entry(finding.code.as_str()).or_default() += 1;
                             report_finding(&out, &place, ctx.line_offset, finding);

@@ -17,14 +17,15 @@ use crate::cli::{ConvertArgs, ConvertFormat, Positions, SourceFormat};
 use crate::exit::ExitStatus;
 use crate::input::lines::{Line, LineFormat};
 use crate::output::convert::{
-    CsvColumns, CsvRecord, epd_records, write_epd, write_fens, write_jsonl, write_lan, write_pgn,
-    write_san, write_uci,
+    CsvColumns, CsvRecord, epd_records, jsonl_head, write_epd, write_fens, write_jsonl, write_lan,
+    write_pgn, write_san, write_uci,
 };
+use crate::output::diag;
 use crate::output::pgn::Keep;
-use crate::output::report::{Place, players};
-use crate::output::{diag, json};
+use crate::output::report::players;
 use crate::rules::finding::Finding;
 use crate::rules::movetext::damage;
+use crate::schema::finding::FindingPlace;
 use crate::stream::{Event, GameCtx, InputFormat, Spooled};
 use crate::tasks::convert::lines::{
     game_from_fen_line, game_from_position_line, game_from_uci_line,
@@ -121,7 +122,7 @@ enum RenderedGame {
     /// EPD records as `(ply, four fields)`; the writer adds the `id`: the
     /// source line of a record line, else the game's number in the run.
     Epd(Vec<(usize, String)>),
-    Csv(CsvRecord),
+    Csv(Box<CsvRecord>),
 }
 
 /// The findings of one game, with the names to report them.
@@ -167,7 +168,7 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
         return GameOut {
             // A CSV row for every game, so rows match the input's games.
             body: match settings.format {
-                ConvertFormat::Csv => RenderedGame::Csv(CsvRecord::left_out(game)),
+                ConvertFormat::Csv => RenderedGame::Csv(Box::new(CsvRecord::left_out(game))),
                 _ => RenderedGame::None,
             },
             line: None,
@@ -190,7 +191,7 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
             RenderedGame::Bytes(out)
         }
         ConvertFormat::Epd => RenderedGame::Epd(epd_records(game, settings.positions_all)),
-        ConvertFormat::Csv => RenderedGame::Csv(CsvRecord::new(game)),
+        ConvertFormat::Csv => RenderedGame::Csv(Box::new(CsvRecord::new(game))),
         // What the flags drop was never collected: keep all the rest.
         ConvertFormat::Pgn => {
             let mut out = Vec::with_capacity(256 + 8 * game.plies.len());
@@ -256,14 +257,9 @@ impl Writer<'_> {
             } else {
                 self.repaired += 1;
             }
-            let place = Place {
-                file: ctx.file,
-                game: Some(ctx.game),
-                offset: ctx.offset,
-                white: &diag::clipped(&report.white, diag::SHOWN),
-                black: &diag::clipped(&report.black, diag::SHOWN),
-                first_move: report.first_move,
-            };
+            let white = diag::clipped(&report.white, diag::SHOWN);
+            let black = diag::clipped(&report.black, diag::SHOWN);
+            let place = FindingPlace::in_game(ctx.place(), (&white, &black), report.first_move);
             for finding in report.findings {
                 *self.codes.entry(finding.code.as_str()).or_default() += 1;
                 report_finding(&self.out, &place, ctx.line_offset, finding);
@@ -280,17 +276,9 @@ impl Writer<'_> {
             RenderedGame::Bytes(bytes) if self.settings.format == ConvertFormat::Jsonl => {
                 // The record's place goes first; the worker wrote the rest.
                 let mut head = Vec::with_capacity(64);
-                head.extend_from_slice(b"{\"file\":");
-                json::write_str(&mut head, ctx.file).with_context(failed)?;
-                match ctx.offset {
-                    Some(o) => write!(head, ",\"game\":{},\"offset\":{o},", ctx.game),
-                    None => write!(head, ",\"game\":{},\"offset\":null,", ctx.game),
-                }
-                .with_context(failed)?;
+                jsonl_head(&mut head, ctx.file, ctx.game, ctx.offset);
                 self.out.write_all(&head).with_context(failed)?;
-                self.out
-                    .write_all(bytes.strip_prefix(b"{").unwrap_or(&bytes))
-                    .with_context(failed)?;
+                self.out.write_all(&bytes).with_context(failed)?;
             }
             RenderedGame::Bytes(bytes) => self.out.write_all(&bytes).with_context(failed)?,
             RenderedGame::Epd(records) => {
@@ -301,7 +289,7 @@ impl Writer<'_> {
                     write_epd(&mut self.out, &record, id, ply).with_context(failed)?;
                 }
             }
-            RenderedGame::Csv(record) => self.csv_record(ctx, record).with_context(failed)?,
+            RenderedGame::Csv(record) => self.csv_record(ctx, *record).with_context(failed)?,
         }
         Ok(())
     }

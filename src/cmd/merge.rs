@@ -35,6 +35,7 @@ use anyhow::{Context, bail};
 use crate::cli::MergeArgs;
 use crate::exit::ExitStatus;
 use crate::output::stats::{Digest, RunStats, path_from_hex};
+use crate::schema;
 
 use super::identity;
 use crate::output::{atomic, diag, write_csv_record};
@@ -247,16 +248,16 @@ const FILE_COLUMN: usize = 0;
 /// Where pgnkit's own `game` and `line` columns are in a CSV row of
 /// `command` (tags come after them, or after pgnkit's leading columns).
 fn own_columns(command: &str) -> (usize, Option<usize>) {
-    let fixed: Vec<&str> = match command {
-        "validate" => crate::output::report::CSV_HEADER.split(',').collect(),
-        "annotate-outcome" => crate::output::annotate::CSV_HEADER.split(',').collect(),
-        _ => crate::output::convert::LEADING.to_vec(),
-    };
+    let schema = schema::of_command(command).unwrap_or(&schema::game::GAME);
+    // The tag columns come after pgnkit's leading ones, so positions in
+    // the header without tags hold in any run.
+    let fixed = schema.csv_names(&[]);
     let game = fixed
         .iter()
-        .position(|c| *c == "game")
+        .position(|c| *c == schema::common::GAME.name)
         .expect("a game column");
-    (game, fixed.iter().position(|c| *c == "line"))
+    let line = fixed.iter().position(|c| *c == schema::finding::LINE.name);
+    (game, line)
 }
 
 /// Reads a shard's output once to check it against its statistics: its
@@ -401,12 +402,15 @@ fn json_places(record: &[u8]) -> anyhow::Result<[Option<std::ops::Range<usize>>;
             }
             b':' if depth == 1 => {
                 if let Some(k) = key.take() {
-                    let slot = match &record[k.clone()] {
-                        b"game" => Some(0),
-                        b"line" => Some(1),
-                        _ => None,
+                    let name = &record[k.clone()];
+                    let slot = if name == schema::common::GAME.name.as_bytes() {
+                        Some(0)
+                    } else if name == schema::finding::LINE.name.as_bytes() {
+                        Some(1)
+                    } else {
+                        None
                     };
-                    if &record[k] == b"file" {
+                    if name == schema::common::FILE.name.as_bytes() {
                         places[2] = Some(string_at(record, i + 1)?);
                     }
                     if let Some(slot) = slot {

@@ -9,6 +9,7 @@ pub mod annotate_outcome;
 pub mod convert;
 pub mod merge;
 pub mod perft;
+pub mod schema;
 pub mod validate;
 
 use std::fs::File;
@@ -26,10 +27,11 @@ use crate::cli::InputArgs;
 use crate::exit::ExitStatus;
 use crate::input::range::ByteRange;
 use crate::output::diag;
-use crate::output::report::{self, Place};
+use crate::output::report;
 use crate::output::stats::{self, Digest};
 use crate::rules::finding::Finding;
 use crate::rules::game::RawGame;
+use crate::schema::finding::FindingPlace;
 use crate::stream::{self, Event, Spooled, Totals};
 
 /// The most workers a run starts per core. The work is CPU-bound, so
@@ -498,7 +500,7 @@ pub(crate) type Codes = std::collections::BTreeMap<&'static str, u64>;
 /// user's own).
 pub(crate) fn report_finding(
     spool: &Spooled<'_>,
-    place: &Place<'_>,
+    place: &FindingPlace<'_>,
     line_offset: u64,
     mut finding: Finding,
 ) {

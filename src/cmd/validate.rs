@@ -10,8 +10,9 @@ use super::{Codes, Product, Streaming, identity, stdout_identity, value_name};
 use crate::cli::{ReportFormat, ValidateArgs};
 use crate::exit::ExitStatus;
 use crate::output::diag;
-use crate::output::report::{self, CodeCount, Format, Place, players};
+use crate::output::report::{self, CodeCount, Format, players};
 use crate::rules::finding::{Code, Finding, Severity};
+use crate::schema::finding::{FINDING, FindingPlace};
 use crate::stream::Event;
 use crate::tasks::validate::{GameCheck, check_game};
 
@@ -383,14 +384,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
                         ..
                     } = check;
                     let (white, black) = names.unwrap_or_default();
-                    let place = Place {
-                        file: ctx.file,
-                        game: Some(ctx.game),
-                        offset: ctx.offset,
-                        white: &white,
-                        black: &black,
-                        first_move,
-                    };
+                    let place = FindingPlace::in_game(ctx.place(), (&white, &black), first_move);
                     let bad = findings.iter().any(|f| f.severity() == Severity::Error);
                     with_errors += u64::from(bad);
                     if let Some(split) = split.as_mut() {
@@ -415,14 +409,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
                 Event::Loose(file, finding) => {
                     failing += u64::from(policy.fails(finding.code));
                     tally.add([&finding], false);
-                    let place = Place {
-                        file,
-                        game: None,
-                        offset: None,
-                        white: "",
-                        black: "",
-                        first_move: (1, shakmaty::Color::White),
-                    };
+                    let place = FindingPlace::outside_games(file);
                     records += 1;
                     *codes.entry(finding.code.as_str()).or_default() += 1;
                     report::write_finding(&mut out, format, &place, &finding)
@@ -441,8 +428,13 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
         what: PRODUCT_NAME,
         command: "validate",
         format: value_name(&args.format),
-        columns: (format == Format::Csv)
-            .then(|| report::CSV_HEADER.split(',').map(str::to_owned).collect()),
+        columns: (format == Format::Csv).then(|| {
+            FINDING
+                .csv_names(&[])
+                .into_iter()
+                .map(str::to_owned)
+                .collect()
+        }),
         options: [
             vec!["--laws".to_owned(), args.laws.as_arg()],
             policy.options(),

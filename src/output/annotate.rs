@@ -5,14 +5,13 @@
 
 use std::io::{self, Write};
 
-use shakmaty::uci::UciMove;
-
-use super::json;
 use super::pgn::{self, Edits, Keep};
+use crate::rules::dead::DeadReason;
 use crate::rules::ends::EndKind;
-use crate::rules::game::RawGame;
-use crate::rules::laws::Laws;
+use crate::rules::game::{GameResult, RawGame};
 use crate::rules::mateability::Mateability;
+pub use crate::schema::outcome::OutcomeRecord;
+use crate::schema::{finding::error_text, outcome::OUTCOME};
 use crate::tasks::annotate_outcome::{LossRule, Outcome, Profile};
 
 /// The names of the tags `--format pgn` adds (README, man page).
@@ -28,84 +27,6 @@ pub mod tags {
     pub const DEAD_REASON: &str = "PgnkitDeadReason";
     pub const ERROR: &str = "PgnkitError";
     pub const RECORDED_RESULT: &str = "PgnkitRecordedResult";
-}
-
-/// The columns, in order. The first fourteen are fixed by the issue that
-/// specified the command; the others may grow, at the end (`laws` came
-/// last, with issue 25).
-pub const CSV_HEADER: &str = "file,game,offset,white,black,result,plies,termination,termination_ply,\
-threefold_claim_ply,fifty_claim_ply,winner_can_mate,fide_result,result_ok,\
-dead_reason,loss_rule,undetermined_reason,helpmate,error,laws";
-
-/// One game's record, owned (built by a worker, written in order).
-#[derive(Debug, Clone, Default)]
-pub struct Row {
-    pub white: String,
-    pub black: String,
-    /// The recorded result (`Result` tag, else the termination marker).
-    pub result: &'static str,
-    pub plies: u32,
-    pub termination: &'static str,
-    pub termination_ply: Option<u32>,
-    pub threefold_claim_ply: Option<u32>,
-    pub fifty_claim_ply: Option<u32>,
-    /// `yes`, `no`, `undetermined` or empty.
-    pub winner_can_mate: &'static str,
-    /// The result the chosen rules give; empty when the game could not be
-    /// replayed far enough to say.
-    pub fide_result: &'static str,
-    pub result_ok: bool,
-    /// `material` or `unwinnable` when the termination is a dead position.
-    pub dead_reason: &'static str,
-    /// Which loss rule applied when the winner cannot mate.
-    pub loss_rule: &'static str,
-    /// Why `winner_can_mate` is undetermined.
-    pub undetermined_reason: &'static str,
-    /// The winner's mating line in UCI, when one was found.
-    pub helpmate: Option<Vec<UciMove>>,
-    /// What stopped the replay (`code at ply N: message`).
-    pub error: Option<String>,
-    /// The values of the tags named with `--tags`, in their order (`None`
-    /// when the game has no such tag).
-    pub tags: Vec<Option<String>>,
-    /// The Laws that judged the game: the date they were taken at, or
-    /// `current`.
-    pub laws: Laws,
-}
-
-impl Row {
-    /// The record of `outcome` for a game between `white` and `black`.
-    pub fn new(outcome: &Outcome, white: String, black: String) -> Row {
-        let (winner_can_mate, undetermined_reason, helpmate) = match &outcome.winner_can_mate {
-            None => ("", "", None),
-            Some(Mateability::Yes { helpmate }) => ("yes", "", Some(helpmate.clone())),
-            Some(Mateability::No) => ("no", "", None),
-            Some(Mateability::Undetermined(r)) => ("undetermined", r.as_str(), None),
-        };
-        Row {
-            white,
-            black,
-            result: outcome.recorded.map_or("", |r| r.as_str()),
-            plies: outcome.plies,
-            termination: outcome.end.map_or("", |e| e.kind.as_str()),
-            termination_ply: outcome.end.map(|e| e.ply),
-            threefold_claim_ply: outcome.threefold_claim_ply,
-            fifty_claim_ply: outcome.fifty_claim_ply,
-            winner_can_mate,
-            fide_result: outcome.rules_result.map_or("", |r| r.as_str()),
-            result_ok: outcome.is_result_ok(),
-            dead_reason: outcome.dead_reason.map_or("", |r| r.as_str()),
-            loss_rule: outcome.loss_rule.map_or("", loss_rule_name),
-            undetermined_reason,
-            helpmate,
-            error: outcome.error.as_ref().map(|e| match e.ply {
-                Some(ply) => format!("{} at ply {ply}: {}", e.code, e.message),
-                None => format!("{}: {}", e.code, e.message),
-            }),
-            tags: Vec::new(),
-            laws: outcome.laws,
-        }
-    }
 }
 
 /// The tag columns of a table (`--tags`): names of PGN tags, unique, none
@@ -128,7 +49,7 @@ impl TagColumns {
             if name.is_empty() {
                 return Err("--tags holds an empty tag name".to_owned());
             }
-            if CSV_HEADER.split(',').any(|fixed| fixed == name) || name == "tags" {
+            if OUTCOME.columns.iter().any(|fixed| fixed.name == name) {
                 return Err(format!(
                     "--tags: `{name}` is the name of a fixed column (tags are named as in the PGN, e.g. `White`)"
                 ));
@@ -151,10 +72,11 @@ impl TagColumns {
 
     /// Every CSV column: the fixed ones, then these.
     pub fn csv_columns(&self) -> Vec<String> {
-        CSV_HEADER
-            .split(',')
+        let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
+        OUTCOME
+            .csv_names(&names)
+            .into_iter()
             .map(str::to_owned)
-            .chain(self.names.iter().cloned())
             .collect()
     }
 
@@ -167,23 +89,8 @@ impl TagColumns {
     }
 }
 
-/// The stable name of a loss rule in reports.
-pub fn loss_rule_name(rule: LossRule) -> &'static str {
-    match rule {
-        LossRule::Time => "6.9",
-        LossRule::Resignation => "5.1.2",
-        LossRule::ResignationBefore2023 => "5.1.2-before-2023",
-        LossRule::BareKing => "bare-king",
-        LossRule::EarlyAgreement => "5.2.3",
-    }
-}
-
 /// Output formats of the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Csv,
-    Jsonl,
-}
+pub use crate::schema::Format;
 
 /// Writes the header, if the format has one.
 ///
@@ -197,31 +104,13 @@ pub fn write_header(
     tags: &TagColumns,
 ) -> io::Result<()> {
     if format == Format::Csv && header {
-        if tags.is_empty() {
-            writeln!(out, "{CSV_HEADER}")?;
-        } else {
-            let names = tags.names.iter().map(String::as_str);
-            super::write_csv_record(out, CSV_HEADER.split(',').chain(names))?;
-        }
+        super::write_csv_record(out, tags.csv_columns())?;
     }
     Ok(())
 }
 
 fn opt(n: Option<u32>) -> String {
     n.map(|n| n.to_string()).unwrap_or_default()
-}
-
-fn uci_line(line: &[UciMove]) -> String {
-    // Appended in place: formatting each move through `Display` and joining
-    // cost a tenth of the winner's question.
-    let mut text = String::with_capacity(line.len() * 5);
-    for (i, m) in line.iter().enumerate() {
-        if i > 0 {
-            text.push(' ');
-        }
-        m.append_to_string(&mut text);
-    }
-    text
 }
 
 /// Writes one record.
@@ -234,118 +123,12 @@ pub fn write_row(
     format: Format,
     file: &str,
     (game, offset): (u64, Option<u64>),
-    row: &Row,
+    row: &OutcomeRecord,
     tags: &TagColumns,
 ) -> io::Result<()> {
-    let values = row.tags.iter().map(|v| v.as_deref().unwrap_or(""));
-    let mut laws = [0; 10];
-    let laws = row.laws.column(&mut laws);
-    match format {
-        Format::Csv => super::write_csv_record(
-            out,
-            [
-                file,
-                &game.to_string(),
-                &offset.map(|o| o.to_string()).unwrap_or_default(),
-                &row.white,
-                &row.black,
-                row.result,
-                &row.plies.to_string(),
-                row.termination,
-                &opt(row.termination_ply),
-                &opt(row.threefold_claim_ply),
-                &opt(row.fifty_claim_ply),
-                row.winner_can_mate,
-                row.fide_result,
-                if row.result_ok { "true" } else { "false" },
-                row.dead_reason,
-                row.loss_rule,
-                row.undetermined_reason,
-                &row.helpmate.as_deref().map(uci_line).unwrap_or_default(),
-                row.error.as_deref().unwrap_or(""),
-                laws,
-            ]
-            .into_iter()
-            .chain(values),
-        ),
-        Format::Jsonl => {
-            let s = |out: &mut dyn Write, key: &str, value: &str| -> io::Result<()> {
-                write!(out, ",\"{key}\":")?;
-                json::write_opt_str(out, (!value.is_empty()).then_some(value))
-            };
-            let n = |out: &mut dyn Write, key: &str, value: Option<u32>| match value {
-                Some(v) => write!(out, ",\"{key}\":{v}"),
-                None => write!(out, ",\"{key}\":null"),
-            };
-            out.write_all(b"{\"file\":")?;
-            json::write_str(out, file)?;
-            write!(out, ",\"game\":{game}")?;
-            match offset {
-                Some(o) => write!(out, ",\"offset\":{o}")?,
-                None => out.write_all(b",\"offset\":null")?,
-            }
-            out.write_all(b",\"white\":")?;
-            json::write_str(out, &row.white)?;
-            out.write_all(b",\"black\":")?;
-            json::write_str(out, &row.black)?;
-            s(out, "result", row.result)?;
-            write!(out, ",\"plies\":{}", row.plies)?;
-            s(out, "termination", row.termination)?;
-            n(out, "termination_ply", row.termination_ply)?;
-            n(out, "threefold_claim_ply", row.threefold_claim_ply)?;
-            n(out, "fifty_claim_ply", row.fifty_claim_ply)?;
-            s(out, "winner_can_mate", row.winner_can_mate)?;
-            s(out, "fide_result", row.fide_result)?;
-            write!(out, ",\"result_ok\":{}", row.result_ok)?;
-            s(out, "dead_reason", row.dead_reason)?;
-            s(out, "loss_rule", row.loss_rule)?;
-            s(out, "undetermined_reason", row.undetermined_reason)?;
-            out.write_all(b",\"helpmate\":")?;
-            match &row.helpmate {
-                None => out.write_all(b"null")?,
-                Some(line) => {
-                    let mut text = Vec::with_capacity(2 + line.len() * 8);
-                    text.push(b'[');
-                    for (i, m) in line.iter().enumerate() {
-                        if i > 0 {
-                            text.push(b',');
-                        }
-                        text.push(b'"');
-                        m.append_ascii_to(&mut text);
-                        text.push(b'"');
-                    }
-                    text.push(b']');
-                    out.write_all(&text)?;
-                }
-            }
-            out.write_all(b",\"error\":")?;
-            json::write_opt_str(out, row.error.as_deref())?;
-            out.write_all(b",\"laws\":")?;
-            json::write_str(out, laws)?;
-            if !tags.is_empty() {
-                out.write_all(b",\"tags\":{")?;
-                for (i, (name, value)) in tags.names.iter().zip(&row.tags).enumerate() {
-                    if i > 0 {
-                        out.write_all(b",")?;
-                    }
-                    json::write_str(out, name)?;
-                    out.write_all(b":")?;
-                    json::write_opt_str(out, value.as_deref())?;
-                }
-                out.write_all(b"}")?;
-            }
-            out.write_all(b"}\n")
-        }
-    }
-}
-
-/// The name of a rules profile, as `--rules` spells it.
-pub fn profile_name(profile: Profile) -> &'static str {
-    match profile {
-        Profile::Fide => "fide",
-        Profile::App => "app",
-        Profile::Online => "online",
-    }
+    let mut record = Vec::with_capacity(256);
+    row.write(format, (file, game, offset), &tags.names, &mut record);
+    out.write_all(&record)
 }
 
 /// How games are written back as PGN.
@@ -375,7 +158,7 @@ fn end_comment(kind: EndKind) -> Option<&'static str> {
 pub fn pgn_record(
     game: &RawGame<'_>,
     outcome: &Outcome,
-    row: &Row,
+    row: &OutcomeRecord,
     settings: PgnSettings,
 ) -> Vec<u8> {
     let mut buf = Vec::with_capacity(1024);
@@ -391,23 +174,36 @@ pub fn pgn_record(
 }
 
 /// The tags and comments that carry `outcome` (whose record is `row`).
-fn edits(outcome: &Outcome, row: &Row, settings: PgnSettings) -> Edits {
+fn edits(outcome: &Outcome, row: &OutcomeRecord, settings: PgnSettings) -> Edits {
     let mut edits = Edits::default();
     let mut tag = |name: &str, value: String| {
         if !value.is_empty() {
             edits.tags.push((name.to_owned(), value));
         }
     };
-    tag(tags::RULES, profile_name(settings.rules).to_owned());
-    tag(tags::RESULT, row.fide_result.to_owned());
-    tag(tags::TERMINATION, row.termination.to_owned());
+    let word = |w: Option<&str>| w.unwrap_or("").to_owned();
+    tag(tags::RULES, settings.rules.as_str().to_owned());
+    tag(tags::RESULT, word(row.fide_result.map(GameResult::as_str)));
+    tag(
+        tags::TERMINATION,
+        word(row.termination.map(EndKind::as_str)),
+    );
     tag(tags::TERMINATION_PLY, opt(row.termination_ply));
-    tag(tags::DEAD_REASON, row.dead_reason.to_owned());
+    tag(
+        tags::DEAD_REASON,
+        word(row.dead_reason.map(DeadReason::as_str)),
+    );
     tag(tags::THREEFOLD_CLAIM_PLY, opt(row.threefold_claim_ply));
     tag(tags::FIFTY_CLAIM_PLY, opt(row.fifty_claim_ply));
-    tag(tags::WINNER_CAN_MATE, row.winner_can_mate.to_owned());
-    tag(tags::LOSS_RULE, row.loss_rule.to_owned());
-    tag(tags::ERROR, row.error.clone().unwrap_or_default());
+    tag(
+        tags::WINNER_CAN_MATE,
+        word(row.winner_can_mate.as_ref().map(Mateability::word)),
+    );
+    tag(tags::LOSS_RULE, word(row.loss_rule.map(LossRule::as_str)));
+    tag(
+        tags::ERROR,
+        error_text(row.error.as_ref()).unwrap_or_default(),
+    );
     if settings.fix_results
         && let Some(result) = outcome.rules_result
         && outcome.recorded != Some(result)
@@ -442,7 +238,7 @@ fn comments(outcome: &Outcome) -> Vec<(u32, String)> {
             LossRule::Time | LossRule::Resignation => {
                 format!(
                     "the winner cannot mate: 5.1.2/6.9 ({}), game drawn",
-                    loss_rule_name(rule)
+                    rule.as_str()
                 )
             }
             LossRule::ResignationBefore2023 => {

@@ -10,10 +10,13 @@ use std::io::{self, Write};
 
 use shakmaty::CastlingMode;
 
-use super::json;
+use crate::rules::finding::Finding;
 use crate::rules::game::SEVEN_TAG_ROSTER;
 use crate::rules::notation::{append_fen, epd, fen, lan, uci};
 use crate::rules::san::append_san;
+use crate::schema::finding::ErrorCell;
+use crate::schema::game::{GAME, MOVE};
+use crate::schema::{Cells, CsvRow, JsonObject, json_str, push_uint};
 use crate::tasks::convert::{Annotations, ConvertedGame, VariationToken};
 
 /// Whether a game is written in the `fen <FEN> moves …` form of UCI: it
@@ -146,114 +149,63 @@ pub fn variation_text(tokens: &[VariationToken]) -> String {
     String::from_utf8(s).expect("SAN is ASCII and comments are UTF-8")
 }
 
-/// Writes the `nags`, `comments` and `variations` members of `notes` that
-/// are not empty, each preceded by a comma.
-fn write_notes(out: &mut Vec<u8>, notes: &Annotations) -> io::Result<()> {
-    write_member(out, "nags", &notes.nags, |out, n| write!(out, "{n}"))?;
-    write_member(out, "comments", &notes.comments, |out, c| {
-        json::write_str(out, c)
-    })?;
-    write_member(out, "variations", &notes.variations, |out, v| {
-        json::write_str(out, &variation_text(v))
-    })
+/// Writes the `nags`, `comments` and `variations` of `notes` (`null` when
+/// empty: an absent value is `null` in every JSON record,
+/// `docs/records.md`).
+fn write_notes(o: &mut JsonObject<'_>, notes: &Annotations) {
+    o.list(Some(notes.nags.as_slice()), |n, out| {
+        push_uint(out, u64::from(*n));
+    });
+    o.list(Some(notes.comments.as_slice()), |c, out| json_str(out, c));
+    o.list(Some(notes.variations.as_slice()), |v, out| {
+        json_str(out, &variation_text(v));
+    });
 }
 
-/// Writes `,"key":[…]` with each item written by `item`, or `,"key":null`
-/// when `items` is empty: an absent value is `null` in every JSON record
-/// pgnkit writes (`docs/records.md`).
-fn write_member<T>(
-    out: &mut Vec<u8>,
-    key: &str,
-    items: &[T],
-    mut item: impl FnMut(&mut Vec<u8>, &T) -> io::Result<()>,
-) -> io::Result<()> {
-    if items.is_empty() {
-        return write!(out, ",\"{key}\":null");
-    }
-    write!(out, ",\"{key}\":[")?;
-    for (i, x) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        item(out, x)?;
-    }
-    out.push(b']');
-    Ok(())
+/// The place of a JSON record (`file`, `game`, `offset`), which only the
+/// writer knows: the object's first bytes, to which the worker's
+/// [`write_jsonl`] bytes are appended.
+pub fn jsonl_head(out: &mut Vec<u8>, file: &str, game: u64, offset: Option<u64>) {
+    let mut o = JsonObject::new(out, &GAME, true);
+    o.str(file);
+    o.uint(Some(game));
+    o.uint(offset);
 }
 
-/// One JSON object per game:
-/// `{"tags":{…},"nags","comments","variations","moves":[{"san","uci","fen_after","nags","comments","variations"}…],"result":"1-0","error"}`,
-/// the top-level `nags`, `comments` and `variations` being the annotations
-/// before the first move, `error` an object (`ply`, `san`, `code`,
-/// `message`) for a game kept despite its error; every key is always
-/// written, `null` when it has no value (`docs/records.md`). A tag that
+/// One JSON object per game, after its place ([`jsonl_head`]): the
+/// columns of [`GAME`] that JSON Lines holds, the top-level `nags`,
+/// `comments` and `variations` being the annotations before the first move
+/// and `error` a struct for a game kept despite its error. A tag that
 /// appears twice keeps its first value (JSON objects have unique keys).
 pub fn write_jsonl(game: &ConvertedGame, out: &mut Vec<u8>) {
-    // Writing into a Vec cannot fail.
-    let _ = write_jsonl_inner(game, out);
-}
-
-fn write_jsonl_inner(game: &ConvertedGame, out: &mut Vec<u8>) -> io::Result<()> {
-    out.extend_from_slice(b"{\"tags\":{");
-    let mut first = true;
     // Earlier names are searched in a set past a few dozen tags, so that a
     // hostile game of 100,000 tags stays linear.
     let mut seen = (game.tags.len() > 32).then(std::collections::HashSet::new);
-    for (i, (name, value)) in game.tags.iter().enumerate() {
-        let repeated = match &mut seen {
+    let tags = game
+        .tags
+        .iter()
+        .enumerate()
+        .filter(|(i, (name, _))| !match &mut seen {
             Some(set) => !set.insert(name.as_str()),
-            None => game.tags[..i].iter().any(|(n, _)| n == name),
-        };
-        if repeated {
-            continue;
-        }
-        if !first {
-            out.push(b',');
-        }
-        first = false;
-        json::write_str(out, name)?;
-        out.push(b':');
-        json::write_str(out, value)?;
-    }
-    out.push(b'}');
-    write_notes(out, &game.pre)?;
-    out.extend_from_slice(b",\"moves\":[");
+            None => game.tags[..*i].iter().any(|(n, _)| n == name),
+        });
+    let mut o = JsonObject::rest(out, &GAME, 3);
+    o.map(tags.map(|(_, (n, v))| (n.as_str(), Some(v.as_str()))));
+    write_notes(&mut o, &game.pre);
     let mode = game.mode();
-    if let Some(start) = &game.start {
-        let mut pos = start.pos.clone();
-        for (i, ply) in game.plies.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(b"{\"san\":\"");
-            append_san(&ply.san, out);
-            out.extend_from_slice(b"\",\"uci\":\"");
-            uci(ply.mv, mode).append_ascii_to(out);
-            out.extend_from_slice(b"\",\"fen_after\":\"");
-            shakmaty::Position::play_unchecked(&mut pos, ply.mv);
-            append_fen(&pos, mode, out);
-            out.push(b'"');
-            write_notes(out, ply.notes())?;
-            out.push(b'}');
-        }
-    }
-    write!(out, "],\"result\":\"{}\"", game.result())?;
-    if let Some(f) = &game.error {
-        out.extend_from_slice(b",\"error\":{\"ply\":");
-        match f.ply {
-            Some(p) => write!(out, "{p}")?,
-            None => out.extend_from_slice(b"null"),
-        }
-        out.extend_from_slice(b",\"san\":");
-        json::write_opt_str(out, f.san.as_deref())?;
-        write!(out, ",\"code\":\"{}\",\"message\":", f.code)?;
-        json::write_str(out, &f.message)?;
-        out.push(b'}');
-    } else {
-        out.extend_from_slice(b",\"error\":null");
-    }
-    out.extend_from_slice(b"}\n");
-    Ok(())
+    let mut pos = game.start.as_ref().map(|s| s.pos.clone());
+    let plies = if pos.is_some() { &game.plies[..] } else { &[] };
+    o.objects(&MOVE, plies, |ply, m| {
+        let pos = pos.as_mut().expect("plies only with a start");
+        m.ascii(|out| append_san(&ply.san, out));
+        m.ascii(|out| uci(ply.mv, mode).append_ascii_to(out));
+        shakmaty::Position::play_unchecked(pos, ply.mv);
+        m.ascii(|out| append_fen(pos, mode, out));
+        write_notes(m, ply.notes());
+    });
+    o.word(Some(game.result().as_str()));
+    o.error(game.error.as_ref());
+    o.finish();
 }
 
 /// What a CSV row needs from a game; the columns are chosen by the caller.
@@ -277,7 +229,7 @@ pub struct CsvRecord {
     /// Empty when the game's setup failed or the game was left out.
     pub final_fen: String,
     /// For a game that could not be replayed: where and why it broke.
-    pub error: Option<String>,
+    pub error: Option<Finding>,
 }
 
 impl CsvRecord {
@@ -314,7 +266,7 @@ impl CsvRecord {
             plies: None,
             uci: String::new(),
             final_fen: String::new(),
-            error: game.break_comment(),
+            error: game.error.clone(),
         }
     }
 
@@ -331,14 +283,8 @@ impl CsvRecord {
 /// for it.
 const STANDARD_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-/// The CSV columns before the tags: where the game is.
-pub const LEADING: [&str; 4] = ["file", "game", "offset", "start_fen"];
-
-/// The CSV columns after the tags: the game replayed.
-pub const TRAILING: [&str; 4] = ["plies", "uci", "final_fen", "error"];
-
-/// The columns of a CSV run: [`LEADING`], the Seven Tag Roster, `extra`
-/// tags, then [`TRAILING`].
+/// The tag columns of a CSV run ([`GAME`]'s `tags`): the Seven Tag Roster,
+/// then `extra`.
 #[derive(Debug, Clone)]
 pub struct CsvColumns {
     pub extra: Vec<String>,
@@ -386,11 +332,12 @@ impl CsvColumns {
 
     /// The names of the columns, in order.
     pub fn names(&self) -> Vec<&str> {
-        let mut row: Vec<&str> = LEADING.to_vec();
-        row.extend(SEVEN_TAG_ROSTER);
-        row.extend(self.extra.iter().map(String::as_str));
-        row.extend(TRAILING);
-        row
+        let tags: Vec<&str> = SEVEN_TAG_ROSTER
+            .iter()
+            .copied()
+            .chain(self.extra.iter().map(String::as_str))
+            .collect();
+        GAME.csv_names(&tags)
     }
 
     /// Writes the row of one game; a tag without a column is left out, a
@@ -400,15 +347,25 @@ impl CsvColumns {
     ///
     /// When writing fails.
     pub fn write_record(&self, out: &mut dyn Write, r: &CsvRecord) -> io::Result<()> {
-        let plies = r.plies.map(|p| p.to_string()).unwrap_or_default();
-        let game = r.game.to_string();
-        let offset = r.offset.map(|o| o.to_string()).unwrap_or_default();
-        let mut row: Vec<&str> = vec![&r.file, &game, &offset, &r.start_fen];
-        row.extend(SEVEN_TAG_ROSTER.iter().map(|n| r.tag(n).unwrap_or("")));
-        row.extend(self.extra.iter().map(|n| r.tag(n).unwrap_or("")));
-        row.extend([plies.as_str(), &r.uci, &r.final_fen]);
-        row.push(r.error.as_deref().unwrap_or(""));
-        write_row(out, &row)
+        let mut buf = Vec::with_capacity(512);
+        let mut row = CsvRow::new(&mut buf, &GAME);
+        row.str(&r.file);
+        row.uint(Some(r.game));
+        row.uint(r.offset);
+        row.str(&r.start_fen);
+        let tags: Vec<Option<&str>> = SEVEN_TAG_ROSTER
+            .iter()
+            .copied()
+            .chain(self.extra.iter().map(String::as_str))
+            .map(|n| r.tag(n))
+            .collect();
+        row.tags(&[], &tags);
+        row.uint(r.plies.map(|p| p as u64));
+        row.str(&r.uci);
+        row.str(&r.final_fen);
+        row.error(r.error.as_ref());
+        row.finish();
+        out.write_all(&buf)
     }
 }
 
@@ -543,7 +500,7 @@ mod tests {
         assert_eq!(
             render(write_jsonl, &game),
             concat!(
-                r#"{"tags":{"Event":"E \"x\"","White":"Café"},"nags":null,"comments":["pre"],"variations":null,"moves":["#,
+                r#","tags":{"Event":"E \"x\"","White":"Café"},"nags":null,"comments":["pre"],"variations":null,"moves":["#,
                 r#"{"san":"e4","uci":"e2e4","fen_after":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1","nags":[1],"comments":["a \"b\""],"variations":["(d4 d5)"]},"#,
                 r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2","nags":null,"comments":null,"variations":null}],"result":"1-0","error":null}"#,
                 "\n"
@@ -585,7 +542,8 @@ mod tests {
         ));
         assert_eq!(broken.start_fen, "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
         assert_eq!((broken.plies, broken.uci.as_str()), (None, ""));
-        assert!(broken.error.unwrap().contains("ply 3 (O-O)"));
+        let error = broken.error.unwrap();
+        assert_eq!((error.ply, error.san.as_deref()), (Some(3), Some("O-O")));
     }
 
     #[test]

@@ -8,11 +8,12 @@ use std::io::{self, Write};
 
 use shakmaty::Color;
 
-use super::{diag, json};
+use super::diag;
 use crate::rules::finding::{Code, Finding};
-
-/// The columns of a CSV report, in order.
-pub const CSV_HEADER: &str = "file,game,offset,line,ply,san,severity,code,message,white,black";
+use crate::schema::{
+    self,
+    finding::{FINDING, FindingPlace, FindingRecord},
+};
 
 /// How many characters of a message the text report shows: a message
 /// quotes at most a few untrusted texts, each cut at [`diag::SHOWN`] where
@@ -30,20 +31,6 @@ pub enum Format {
     Text,
     Csv,
     Jsonl,
-}
-
-/// Where a finding stands: file, game, players, and how moves are numbered.
-#[derive(Debug, Clone, Copy)]
-pub struct Place<'a> {
-    pub file: &'a str,
-    /// `None` for a finding outside any game.
-    pub game: Option<u64>,
-    /// Byte offset of the game's first byte in the input.
-    pub offset: Option<u64>,
-    pub white: &'a str,
-    pub black: &'a str,
-    /// Fullmove number and side to move at the game's start.
-    pub first_move: (u32, Color),
 }
 
 /// The White and Black names of a game, `?` for a missing tag (the Seven
@@ -89,7 +76,7 @@ pub fn move_label(ply: u32, first: (u32, Color), san: &str) -> String {
 /// When writing fails.
 pub fn write_header(out: &mut dyn Write, format: Format, header: bool) -> io::Result<()> {
     if format == Format::Csv && header {
-        writeln!(out, "{CSV_HEADER}")?;
+        super::write_csv_record(out, FINDING.csv_names(&[]))?;
     }
     Ok(())
 }
@@ -102,7 +89,7 @@ pub fn write_header(out: &mut dyn Write, format: Format, header: bool) -> io::Re
 pub fn write_finding(
     out: &mut dyn Write,
     format: Format,
-    place: &Place<'_>,
+    place: &FindingPlace<'_>,
     f: &Finding,
 ) -> io::Result<()> {
     match format {
@@ -130,57 +117,15 @@ pub fn write_finding(
             let message = diag::clipped(&f.message, MESSAGE_SHOWN);
             writeln!(out, "{}: {message}", f.code)
         }
-        Format::Csv => {
-            let game = place.game.map(|g| g.to_string()).unwrap_or_default();
-            let offset = place.offset.map(|o| o.to_string()).unwrap_or_default();
-            let ply = f.ply.map(|p| p.to_string()).unwrap_or_default();
-            super::write_csv_record(
-                out,
-                [
-                    place.file,
-                    &game,
-                    &offset,
-                    &f.line.to_string(),
-                    &ply,
-                    f.san.as_deref().unwrap_or(""),
-                    f.severity().as_str(),
-                    f.code.as_str(),
-                    &f.message,
-                    place.white,
-                    place.black,
-                ],
-            )
-        }
-        Format::Jsonl => {
-            out.write_all(b"{\"file\":")?;
-            json::write_str(out, place.file)?;
-            match place.game {
-                Some(g) => write!(out, ",\"game\":{g}")?,
-                None => out.write_all(b",\"game\":null")?,
-            }
-            match place.offset {
-                Some(o) => write!(out, ",\"offset\":{o}")?,
-                None => out.write_all(b",\"offset\":null")?,
-            }
-            write!(out, ",\"line\":{}", f.line)?;
-            match f.ply {
-                Some(p) => write!(out, ",\"ply\":{p}")?,
-                None => out.write_all(b",\"ply\":null")?,
-            }
-            out.write_all(b",\"san\":")?;
-            json::write_opt_str(out, f.san.as_deref())?;
-            write!(
-                out,
-                ",\"severity\":\"{}\",\"code\":\"{}\",\"message\":",
-                f.severity().as_str(),
-                f.code
-            )?;
-            json::write_str(out, &f.message)?;
-            out.write_all(b",\"white\":")?;
-            json::write_str(out, place.white)?;
-            out.write_all(b",\"black\":")?;
-            json::write_str(out, place.black)?;
-            out.write_all(b"}\n")
+        Format::Csv | Format::Jsonl => {
+            let format = if format == Format::Csv {
+                schema::Format::Csv
+            } else {
+                schema::Format::Jsonl
+            };
+            let mut record = Vec::with_capacity(256);
+            FindingRecord { place, finding: f }.write(format, &mut record);
+            out.write_all(&record)
         }
     }
 }

@@ -50,6 +50,9 @@ pub enum DeadReason {
 }
 
 impl DeadReason {
+    /// Both reasons.
+    pub const ALL: [DeadReason; 2] = [DeadReason::Material, DeadReason::Unwinnable];
+
     /// A short snake_case name, stable for CSV and JSON output.
     ///
     /// # Examples

@@ -37,6 +37,17 @@ pub enum EndKind {
 }
 
 impl EndKind {
+    /// Every kind, in the order of precedence.
+    pub const ALL: [EndKind; 7] = [
+        EndKind::Checkmate,
+        EndKind::Stalemate,
+        EndKind::DeadPosition,
+        EndKind::FivefoldRepetition,
+        EndKind::SeventyFiveMoves,
+        EndKind::ThreefoldRepetition,
+        EndKind::FiftyMoves,
+    ];
+
     /// The kebab-case name used in reports.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -14,6 +14,9 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// Every severity, least severe first.
+    pub const ALL: [Severity; 2] = [Severity::Warning, Severity::Error];
+
     /// The lowercase name used in reports.
     pub fn as_str(self) -> &'static str {
         match self {

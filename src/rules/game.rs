@@ -26,6 +26,14 @@ pub enum GameResult {
 }
 
 impl GameResult {
+    /// The four results, as PGN orders them in its specification.
+    pub const ALL: [GameResult; 4] = [
+        GameResult::WhiteWins,
+        GameResult::BlackWins,
+        GameResult::Draw,
+        GameResult::Unfinished,
+    ];
+
     /// Parses the four PGN result texts, nothing else.
     pub fn from_ascii(text: &[u8]) -> Option<GameResult> {
         match text {

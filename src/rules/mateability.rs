@@ -38,6 +38,21 @@ pub enum Mateability {
     Undetermined(UndeterminedReason),
 }
 
+impl Mateability {
+    /// The three answers' words, as [`Mateability::word`] writes them.
+    pub const WORDS: [&'static str; 3] = ["yes", "no", "undetermined"];
+
+    /// `yes`, `no` or `undetermined`: the answer without its line or
+    /// reason, stable for CSV and JSON output.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Mateability::Yes { .. } => Mateability::WORDS[0],
+            Mateability::No => Mateability::WORDS[1],
+            Mateability::Undetermined(_) => Mateability::WORDS[2],
+        }
+    }
+}
+
 /// Why a question about mate or a dead position was left undecided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum UndeterminedReason {
@@ -55,6 +70,14 @@ pub enum UndeterminedReason {
 }
 
 impl UndeterminedReason {
+    /// Every reason.
+    pub const ALL: [UndeterminedReason; 4] = [
+        UndeterminedReason::Chess960Castling,
+        UndeterminedReason::Conversion,
+        UndeterminedReason::SearchLimit,
+        UndeterminedReason::SolverFailure,
+    ];
+
     /// A short snake_case name, stable for CSV and JSON output.
     ///
     /// # Examples

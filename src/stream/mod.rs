@@ -65,6 +65,13 @@ pub struct GameCtx<'n> {
     pub raw: &'n [u8],
 }
 
+impl<'n> GameCtx<'n> {
+    /// The game's file, number and offset: a record's place.
+    pub fn place(&self) -> (&'n str, u64, Option<u64>) {
+        (self.file, self.game, self.offset)
+    }
+}
+
 /// What the sink receives, in input order.
 pub enum Event<'n, R> {
     /// One game's result.

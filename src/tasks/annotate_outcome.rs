@@ -76,6 +76,39 @@ pub enum LossRule {
     EarlyAgreement,
 }
 
+impl LossRule {
+    /// Every rule.
+    pub const ALL: [LossRule; 5] = [
+        LossRule::Time,
+        LossRule::Resignation,
+        LossRule::ResignationBefore2023,
+        LossRule::BareKing,
+        LossRule::EarlyAgreement,
+    ];
+
+    /// The stable name of the rule in reports: the article, or `bare-king`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LossRule::Time => "6.9",
+            LossRule::Resignation => "5.1.2",
+            LossRule::ResignationBefore2023 => "5.1.2-before-2023",
+            LossRule::BareKing => "bare-king",
+            LossRule::EarlyAgreement => "5.2.3",
+        }
+    }
+}
+
+impl Profile {
+    /// The name of the profile, as `--rules` spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Fide => "fide",
+            Profile::App => "app",
+            Profile::Online => "online",
+        }
+    }
+}
+
 /// Everything the rules say about one game.
 #[derive(Debug, Clone)]
 pub struct Outcome {

@@ -1,0 +1,201 @@
+//! `validate`'s record: one finding, where it stands and what it says; and
+//! the columns a finding lends to other records (the `error` struct).
+
+use shakmaty::Color;
+
+use super::{Cells, Column, CsvRow, Format, JsonObject, Schema, Type, common};
+use crate::rules::finding::{Code, Finding, Severity};
+
+/// The ply a finding is about.
+pub const PLY: Column = Column::new(
+    "ply",
+    Type::UInt32,
+    "1-based ply of the move the finding is about",
+);
+
+/// That move as written.
+pub const SAN: Column =
+    Column::new("san", Type::Str, "that move as written in the input").null_when("`ply` is null");
+
+/// The finding's code.
+pub const CODE: Column = Column::new(
+    "code",
+    Type::Vocab(|| Code::ALL.iter().map(|c| c.as_str()).collect()),
+    "the finding's code (`illegal-move`, `layout`, …; see `validate --help`)",
+);
+
+/// The line of a finding.
+pub const LINE: Column = Column::new(
+    "line",
+    Type::UInt64,
+    "1-based line of the finding in its input",
+);
+
+/// The finding's text.
+pub const MESSAGE: Column = Column::new("message", Type::Str, "what is wrong, for people");
+
+/// A finding.
+pub const FINDING: Schema = Schema {
+    name: "finding",
+    doc: "`pgnkit validate -f csv` and `-f jsonl`: one record per finding.",
+    columns: &[
+        common::FILE,
+        common::GAME
+            .null_when("the finding belongs to no game (text in a file that holds no game)"),
+        common::OFFSET.null_when("`game` is null"),
+        LINE,
+        PLY.null_when("the finding is about no move (a tag, the layout, the result)"),
+        SAN,
+        Column::new(
+            "severity",
+            Type::Vocab(|| Severity::ALL.iter().map(|s| s.as_str()).collect()),
+            "`error` (makes `validate` exit 1) or `warning`",
+        ),
+        CODE,
+        MESSAGE,
+        common::WHITE,
+        common::BLACK,
+    ],
+};
+
+/// What stopped a replay: a finding without its place, as a struct column
+/// of other records (`error`).
+pub const ERROR: Schema = Schema {
+    name: "error",
+    doc: "Where and why a game's main line could not be replayed.",
+    columns: &[
+        PLY.null_when("the game could not be set up (bad FEN, unsupported variant)"),
+        SAN,
+        CODE,
+        MESSAGE,
+    ],
+};
+
+/// The `error` column of a record, of type [`ERROR`].
+pub const ERROR_COLUMN: Column = Column::new(
+    "error",
+    Type::Struct(&ERROR),
+    "where and why the game's main line could not be replayed; in CSV as `code at ply N: message` (`code: message` without a ply)",
+);
+
+/// How a format writes the `error` column ([`ERROR_COLUMN`]): an object in
+/// JSON, `code at ply N: message` in CSV.
+pub trait ErrorCell {
+    fn error(&mut self, error: Option<&Finding>);
+}
+
+/// The `error` column's text in CSV (and in a `PgnkitError` tag):
+/// `code at ply N: message`, or `code: message` without a ply.
+pub fn error_text(error: Option<&Finding>) -> Option<String> {
+    error.map(|e| match e.ply {
+        Some(ply) => format!("{} at ply {ply}: {}", e.code, e.message),
+        None => format!("{}: {}", e.code, e.message),
+    })
+}
+
+impl ErrorCell for CsvRow<'_> {
+    fn error(&mut self, error: Option<&Finding>) {
+        self.opt_str(error_text(error).as_deref());
+    }
+}
+
+impl ErrorCell for JsonObject<'_> {
+    fn error(&mut self, error: Option<&Finding>) {
+        self.object(
+            &ERROR,
+            error.map(|e| {
+                |o: &mut JsonObject<'_>| {
+                    o.uint(e.ply.map(u64::from));
+                    o.opt_str(e.san.as_deref());
+                    o.word(Some(e.code.as_str()));
+                    o.str(&e.message);
+                }
+            }),
+        );
+    }
+}
+
+/// Where a finding stands: file, game, players, and how moves are numbered.
+#[derive(Debug, Clone, Copy)]
+pub struct FindingPlace<'a> {
+    pub file: &'a str,
+    /// `None` for a finding outside any game.
+    pub game: Option<u64>,
+    /// Byte offset of the game's first byte in the input.
+    pub offset: Option<u64>,
+    pub white: &'a str,
+    pub black: &'a str,
+    /// Fullmove number and side to move at the game's start.
+    pub first_move: (u32, Color),
+}
+
+impl<'a> FindingPlace<'a> {
+    /// The place of a finding in game `game` (at `offset`) of `file`
+    /// between `white` and `black`, whose moves start at `first_move`.
+    pub fn in_game(
+        (file, game, offset): (&'a str, u64, Option<u64>),
+        (white, black): (&'a str, &'a str),
+        first_move: (u32, Color),
+    ) -> FindingPlace<'a> {
+        FindingPlace {
+            file,
+            game: Some(game),
+            offset,
+            white,
+            black,
+            first_move,
+        }
+    }
+
+    /// The place of a finding in `file` outside any game.
+    pub fn outside_games(file: &'a str) -> FindingPlace<'a> {
+        FindingPlace {
+            file,
+            game: None,
+            offset: None,
+            white: "",
+            black: "",
+            first_move: (1, Color::White),
+        }
+    }
+}
+
+/// A finding and its place: one record of [`FINDING`].
+#[derive(Debug, Clone, Copy)]
+pub struct FindingRecord<'a> {
+    pub place: &'a FindingPlace<'a>,
+    pub finding: &'a Finding,
+}
+
+impl FindingRecord<'_> {
+    fn cells<C: Cells>(&self, c: &mut C) {
+        let (p, f) = (self.place, self.finding);
+        c.str(p.file);
+        c.uint(p.game);
+        c.uint(p.offset);
+        c.uint(Some(f.line));
+        c.uint(f.ply.map(u64::from));
+        c.opt_str(f.san.as_deref());
+        c.word(Some(f.severity().as_str()));
+        c.word(Some(f.code.as_str()));
+        c.str(&f.message);
+        c.str(p.white);
+        c.str(p.black);
+    }
+
+    /// Appends the record in `format`.
+    pub fn write(&self, format: Format, out: &mut Vec<u8>) {
+        match format {
+            Format::Csv => {
+                let mut row = CsvRow::new(out, &FINDING);
+                self.cells(&mut row);
+                row.finish();
+            }
+            Format::Jsonl => {
+                let mut o = JsonObject::new(out, &FINDING, false);
+                self.cells(&mut o);
+                o.finish();
+            }
+        }
+    }
+}

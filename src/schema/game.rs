@@ -1,0 +1,95 @@
+//! `convert`'s record: one game replayed, as a CSV row (`--to csv`) or a
+//! JSON object (`--to jsonl`). The two formats hold different columns of
+//! the one record, each marked where it is.
+
+use super::finding::{ERROR_COLUMN, SAN};
+use super::{Column, Schema, Type, common};
+
+/// The NAGs of a move (at the top level: before the first move).
+pub const NAGS: Column = Column::new("nags", Type::List(&Type::UInt8), "NAGs, in input order")
+    .null_when("there are none (or `--no-nags`)")
+    .jsonl_only();
+
+/// Its comments.
+pub const COMMENTS: Column = Column::new(
+    "comments",
+    Type::List(&Type::Str),
+    "comments, in input order",
+)
+.null_when("there are none (or `--no-comments`)")
+.jsonl_only();
+
+/// Its variations.
+pub const VARIATIONS: Column = Column::new(
+    "variations",
+    Type::List(&Type::Str),
+    "variations, as PGN text without move numbers",
+)
+.null_when("there are none (or `--no-variations`)")
+.jsonl_only();
+
+/// A move in UCI.
+pub const UCI: Column = Column::new(
+    "uci",
+    Type::Str,
+    "the move in UCI (Chess960 castling king to rook)",
+);
+
+/// One ply of the main line.
+pub const MOVE: Schema = Schema {
+    name: "move",
+    doc: "One ply of a game's main line (`moves`), with what follows it.",
+    columns: &[
+        SAN.doc("the move in normalised SAN").never_null(),
+        UCI,
+        Column::new(
+            "fen_after",
+            Type::Str,
+            "the position after the move, as FEN",
+        ),
+        NAGS.doc("the move's NAGs"),
+        COMMENTS.doc("comments after the move"),
+        VARIATIONS.doc("variations replacing the move, as PGN text"),
+    ],
+};
+
+/// One game.
+pub const GAME: Schema = Schema {
+    name: "game",
+    doc: "`pgnkit convert --to csv` (a row for every game; `error` is filled when it could not be converted) and `--to jsonl` (a record for every game written: a game that cannot be replayed is left out unless `--keep-invalid` is given).",
+    columns: &[
+        common::FILE,
+        common::GAME,
+        common::OFFSET.null_when("the record is a line of FEN, EPD or UCI input"),
+        Column::new(
+            "start_fen",
+            Type::Str,
+            "the start position when it is not the standard one, or the game is Chess960 (then with Shredder-FEN castling); with `uci`, all a replay needs",
+        )
+        .null_when("the game starts from the standard position")
+        .csv_only(),
+        common::TAGS.doc("every tag of the game, in input order (a repeated tag keeps its first value); a game made from a line gets the Seven Tag Roster, and `SetUp`/`FEN` (and `Variant`) when it starts from a FEN. In CSV, one column per tag: the Seven Tag Roster, then those `--tags` names (default: every other tag the first 1,000 games use)"),
+        NAGS.doc("NAGs before the first move"),
+        COMMENTS.doc("comments before the first move"),
+        VARIATIONS.doc("variations before the first move, as PGN text"),
+        Column::new(
+            "moves",
+            Type::List(&Type::Struct(&MOVE)),
+            "the main line, one struct per ply",
+        )
+        .jsonl_only(),
+        common::RESULT
+            .doc("the recorded result (`1-0`, `0-1`, `1/2-1/2`, `*`)")
+            .jsonl_only(),
+        common::PLIES
+            .doc("plies of the main line")
+            .null_when("the game was left out (it could not be replayed)")
+            .csv_only(),
+        UCI.doc("the main line in UCI, space-separated (no `fen … moves` prefix: the start position is `start_fen`)")
+            .csv_only(),
+        Column::new("final_fen", Type::Str, "the final position, as FEN")
+            .null_when("the game's setup failed, or it was left out")
+            .csv_only(),
+        ERROR_COLUMN.null_when("the game was replayed"),
+    ],
+};
