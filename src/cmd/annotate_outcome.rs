@@ -10,6 +10,7 @@ use anyhow::Context;
 use super::{Codes, Product, Streaming, report_finding, value_name};
 use crate::cli::{AnnotateFormat, AnnotateOutcomeArgs, RulesProfile};
 use crate::exit::ExitStatus;
+use crate::input::error::chain;
 use crate::output::annotate::{self, Format, PgnSettings, Row, TagColumns};
 use crate::output::diag;
 use crate::output::pgn::damage;
@@ -175,7 +176,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                 }
                 // Text holding no game is `validate`'s business.
                 Event::Loose(..) => {}
-                Event::Failed(file, err) => out.error(format!("{file}: {err}")),
+                Event::Failed(file, err) => out.error(format!("{file}: {}", chain(&err))),
             }
             Ok(())
         },

@@ -15,6 +15,7 @@ use anyhow::Context;
 use super::{Codes, Product, Streaming, report_finding, value_name};
 use crate::cli::{ConvertArgs, ConvertFormat, Positions, SourceFormat};
 use crate::exit::ExitStatus;
+use crate::input::error::chain;
 use crate::input::lines::{Line, LineFormat};
 use crate::output::convert::{
     CsvColumns, CsvRecord, epd_records, write_epd, write_fens, write_jsonl, write_lan, write_pgn,
@@ -240,7 +241,7 @@ impl Writer<'_> {
             // Text between games that holds no game: nothing to convert.
             Event::Loose(..) => Ok(()),
             Event::Failed(file, err) => {
-                self.out.error(format!("{file}: {err}"));
+                self.out.error(format!("{file}: {}", chain(&err)));
                 Ok(())
             }
         }

@@ -9,6 +9,7 @@ use anyhow::Context;
 use super::{Codes, Product, Streaming, identity, stdout_identity, value_name};
 use crate::cli::{ReportFormat, ValidateArgs};
 use crate::exit::ExitStatus;
+use crate::input::error::chain;
 use crate::output::diag;
 use crate::output::report::{self, CodeCount, Format, Place, players};
 use crate::rules::check::{GameCheck, check_game};
@@ -428,7 +429,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
                     report::write_finding(&mut out, format, &place, &finding)
                         .with_context(failed)?;
                 }
-                Event::Failed(file, err) => out.error(format!("{file}: {err}")),
+                Event::Failed(file, err) => out.error(format!("{file}: {}", chain(&err))),
             }
             Ok(())
         },
