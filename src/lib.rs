@@ -9,9 +9,12 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod error;
 pub mod exit;
 pub mod input;
 pub mod output;
 pub mod pipeline;
 pub mod rules;
 pub mod stream;
+
+pub use error::{Error, ErrorKind};
