@@ -10,6 +10,7 @@ pub mod json;
 pub mod pgn;
 pub mod report;
 pub mod stats;
+pub mod tally;
 
 use std::io::{self, Write};
 

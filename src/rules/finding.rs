@@ -40,6 +40,10 @@ pub enum Code {
     DuplicateTag,
     CheckSuffix,
     Layout,
+    /// A game `annotate-outcome` could not replay to its end, so that it
+    /// gives it no outcome: a code of its records, never a finding, and so
+    /// not in [`Code::ALL`] (`--only`, `--ignore` and `--fail-on` refuse it).
+    NotReplayed,
 }
 
 impl Code {
@@ -61,7 +65,27 @@ impl Code {
         Code::Layout,
     ];
 
-    /// The code called `name` in reports, if any.
+    /// Every code a run counts: [`Code::ALL`] and [`Code::NotReplayed`],
+    /// in [`Code::index`] order.
+    pub const TALLIED: [Code; 15] = [
+        Code::Syntax,
+        Code::IllegalMove,
+        Code::AmbiguousMove,
+        Code::NullMove,
+        Code::MoveAfterEnd,
+        Code::InvalidFen,
+        Code::ResultMismatch,
+        Code::WrongResult,
+        Code::UnsupportedVariant,
+        Code::MissingTag,
+        Code::InvalidTag,
+        Code::DuplicateTag,
+        Code::CheckSuffix,
+        Code::Layout,
+        Code::NotReplayed,
+    ];
+
+    /// The finding code called `name` in reports, if any.
     ///
     /// # Examples
     ///
@@ -74,7 +98,8 @@ impl Code {
         Code::ALL.into_iter().find(|c| c.as_str() == name)
     }
 
-    /// The position of the code in [`Code::ALL`], to index tables by code.
+    /// The position of the code in [`Code::TALLIED`] (and so in
+    /// [`Code::ALL`]), to index tables by code.
     pub fn index(self) -> usize {
         self as usize
     }
@@ -96,6 +121,7 @@ impl Code {
             Code::DuplicateTag => "duplicate-tag",
             Code::CheckSuffix => "check-suffix",
             Code::Layout => "layout",
+            Code::NotReplayed => "not-replayed",
         }
     }
 
@@ -176,5 +202,10 @@ mod tests {
             assert_eq!(code.index(), i);
             assert_eq!(Code::from_name(code.as_str()), Some(code));
         }
+        for (i, code) in Code::TALLIED.into_iter().enumerate() {
+            assert_eq!(code.index(), i);
+        }
+        assert_eq!(Code::TALLIED[..Code::ALL.len()], Code::ALL);
+        assert_eq!(Code::from_name("not-replayed"), None);
     }
 }
