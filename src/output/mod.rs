@@ -8,6 +8,7 @@ pub mod convert;
 pub mod diag;
 pub mod json;
 pub mod pgn;
+pub mod problem_games;
 pub mod report;
 pub mod stats;
 pub mod tally;
