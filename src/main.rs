@@ -9,6 +9,7 @@ use pgnkit::cli::{Cli, Command};
 use pgnkit::cmd;
 use pgnkit::exit::ExitStatus;
 use pgnkit::output::diag;
+use pgnkit::{Error, ErrorKind};
 
 fn main() -> ExitCode {
     tune_malloc();
@@ -24,12 +25,13 @@ fn main() -> ExitCode {
         Command::Completions(args) => completions(args.shell, &mut out),
     };
     let result = result.and_then(|status| {
-        out.flush()?;
+        out.flush()
+            .map_err(|e| Error::adopt(ErrorKind::Output, e).with_path("-"))?;
         Ok(status)
     });
     match result {
         Ok(status) => status.into(),
-        Err(err) if is_broken_pipe(&err) => ExitCode::from(0),
+        Err(err) if err.is_broken_pipe() => ExitCode::from(0),
         Err(err) => {
             // Never `eprintln!`: it panics when standard error is unwritable.
             diag::error(format_args!("{err:#}"));
@@ -60,19 +62,11 @@ fn tune_malloc() {}
 
 /// Writes the completion script for `shell`, generated from the same
 /// definitions as `--help`.
-fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<ExitStatus, Error> {
     // Into a buffer first: the generators panic on a write error (`| head`).
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "pgnkit", &mut script);
-    out.write_all(&script)?;
+    out.write_all(&script)
+        .map_err(|e| Error::adopt(ErrorKind::Output, e).with_path("-"))?;
     Ok(ExitStatus::Ok)
-}
-
-/// `pgnkit … | head` closes our stdout early: that is not an error.
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        cause
-            .downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-    })
 }
