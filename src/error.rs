@@ -51,14 +51,23 @@ pub struct Error {
 const STDIO: &str = "-";
 
 impl Error {
+    fn new(
+        kind: ErrorKind,
+        path: Option<&Path>,
+        message: Option<String>,
+        source: Option<Source>,
+    ) -> Error {
+        Error {
+            kind,
+            path: path.map(Path::to_owned),
+            message,
+            source,
+        }
+    }
+
     /// Arguments refused with `message` (`--tags applies to --to csv only`).
     pub fn usage(message: impl Into<String>) -> Error {
-        Error {
-            kind: ErrorKind::Usage,
-            path: None,
-            message: Some(message.into()),
-            source: None,
-        }
+        Error::new(ErrorKind::Usage, None, Some(message.into()), None)
     }
 
     /// The input `path` (`-` is standard input) could not be read:
@@ -68,23 +77,15 @@ impl Error {
         message: impl Into<String>,
         source: impl Into<Source>,
     ) -> Error {
-        Error {
-            kind: ErrorKind::Input,
-            path: Some(path.as_ref().to_owned()),
-            message: Some(message.into()),
-            source: Some(source.into()),
-        }
+        let (path, message) = (Some(path.as_ref()), Some(message.into()));
+        Error::new(ErrorKind::Input, path, message, Some(source.into()))
     }
 
     /// The input `path` was read and refused for what it holds: `message`
     /// (a shard's statistics that contradict themselves).
     pub fn bad_input(path: impl AsRef<Path>, message: impl Into<String>) -> Error {
-        Error {
-            kind: ErrorKind::Input,
-            path: Some(path.as_ref().to_owned()),
-            message: Some(message.into()),
-            source: None,
-        }
+        let (path, message) = (Some(path.as_ref()), Some(message.into()));
+        Error::new(ErrorKind::Input, path, message, None)
     }
 
     /// The output `path` (`-` is standard output) could not be written:
@@ -94,17 +95,14 @@ impl Error {
         message: impl Into<String>,
         source: impl Into<Source>,
     ) -> Error {
-        Error {
-            kind: ErrorKind::Output,
-            path: Some(path.as_ref().to_owned()),
-            message: Some(message.into()),
-            source: Some(source.into()),
-        }
+        let (path, message) = (Some(path.as_ref()), Some(message.into()));
+        Error::new(ErrorKind::Output, path, message, Some(source.into()))
     }
 
-    /// Standard output could not be written: `message`, caused by `source`.
-    pub fn stdout(message: impl Into<String>, source: impl Into<Source>) -> Error {
-        Error::output(STDIO, message, source)
+    /// Standard output could not be written: `source` says why, and is
+    /// the whole message (`pgnkit: No space left on device (os error 28)`).
+    pub fn stdout(source: io::Error) -> Error {
+        Error::adopt(ErrorKind::Output, source).with_path(STDIO)
     }
 
     /// A failure of another kind, `source`, adopted whole: its message is
@@ -116,12 +114,7 @@ impl Error {
     /// `source` adopted whole as an error of `kind`: its message is this
     /// error's (a write to standard output that failed says only why).
     pub fn adopt(kind: ErrorKind, source: impl Into<Source>) -> Error {
-        Error {
-            kind,
-            path: None,
-            message: None,
-            source: Some(source.into()),
-        }
+        Error::new(kind, None, None, Some(source.into()))
     }
 
     /// The same error, about `path` (`-` for a standard stream).
@@ -243,11 +236,15 @@ mod tests {
     #[test]
     fn output_to_stdout_is_dash() {
         let pipe = io::Error::from(io::ErrorKind::BrokenPipe);
-        let err = Error::stdout("failed to write the report", pipe);
+        let err = Error::output("-", "failed to write the report", pipe);
         assert_eq!(err.kind(), ErrorKind::Output);
         assert_eq!(err.path(), Some(Path::new("-")));
         assert!(err.is_broken_pipe());
         assert!(!Error::usage("x").is_broken_pipe());
+        let full = Error::stdout(io::Error::other("no space left"));
+        assert_eq!(full.kind(), ErrorKind::Output);
+        assert_eq!(full.path(), Some(Path::new("-")));
+        assert_eq!(format!("{full:#}"), "no space left");
         // Adopted whole (`main`'s last flush), the pipe is still seen.
         let pipe = io::Error::from(io::ErrorKind::BrokenPipe);
         assert!(Error::adopt(ErrorKind::Output, pipe).is_broken_pipe());

@@ -5,11 +5,11 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
+use pgnkit::Error;
 use pgnkit::cli::{Cli, Command};
 use pgnkit::cmd;
 use pgnkit::exit::ExitStatus;
 use pgnkit::output::diag;
-use pgnkit::{Error, ErrorKind};
 
 fn main() -> ExitCode {
     tune_malloc();
@@ -25,8 +25,7 @@ fn main() -> ExitCode {
         Command::Completions(args) => completions(args.shell, &mut out),
     };
     let result = result.and_then(|status| {
-        out.flush()
-            .map_err(|e| Error::adopt(ErrorKind::Output, e).with_path("-"))?;
+        out.flush().map_err(Error::stdout)?;
         Ok(status)
     });
     match result {
@@ -66,7 +65,6 @@ fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<ExitS
     // Into a buffer first: the generators panic on a write error (`| head`).
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "pgnkit", &mut script);
-    out.write_all(&script)
-        .map_err(|e| Error::adopt(ErrorKind::Output, e).with_path("-"))?;
+    out.write_all(&script).map_err(Error::stdout)?;
     Ok(ExitStatus::Ok)
 }

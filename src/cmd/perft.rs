@@ -199,11 +199,6 @@ pub fn run(args: &PerftArgs, out: &mut dyn Write) -> Result<ExitStatus, Error> {
     }
 }
 
-/// A write to standard output that failed: its cause says why.
-fn written(e: std::io::Error) -> Error {
-    Error::adopt(ErrorKind::Output, e).with_path("-")
-}
-
 fn run_position(
     settings: &Settings,
     pos: &Chess,
@@ -236,7 +231,7 @@ fn run_position(
                         writeln!(out, "{}: {count}", roots[i].uci)?;
                         out.flush()
                     });
-                    wrote.map_err(written)?;
+                    wrote.map_err(Error::stdout)?;
                 }
                 Ok(())
             },
@@ -247,10 +242,10 @@ fn run_position(
     progress.finish();
 
     if divide {
-        writeln!(out).map_err(written)?;
+        writeln!(out).map_err(Error::stdout)?;
     }
-    writeln!(out, "{total}").map_err(written)?;
-    out.flush().map_err(written)?;
+    writeln!(out, "{total}").map_err(Error::stdout)?;
+    out.flush().map_err(Error::stdout)?;
 
     if !settings.quiet {
         diag::note(format!(
@@ -482,13 +477,13 @@ fn run_suite(
                 )?;
                 out.flush()
             });
-            wrote.map_err(written)?;
+            wrote.map_err(Error::stdout)?;
             Ok(())
         },
     )?;
     let elapsed = start.elapsed();
     progress.finish();
-    out.flush().map_err(written)?;
+    out.flush().map_err(Error::stdout)?;
 
     if !settings.quiet {
         diag::note(format!(
