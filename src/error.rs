@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
     /// The arguments were refused: a bad value or a combination of options
-    /// that cannot work. Nothing was read or written.
+    /// that cannot work. No output was written.
     Usage,
     /// An input could not be opened or read.
     Input,
@@ -117,6 +117,12 @@ impl Error {
         Error::new(kind, None, None, Some(source.into()))
     }
 
+    /// An error composed with anyhow, adopted whole as an error of `kind`
+    /// ([`Error::adopt`]); its causes stay reachable as they are.
+    pub(crate) fn composed(kind: ErrorKind, err: anyhow::Error) -> Error {
+        Error::adopt(kind, Composed(err))
+    }
+
     /// The same error, about `path` (`-` for a standard stream).
     #[must_use]
     pub fn with_path(mut self, path: impl AsRef<Path>) -> Error {
@@ -138,13 +144,15 @@ impl Error {
     /// Whether a cause of this error is a closed pipe: `pgnkit … | head`
     /// stopped reading, which is no failure.
     pub fn is_broken_pipe(&self) -> bool {
+        let is_pipe = |err: &(dyn StdError + 'static)| {
+            err.downcast_ref::<io::Error>()
+                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+        };
         // From the source as it is kept: an adopted error is a cause too.
         let mut cause: Option<&(dyn StdError + 'static)> = self.source.as_deref().map(|s| s as _);
         while let Some(err) = cause {
-            if err
-                .downcast_ref::<io::Error>()
-                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-            {
+            let composed = err.downcast_ref::<Composed>();
+            if is_pipe(err) || composed.is_some_and(|c| c.0.chain().any(is_pipe)) {
                 return true;
             }
             cause = err.source();
@@ -196,8 +204,31 @@ impl From<anyhow::Error> for Error {
     fn from(err: anyhow::Error) -> Error {
         match err.downcast::<Error>() {
             Ok(err) => err,
-            Err(err) => Error::internal(err),
+            Err(err) => Error::composed(ErrorKind::Internal, err),
         }
+    }
+}
+
+/// An anyhow error kept as a source. Its conversion into a boxed error
+/// hides the error it holds from `downcast_ref`; kept whole, its chain
+/// still yields each cause as it is (an `io::Error` of a broken pipe).
+struct Composed(anyhow::Error);
+
+impl fmt::Debug for Composed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for Composed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl StdError for Composed {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.0.chain().nth(1)
     }
 }
 

@@ -610,7 +610,7 @@ fn check_interrupt(flag: &AtomicBool) -> anyhow::Result<()> {
 fn about(shard: &Path) -> impl Fn(anyhow::Error) -> Error + '_ {
     move |err| match err.downcast::<Error>() {
         Ok(err) => err,
-        Err(err) => Error::adopt(ErrorKind::Input, err).with_path(shard),
+        Err(err) => Error::composed(ErrorKind::Input, err).with_path(shard),
     }
 }
 

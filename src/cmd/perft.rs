@@ -185,7 +185,7 @@ pub fn run(args: &PerftArgs, out: &mut dyn Write) -> Result<ExitStatus, Error> {
             divide,
         } => {
             // A bad FEN or move list is a bad argument value.
-            let usage = |e| Error::adopt(ErrorKind::Usage, e);
+            let usage = |e| Error::composed(ErrorKind::Usage, e);
             let mut pos = perft::parse_position(fen, settings.chess960)
                 .with_context(|| format!("invalid fen {fen:?}"))
                 .map_err(usage)?;
