@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod error;
 pub mod exit;
 pub mod input;
 pub mod output;
@@ -16,3 +17,5 @@ pub mod pipeline;
 pub mod rules;
 pub mod schema;
 pub mod stream;
+
+pub use error::{Error, ErrorKind};

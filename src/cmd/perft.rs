@@ -23,11 +23,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use rayon::prelude::*;
 use shakmaty::{Chess, Position};
 
 use crate::cli::PerftArgs;
+use crate::error::{Error, ErrorKind};
 use crate::exit::ExitStatus;
 use crate::output::diag;
 use crate::rules::perft::{self, SuiteCheck, Table};
@@ -74,21 +75,23 @@ enum Job {
 /// # Errors
 ///
 /// Conflicting or missing flags.
-fn settings(args: &PerftArgs) -> anyhow::Result<Settings> {
+fn settings(args: &PerftArgs) -> Result<Settings, Error> {
     if !args.fen_rest.is_empty() {
         // The shell split an unquoted FEN into its fields.
         let fen = args.fen.iter().chain(&args.fen_rest);
         let fen = fen.map(String::as_str).collect::<Vec<_>>().join(" ");
-        bail!(
+        return Err(Error::usage(format!(
             "the FEN was given as {} arguments: quote it, as in pgnkit perft \"{}\"",
             args.fen_rest.len() + 1,
             diag::clipped(&fen, diag::SHOWN)
-        );
+        )));
     }
     let job = match &args.suite {
         Some(path) => {
             if args.fen.is_some() || args.moves.is_some() || args.divide {
-                bail!("--suite cannot be combined with a FEN, --moves or --divide");
+                return Err(Error::usage(
+                    "--suite cannot be combined with a FEN, --moves or --divide",
+                ));
             }
             Job::Suite {
                 path: path.clone(),
@@ -98,10 +101,12 @@ fn settings(args: &PerftArgs) -> anyhow::Result<Settings> {
         }
         None => {
             let Some(depth) = args.depth else {
-                bail!("--depth is required (unless --suite is given)");
+                return Err(Error::usage(
+                    "--depth is required (unless --suite is given)",
+                ));
             };
             if args.max_nodes.is_some() {
-                bail!("--max-nodes only applies to --suite");
+                return Err(Error::usage("--max-nodes only applies to --suite"));
             }
             Job::Position {
                 fen: match args.fen.as_deref() {
@@ -147,7 +152,7 @@ fn capped_threads(threads: Option<u16>, quiet: bool) -> usize {
 /// Conflicting or missing flags, a bad FEN or `--moves`, an unreadable or
 /// malformed suite file, a hash table that cannot be allocated, or a failed
 /// write. Suite checks that do not match are findings (exit 1), not errors.
-pub fn run(args: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+pub fn run(args: &PerftArgs, out: &mut dyn Write) -> Result<ExitStatus, Error> {
     let settings = settings(args)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(settings.threads)
@@ -156,7 +161,7 @@ pub fn run(args: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus> 
         .stack_size(WORKER_STACK)
         .build()
         .context("failed to start worker threads")?;
-    let table = Table::with_mib(settings.hash_mib)?;
+    let table = Table::with_mib(settings.hash_mib).map_err(Error::internal)?;
     match &settings.job {
         Job::Suite {
             path,
@@ -179,10 +184,15 @@ pub fn run(args: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus> 
             depth,
             divide,
         } => {
+            // A bad FEN or move list is a bad argument value.
+            let usage = |e| Error::composed(ErrorKind::Usage, e);
             let mut pos = perft::parse_position(fen, settings.chess960)
-                .with_context(|| format!("invalid fen {fen:?}"))?;
+                .with_context(|| format!("invalid fen {fen:?}"))
+                .map_err(usage)?;
             if let Some(moves) = moves {
-                pos = perft::play_uci(pos, moves).context("cannot play --moves")?;
+                pos = perft::play_uci(pos, moves)
+                    .context("cannot play --moves")
+                    .map_err(usage)?;
             }
             run_position(&settings, &pos, *depth, *divide, table.as_ref(), &pool, out)
         }
@@ -197,7 +207,7 @@ fn run_position(
     table: Option<&Table>,
     pool: &rayon::ThreadPool,
     out: &mut dyn Write,
-) -> anyhow::Result<ExitStatus> {
+) -> Result<ExitStatus, Error> {
     let progress = Meter::new(settings.quiet, "root moves");
     let start = Instant::now();
     let total = if depth == 0 {
@@ -217,10 +227,11 @@ fn run_position(
             |i, count| {
                 total += count;
                 if divide {
-                    progress.suspend(|| {
+                    let wrote = progress.suspend(|| {
                         writeln!(out, "{}: {count}", roots[i].uci)?;
                         out.flush()
-                    })?;
+                    });
+                    wrote.map_err(Error::stdout)?;
                 }
                 Ok(())
             },
@@ -231,10 +242,10 @@ fn run_position(
     progress.finish();
 
     if divide {
-        writeln!(out)?;
+        writeln!(out).map_err(Error::stdout)?;
     }
-    writeln!(out, "{total}")?;
-    out.flush()?;
+    writeln!(out, "{total}").map_err(Error::stdout)?;
+    out.flush().map_err(Error::stdout)?;
 
     if !settings.quiet {
         diag::note(format!(
@@ -370,16 +381,17 @@ fn run_suite(
     table: Option<&Table>,
     pool: &rayon::ThreadPool,
     out: &mut dyn Write,
-) -> anyhow::Result<ExitStatus> {
+) -> Result<ExitStatus, Error> {
     let name = crate::input::open::input_name(path);
     let bytes = if path == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)
-            .context("failed to read the suite from standard input")?;
+            .map_err(|e| Error::input(path, "failed to read the suite from standard input", e))?;
         bytes
     } else {
-        fs::read(path).with_context(|| format!("failed to read {}", path.display()))?
+        fs::read(path)
+            .map_err(|e| Error::input(path, format!("failed to read {}", path.display()), e))?
     };
     // A suite's comments may be Latin-1: read as such rather than refused
     // (a UTF-8 byte order mark goes first, so that it cannot become `ï»¿`).
@@ -387,9 +399,10 @@ fn run_suite(
     let text = crate::rules::game::decode_text(bytes);
     let selected = limits.selected;
     // The error quotes the file's bytes: cut, so a giant token is not echoed.
-    let records = perft::parse_suite(&text)
-        .map_err(|e| anyhow::anyhow!("{}", diag::clipped(&e.to_string(), 2 * diag::SHOWN)))
-        .with_context(|| format!("invalid perft suite {name}"))?;
+    let records = perft::parse_suite(&text).map_err(|e| {
+        let clipped = anyhow::anyhow!("{}", diag::clipped(&e.to_string(), 2 * diag::SHOWN));
+        Error::input(path, format!("invalid perft suite {name}"), clipped)
+    })?;
 
     // Every selected check, in file order, with its record; a record's
     // position is set up once, and only when one of its checks runs.
@@ -429,7 +442,7 @@ fn run_suite(
         |i, got| {
             let (r, check) = checks[i];
             let record = &records[r];
-            progress.suspend(|| {
+            let wrote = progress.suspend(|| {
                 if last_record != Some(r) {
                     last_record = Some(r);
                     if let Some(Err(err)) = &positions[r] {
@@ -463,13 +476,14 @@ fn run_suite(
                     record.fen
                 )?;
                 out.flush()
-            })?;
+            });
+            wrote.map_err(Error::stdout)?;
             Ok(())
         },
     )?;
     let elapsed = start.elapsed();
     progress.finish();
-    out.flush()?;
+    out.flush().map_err(Error::stdout)?;
 
     if !settings.quiet {
         diag::note(format!(

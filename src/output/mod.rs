@@ -8,8 +8,10 @@ pub mod convert;
 pub mod diag;
 pub mod json;
 pub mod pgn;
+pub mod problem_games;
 pub mod report;
 pub mod stats;
+pub mod tally;
 
 use std::io::{self, Write};
 
