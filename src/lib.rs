@@ -14,6 +14,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod error;
 pub mod exit;
 pub mod input;
 pub mod output;
@@ -22,3 +23,5 @@ pub mod rules;
 pub mod schema;
 pub mod stream;
 pub mod tasks;
+
+pub use error::{Error, ErrorKind};

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
+use pgnkit::Error;
 use pgnkit::cli::{Cli, Command};
 use pgnkit::cmd;
 use pgnkit::exit::ExitStatus;
@@ -25,12 +26,12 @@ fn main() -> ExitCode {
         Command::Completions(args) => completions(args.shell, &mut out),
     };
     let result = result.and_then(|status| {
-        out.flush()?;
+        out.flush().map_err(Error::stdout)?;
         Ok(status)
     });
     match result {
         Ok(status) => status.into(),
-        Err(err) if is_broken_pipe(&err) => ExitCode::from(0),
+        Err(err) if err.is_broken_pipe() => ExitCode::from(0),
         Err(err) => {
             // Never `eprintln!`: it panics when standard error is unwritable.
             diag::error(format_args!("{err:#}"));
@@ -61,19 +62,10 @@ fn tune_malloc() {}
 
 /// Writes the completion script for `shell`, generated from the same
 /// definitions as `--help`.
-fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<ExitStatus, Error> {
     // Into a buffer first: the generators panic on a write error (`| head`).
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "pgnkit", &mut script);
-    out.write_all(&script)?;
+    out.write_all(&script).map_err(Error::stdout)?;
     Ok(ExitStatus::Ok)
-}
-
-/// `pgnkit … | head` closes our stdout early: that is not an error.
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        cause
-            .downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-    })
 }

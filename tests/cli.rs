@@ -3,7 +3,7 @@
 use clap::CommandFactory;
 use pgnkit::cli::Cli;
 
-use crate::util::{code, run, stderr, stdout};
+use crate::util::{code, fixture, run, stderr, stdout};
 
 /// Escapes one line of text for roff: backslashes, hyphens (so they stay
 /// ASCII minus signs) and a leading `.` or `'` (a control line).
@@ -124,6 +124,38 @@ fn usage_errors_exit_2() {
     assert_eq!(code(&out), 2);
     let out = run(&["frobnicate"], None);
     assert_eq!(code(&out), 2);
+}
+
+/// Each kind of failure of `pgnkit::Error` (a refused usage, an unreadable
+/// input, an unwritable `-o`) exits 2 with one line naming what failed.
+/// See: issue 21.
+#[test]
+fn failures_exit_2_naming_the_file() {
+    let input = fixture("pgn/wrong_result_mate.pgn");
+    let input = input.to_str().unwrap();
+    let out = run(&["convert", "--to", "pgn", "--tags", "Event", input], None);
+    assert_eq!(code(&out), 2);
+    assert_eq!(stderr(&out), "pgnkit: --tags applies to --to csv only\n");
+
+    let out = run(&["validate", "-q", "no/such/input.pgn"], None);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("no/such/input.pgn: cannot open: "),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = run(
+        &["validate", "-q", "-o", "no/such/dir/report.txt", input],
+        None,
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).starts_with("pgnkit: cannot create no/such/dir/report.txt: "),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out), "");
 }
 
 /// Writes the completion script for `shell` to a temporary file.

@@ -5,15 +5,16 @@
 
 use std::io::Write;
 
-use anyhow::Context;
-
-use super::{Codes, Product, Streaming, report_finding, value_name};
+use super::{Product, Streaming, report_finding, value_name};
 use crate::cli::{AnnotateFormat, AnnotateOutcomeArgs, RulesProfile};
+use crate::error::Error;
 use crate::exit::ExitStatus;
+use crate::input::error::chain;
 use crate::output::annotate::{self, Format, OutcomeRecord, PgnSettings, TagColumns};
 use crate::output::diag;
 use crate::output::report::players;
-use crate::rules::finding::Finding;
+use crate::output::tally::Tally;
+use crate::rules::finding::{Code, Finding};
 use crate::rules::laws::LawsChoice;
 use crate::rules::movetext::damage;
 use crate::schema::finding::FindingPlace;
@@ -45,7 +46,7 @@ struct Settings {
 /// # Errors
 ///
 /// For flags that do not apply to the output format.
-fn settings(args: &AnnotateOutcomeArgs) -> anyhow::Result<Settings> {
+fn settings(args: &AnnotateOutcomeArgs) -> Result<Settings, Error> {
     let profile = match args.rules {
         RulesProfile::Fide => Profile::Fide,
         RulesProfile::App => Profile::App,
@@ -53,13 +54,16 @@ fn settings(args: &AnnotateOutcomeArgs) -> anyhow::Result<Settings> {
     };
     let pgn = args.format == AnnotateFormat::Pgn;
     if args.fix_results && !pgn {
-        anyhow::bail!("--fix-results applies to -f pgn only (it rewrites the games' results)");
+        return Err(Error::usage(
+            "--fix-results applies to -f pgn only (it rewrites the games' results)",
+        ));
     }
     if args.tags.is_some() && pgn {
-        anyhow::bail!("--tags applies to -f csv and -f jsonl only (-f pgn keeps every tag)");
+        return Err(Error::usage(
+            "--tags applies to -f csv and -f jsonl only (-f pgn keeps every tag)",
+        ));
     }
-    let tags =
-        TagColumns::new(args.tags.as_deref().unwrap_or_default()).map_err(anyhow::Error::msg)?;
+    let tags = TagColumns::new(args.tags.as_deref().unwrap_or_default()).map_err(Error::usage)?;
     Ok(Settings {
         streaming: Streaming::new(&args.input),
         profile,
@@ -92,7 +96,7 @@ struct Annotated {
 /// # Errors
 ///
 /// When the output cannot be written.
-pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Error> {
     let Settings {
         streaming,
         profile,
@@ -101,13 +105,12 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
         tags,
     } = settings(args)?;
     let mut out = streaming.writer(stdout)?;
-    let failed = || format!("failed to write the {PRODUCT_NAME}");
+    let failed = streaming.write_error(PRODUCT_NAME);
     streaming.check_range()?;
     if let OutputFormat::Table(format) = written {
-        annotate::write_header(&mut out, format, !streaming.no_header, &tags)
-            .with_context(failed)?;
+        annotate::write_header(&mut out, format, !streaming.no_header, &tags).map_err(&failed)?;
     }
-    let mut codes = Codes::new();
+    let mut tally = Tally::new();
 
     let mut wrong = 0u64;
     let mut not_replayed = 0u64;
@@ -140,10 +143,10 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                 Event::Game(ctx, done) => {
                     if !done.replayed {
                         not_replayed += 1;
-                        *codes.entry("not-replayed").or_default() += 1;
+                        tally.add(Code::NotReplayed);
                     } else if !done.row.result_ok {
                         wrong += 1;
-                        *codes.entry("wrong-result").or_default() += 1;
+                        tally.add(Code::WrongResult);
                     }
                     if !done.damage.is_empty() {
                         damaged += 1;
@@ -152,7 +155,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                         let place =
                             FindingPlace::in_game(ctx.place(), (&white, &black), done.first_move);
                         for finding in done.damage {
-                            *codes.entry(finding.code.as_str()).or_default() += 1;
+                            tally.add(finding.code);
                             report_finding(&out, &place, ctx.line_offset, finding);
                         }
                     }
@@ -168,11 +171,11 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
                         ),
                         (None, OutputFormat::Pgn(_)) => Ok(()),
                     }
-                    .with_context(failed)?;
+                    .map_err(&failed)?;
                 }
                 // Text holding no game is `validate`'s business.
                 Event::Loose(..) => {}
-                Event::Failed(file, err) => out.error(format!("{file}: {err}")),
+                Event::Failed(file, err) => out.error(format!("{file}: {}", chain(&err))),
             }
             Ok(())
         },
@@ -205,7 +208,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> anyhow::Result
         columns: matches!(written, OutputFormat::Table(Format::Csv)).then(|| tags.csv_columns()),
         options,
         records: totals.games,
-        codes: &codes,
+        codes: &tally,
     };
     streaming.finish(&mut out, &totals, &product, problems, &summary)
 }

@@ -9,12 +9,13 @@
 //! input holds what is told by [`crate::stream`] (`--from`, or sniffed).
 
 use std::io::Write;
+use std::path::Path;
 
-use anyhow::Context;
-
-use super::{Codes, Product, Streaming, report_finding, value_name};
+use super::{Product, Streaming, report_finding, value_name};
 use crate::cli::{ConvertArgs, ConvertFormat, Positions, SourceFormat};
+use crate::error::Error;
 use crate::exit::ExitStatus;
+use crate::input::error::chain;
 use crate::input::lines::{Line, LineFormat};
 use crate::output::convert::{
     CsvColumns, CsvRecord, epd_records, jsonl_head, write_epd, write_fens, write_jsonl, write_lan,
@@ -23,6 +24,7 @@ use crate::output::convert::{
 use crate::output::diag;
 use crate::output::pgn::Keep;
 use crate::output::report::players;
+use crate::output::tally::Tally;
 use crate::rules::finding::Finding;
 use crate::rules::movetext::damage;
 use crate::schema::finding::FindingPlace;
@@ -63,14 +65,16 @@ struct Render {
 /// # Errors
 ///
 /// For flags that do not apply to the output format.
-fn settings(args: &ConvertArgs) -> anyhow::Result<Settings> {
+fn settings(args: &ConvertArgs) -> Result<Settings, Error> {
     if args.tags.is_some() && args.to != ConvertFormat::Csv {
-        anyhow::bail!("--tags applies to --to csv only");
+        return Err(Error::usage("--tags applies to --to csv only"));
     }
     if args.positions == Positions::All
         && !matches!(args.to, ConvertFormat::Fen | ConvertFormat::Epd)
     {
-        anyhow::bail!("--positions all applies to --to fen and --to epd only");
+        return Err(Error::usage(
+            "--positions all applies to --to fen and --to epd only",
+        ));
     }
     let notes = matches!(args.to, ConvertFormat::Pgn | ConvertFormat::Jsonl);
     Ok(Settings {
@@ -231,7 +235,9 @@ struct Writer<'w> {
     repaired: u64,
     /// Whether the CSV header is written (`--no-header` not given).
     header: bool,
-    codes: Codes,
+    codes: Tally,
+    /// The file the product goes to (`-` for standard output).
+    product: &'w Path,
     /// Records written (rows, lines or EPD records).
     records: u64,
 }
@@ -243,7 +249,7 @@ impl Writer<'_> {
             // Text between games that holds no game: nothing to convert.
             Event::Loose(..) => Ok(()),
             Event::Failed(file, err) => {
-                self.out.error(format!("{file}: {err}"));
+                self.out.error(format!("{file}: {}", chain(&err)));
                 Ok(())
             }
         }
@@ -261,11 +267,12 @@ impl Writer<'_> {
             let black = diag::clipped(&report.black, diag::SHOWN);
             let place = FindingPlace::in_game(ctx.place(), (&white, &black), report.first_move);
             for finding in report.findings {
-                *self.codes.entry(finding.code.as_str()).or_default() += 1;
+                self.codes.add(finding.code);
                 report_finding(&self.out, &place, ctx.line_offset, finding);
             }
         }
-        let failed = || format!("failed to write the {PRODUCT_NAME}");
+        let product = self.product;
+        let failed = |e| Error::output(product, format!("failed to write the {PRODUCT_NAME}"), e);
         self.records += match &out.body {
             RenderedGame::None => 0,
             RenderedGame::Epd(records) => records.len() as u64,
@@ -277,19 +284,19 @@ impl Writer<'_> {
                 // The record's place goes first; the worker wrote the rest.
                 let mut head = Vec::with_capacity(64);
                 jsonl_head(&mut head, ctx.file, ctx.game, ctx.offset);
-                self.out.write_all(&head).with_context(failed)?;
-                self.out.write_all(&bytes).with_context(failed)?;
+                self.out.write_all(&head).map_err(failed)?;
+                self.out.write_all(&bytes).map_err(failed)?;
             }
-            RenderedGame::Bytes(bytes) => self.out.write_all(&bytes).with_context(failed)?,
+            RenderedGame::Bytes(bytes) => self.out.write_all(&bytes).map_err(failed)?,
             RenderedGame::Epd(records) => {
                 // A record line is named by its line, a game by its number
                 // in the run.
                 let id = out.line.unwrap_or(self.games);
                 for (ply, record) in records {
-                    write_epd(&mut self.out, &record, id, ply).with_context(failed)?;
+                    write_epd(&mut self.out, &record, id, ply).map_err(failed)?;
                 }
             }
-            RenderedGame::Csv(record) => self.csv_record(ctx, *record).with_context(failed)?,
+            RenderedGame::Csv(record) => self.csv_record(ctx, *record).map_err(failed)?,
         }
         Ok(())
     }
@@ -361,14 +368,14 @@ impl Writer<'_> {
 /// # Errors
 ///
 /// For conflicting flags, or when the output cannot be written.
-pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Error> {
     let Settings {
         streaming,
         from,
         render: settings,
         tags,
     } = settings(args)?;
-    let failed = || format!("failed to write the {PRODUCT_NAME}");
+    let failed = streaming.write_error(PRODUCT_NAME);
     let mut writer = Writer {
         out: streaming.writer(stdout)?,
         settings,
@@ -384,7 +391,8 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         broken: 0,
         repaired: 0,
         header: !streaming.no_header,
-        codes: Codes::new(),
+        codes: Tally::new(),
+        product: streaming.product_path(),
         records: 0,
     };
     streaming.check_range()?;
@@ -393,14 +401,16 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
         (None, from) => from,
         (Some(_), InputFormat::Pgn | InputFormat::Detect) => InputFormat::Pgn,
         (Some(_), InputFormat::Lines(_)) => {
-            anyhow::bail!("--byte-range reads PGN only, not FEN, EPD or UCI lines")
+            return Err(Error::usage(
+                "--byte-range reads PGN only, not FEN, EPD or UCI lines",
+            ));
         }
     };
     if let CsvState::Fixed { columns, .. } = &writer.csv
         && settings.format == ConvertFormat::Csv
         && writer.header
     {
-        columns.write_header(&mut writer.out).with_context(failed)?;
+        columns.write_header(&mut writer.out).map_err(&failed)?;
     }
 
     // EPD records are numbered across inputs, and the CSV header comes from
@@ -420,7 +430,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSta
             |event| writer.event(event),
         )?;
     if settings.format == ConvertFormat::Csv {
-        writer.fix_csv_header().with_context(failed)?;
+        writer.fix_csv_header().map_err(&failed)?;
     }
     let what = if settings.keep_invalid {
         "written up to their last legal move"

@@ -33,6 +33,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 
 use crate::cli::MergeArgs;
+use crate::error::{Error, ErrorKind};
 use crate::exit::ExitStatus;
 use crate::output::stats::{Digest, RunStats, path_from_hex};
 use crate::schema;
@@ -74,15 +75,21 @@ fn stats_path(output: &Path) -> PathBuf {
 }
 
 /// Reads and checks the statistics of the shard written to `output`.
-fn read_shard(output: &Path) -> anyhow::Result<Shard> {
+fn read_shard(output: &Path) -> Result<Shard, Error> {
     let path = stats_path(output);
-    let refuse = |why: String| anyhow::anyhow!("{}: {why}", path.display());
-    let file = File::open(&path)
-        .with_context(|| format!("cannot read the statistics {}", path.display()))?;
+    let refuse = |why: String| Error::bad_input(&path, format!("{}: {why}", path.display()));
+    let unread = |e: io::Error| {
+        Error::input(
+            &path,
+            format!("cannot read the statistics {}", path.display()),
+            e,
+        )
+    };
+    let file = File::open(&path).map_err(unread)?;
     let mut text = String::new();
     file.take(MAX_STATS + 1)
         .read_to_string(&mut text)
-        .with_context(|| format!("cannot read the statistics {}", path.display()))?;
+        .map_err(unread)?;
     if text.len() as u64 > MAX_STATS {
         return Err(refuse("it is too large to be pgnkit --stats".to_owned()));
     }
@@ -157,7 +164,7 @@ fn read_shard(output: &Path) -> anyhow::Result<Shard> {
 
 /// Refuses an output that is one of the shards, their statistics or their
 /// input: writing it would destroy what is being merged.
-fn check_output(args: &MergeArgs, shards: &[Shard]) -> anyhow::Result<()> {
+fn check_output(args: &MergeArgs, shards: &[Shard]) -> Result<(), Error> {
     let mut read: Vec<((u64, u64), &Path)> = Vec::new();
     for shard in shards {
         for p in [&shard.output, &shard.stats_path, &shard.path] {
@@ -173,10 +180,10 @@ fn check_output(args: &MergeArgs, shards: &[Shard]) -> anyhow::Result<()> {
     if let Some((id, name)) = written
         && let Some((_, shard)) = read.iter().find(|(r, _)| *r == id)
     {
-        bail!(
+        return Err(Error::usage(format!(
             "refusing to write the merged output to {name}: it is {}, which merge reads",
             shard.display()
-        );
+        )));
     }
     Ok(())
 }
@@ -601,13 +608,23 @@ fn check_interrupt(flag: &AtomicBool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What became of an error met reading `shard`: a typed [`Error`] (a
+/// write that failed) stays as it is; anything else is the shard refused
+/// as an input, its message unchanged.
+fn about(shard: &Path) -> impl Fn(anyhow::Error) -> Error + '_ {
+    move |err| match err.downcast::<Error>() {
+        Ok(err) => err,
+        Err(err) => Error::composed(ErrorKind::Input, err).with_path(shard),
+    }
+}
+
 /// Runs `merge`, rerunning shards with this pgnkit binary.
 ///
 /// # Errors
 ///
 /// When a shard or its statistics cannot be read or are refused, a rerun
 /// fails, shards do not tile their file, or the output cannot be written.
-pub fn run(args: &MergeArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+pub fn run(args: &MergeArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Error> {
     let exe = std::env::current_exe().context("cannot find the pgnkit binary to rerun a shard")?;
     merge(args, stdout, &exe)
 }
@@ -617,32 +634,34 @@ pub fn run(args: &MergeArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitStatu
 /// # Errors
 ///
 /// As [`run`].
-pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Result<ExitStatus> {
+pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> Result<ExitStatus, Error> {
     let interrupted = interrupted_flag();
+    let to = args.output.as_deref().unwrap_or(Path::new("-"));
+    let write_failed = |e| Error::output(to, "failed to write the merged output", e);
     if let Some(p) = args.output.as_deref().filter(|p| *p != Path::new("-")) {
         if p.is_dir() {
-            bail!(
+            return Err(Error::usage(format!(
                 "cannot write the merged output to {}: it is a directory",
                 p.display()
-            );
+            )));
         }
         let dir = p
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         if !dir.is_dir() {
-            bail!(
+            return Err(Error::usage(format!(
                 "cannot write the merged output to {}: {} is no directory",
                 p.display(),
                 dir.display()
-            );
+            )));
         }
     }
     let mut shards = args
         .shards
         .iter()
         .map(|p| read_shard(p))
-        .collect::<anyhow::Result<Vec<Shard>>>()?;
+        .collect::<Result<Vec<Shard>, Error>>()?;
     check_output(args, &shards)?;
     check_alike(args, &shards)?;
     for (i, a) in shards.iter().enumerate() {
@@ -650,15 +669,15 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Re
             .iter()
             .find(|b| identity(&b.output) == identity(&a.output))
         {
-            bail!(
+            return Err(Error::usage(format!(
                 "{} and {} are the same shard",
                 b.output.display(),
                 a.output.display()
-            );
+            )));
         }
     }
     for shard in &shards {
-        verify(shard)?;
+        verify(shard).map_err(about(&shard.output))?;
         check_interrupt(&interrupted)?;
     }
     // Files in the order first named, shards of a file by range start.
@@ -690,8 +709,7 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Re
     };
     let first = &shards[0].stats;
     if first.format == "csv" && !args.no_header {
-        write_csv_record(&mut out, first.columns.iter().flatten())
-            .context("failed to write the merged output")?;
+        write_csv_record(&mut out, first.columns.iter().flatten()).map_err(write_failed)?;
     }
     let (game_col, line_col) = own_columns(&first.command);
     let keys = match first.command.as_str() {
@@ -701,8 +719,13 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Re
     for step in &steps {
         let (games, lines) = (step.games, step.lines);
         let shard = step.rerun.as_ref().unwrap_or(&shards[step.shard]);
-        let file = File::open(&shard.output)
-            .with_context(|| format!("cannot open {}", shard.output.display()))?;
+        let file = File::open(&shard.output).map_err(|e| {
+            Error::input(
+                &shard.output,
+                format!("cannot open {}", shard.output.display()),
+                e,
+            )
+        })?;
         let mut n = 0u32;
         let mut copy = |record: Record<'_>| -> anyhow::Result<()> {
             n = n.wrapping_add(1);
@@ -710,9 +733,15 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Re
                 check_interrupt(&interrupted)?;
             }
             match record {
-                Record::Json(bytes) => {
-                    write_json(&mut out, bytes, keys, games, lines, step.file.as_deref())
-                }
+                Record::Json(bytes) => write_json(
+                    &mut out,
+                    bytes,
+                    keys,
+                    games,
+                    lines,
+                    step.file.as_deref(),
+                    to,
+                ),
                 Record::Csv(row) => {
                     let mut fields: Vec<std::borrow::Cow<'_, [u8]>> =
                         row.iter().map(std::borrow::Cow::Borrowed).collect();
@@ -724,19 +753,19 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> anyhow::Re
                             fields[c] = shift(&fields[c], by)?.into_bytes().into();
                         }
                     }
-                    write_csv_record(&mut out, &fields).context("failed to write the merged output")
+                    write_csv_record(&mut out, &fields).map_err(|e| write_failed(e).into())
                 }
             }
         };
-        each_record(shard, file, &mut copy)?;
+        each_record(shard, file, &mut copy).map_err(about(&shard.output))?;
     }
-    out.flush().context("failed to write the merged output")?;
+    out.flush().map_err(write_failed)?;
     drop(out);
     check_interrupt(&interrupted)?;
     if let Some(commit) = commit {
         commit
             .commit()
-            .context("cannot rename the merged output onto its name")?;
+            .map_err(|e| Error::output(to, "cannot rename the merged output onto its name", e))?;
     }
     for &i in &failed {
         diag::error(format!(
@@ -892,6 +921,7 @@ fn write_json(
     games: u64,
     lines: u64,
     file: Option<&str>,
+    to: &Path,
 ) -> anyhow::Result<()> {
     let [game, line, file_place] = json_places(record)?;
     let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
@@ -911,9 +941,9 @@ fn write_json(
     }
     edits.sort_by_key(|(r, _)| r.start);
     let mut at = 0;
-    let write = |out: &mut dyn Write, b: &[u8]| {
+    let write = |out: &mut dyn Write, b: &[u8]| -> anyhow::Result<()> {
         out.write_all(b)
-            .context("failed to write the merged output")
+            .map_err(|e| Error::output(to, "failed to write the merged output", e).into())
     };
     for (range, value) in edits {
         write(out, &record[at..range.start])?;
@@ -936,17 +966,26 @@ mod tests {
         assert_eq!(&r[l.unwrap()], b"12");
         assert_eq!(&r[f.unwrap()], br#""x\"game\":7""#);
         let mut out = Vec::new();
-        write_json(&mut out, r, [true, true], 10, 100, None).unwrap();
+        write_json(&mut out, r, [true, true], 10, 100, None, Path::new("-")).unwrap();
         assert_eq!(
             out,
             b"{\"file\":\"x\\\"game\\\":7\",\"game\":13,\"offset\":9,\"line\":112,\"x\":{\"game\":1,\"line\":2}}\n"
         );
         let mut out = Vec::new();
-        write_json(&mut out, r, [true, false], 1, 1, Some("a\"b")).unwrap();
+        write_json(
+            &mut out,
+            r,
+            [true, false],
+            1,
+            1,
+            Some("a\"b"),
+            Path::new("-"),
+        )
+        .unwrap();
         assert!(out.starts_with(b"{\"file\":\"a\\\"b\",\"game\":4,"));
         let n = br#"{"game":null,"line":5}"#;
         let mut out = Vec::new();
-        write_json(&mut out, n, [true, false], 10, 10, None).unwrap();
+        write_json(&mut out, n, [true, false], 10, 10, None, Path::new("-")).unwrap();
         assert_eq!(out, b"{\"game\":null,\"line\":5}\n");
         for bad in [
             &br#"{"game":1"#[..],

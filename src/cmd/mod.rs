@@ -1,9 +1,11 @@
 //! One module per subcommand, all of the same shape:
-//! `run(&Args, &mut dyn Write) -> anyhow::Result<ExitStatus>`. Each turns
+//! `run(&Args, &mut dyn Write) -> Result<ExitStatus, Error>`. Each turns
 //! its clap arguments into settings once, hands the work to
 //! [`crate::stream`] (or `rules::perft`) and the writing to
 //! [`crate::output`], and ends with the same tail (`Streaming::finish`):
-//! glue only, no chess and no formatting.
+//! glue only, no chess and no formatting. Each says what went wrong as
+//! a [`crate::Error`] of the kind it is (usage, input, output); anyhow
+//! composes messages inside a module, never across its edge.
 
 pub mod annotate_outcome;
 pub mod convert;
@@ -21,14 +23,14 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::Context;
-
 use crate::cli::InputArgs;
+use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::input::range::ByteRange;
 use crate::output::diag;
 use crate::output::report;
 use crate::output::stats::{self, Digest};
+use crate::output::tally::Tally;
 use crate::rules::finding::Finding;
 use crate::rules::game::RawGame;
 use crate::schema::finding::FindingPlace;
@@ -132,15 +134,17 @@ impl Streaming {
     /// # Errors
     ///
     /// When the range cannot apply.
-    pub fn check_range(&self) -> anyhow::Result<()> {
+    pub fn check_range(&self) -> Result<(), Error> {
         if self.range.is_none() {
             return Ok(());
         }
         if self.files.is_empty() || self.files.iter().any(|f| f == Path::new("-")) {
-            anyhow::bail!("--byte-range needs a file, not standard input");
+            return Err(Error::usage(
+                "--byte-range needs a file, not standard input",
+            ));
         }
         if self.files.len() != 1 {
-            anyhow::bail!("--byte-range needs exactly one input file");
+            return Err(Error::usage("--byte-range needs exactly one input file"));
         }
         Ok(())
     }
@@ -152,20 +156,20 @@ impl Streaming {
     /// # Errors
     ///
     /// When `output` is one of the inputs.
-    pub(crate) fn check_output(&self, output: &Path) -> anyhow::Result<()> {
+    pub(crate) fn check_output(&self, output: &Path) -> Result<(), Error> {
         self.refuse_input(output, "the output")
     }
 
     /// Refuses to write `what` to `path` when it is one of the inputs.
-    fn refuse_input(&self, path: &Path, what: &str) -> anyhow::Result<()> {
+    fn refuse_input(&self, path: &Path, what: &str) -> Result<(), Error> {
         let Some(meta) = std::fs::metadata(path).ok().filter(Metadata::is_file) else {
             return Ok(());
         };
         match self.input_of(&meta) {
-            Some(input) => anyhow::bail!(
+            Some(input) => Err(Error::usage(format!(
                 "refusing to write {what} to {}: it is the input {input}, which it would destroy",
                 path.display(),
-            ),
+            ))),
             None => Ok(()),
         }
     }
@@ -179,7 +183,7 @@ impl Streaming {
     /// # Errors
     ///
     /// When the `--stats` file is one of those.
-    pub(crate) fn check_stats(&self, others: &[&Path]) -> anyhow::Result<()> {
+    pub(crate) fn check_stats(&self, others: &[&Path]) -> Result<(), Error> {
         let Some(stats) = self.stats.as_deref() else {
             return Ok(());
         };
@@ -190,10 +194,10 @@ impl Streaming {
             _ => stdout_identity(true).is_some_and(|out| identity(stats) == Some(out)),
         };
         if product || others.iter().any(|other| same_file(stats, other)) {
-            anyhow::bail!(
+            return Err(Error::usage(format!(
                 "refusing to write the statistics to {}: the run writes another output there",
                 stats.display()
-            );
+            )));
         }
         Ok(())
     }
@@ -205,7 +209,7 @@ impl Streaming {
     /// # Errors
     ///
     /// When standard output is one of the inputs.
-    fn check_stdout(&self) -> anyhow::Result<()> {
+    fn check_stdout(&self) -> Result<(), Error> {
         let Some(meta) = fd_metadata(std::io::stdout().as_fd()).filter(Metadata::is_file) else {
             return Ok(());
         };
@@ -217,10 +221,10 @@ impl Streaming {
         } else {
             ""
         };
-        anyhow::bail!(
+        Err(Error::usage(format!(
             "refusing to write the output to standard output: it is the input {input}, \
              which it would destroy{emptied}; write to another file"
-        )
+        )))
     }
 
     /// The name of the input that is the file `meta` describes, if any.
@@ -245,7 +249,7 @@ impl Streaming {
     ///
     /// It is a [`Spooled`] writer: give a clone of it to
     /// [`Streaming::for_each_game`] and several inputs are read at once.
-    pub fn writer<'a>(&self, stdout: &'a mut dyn Write) -> anyhow::Result<Spooled<'a>> {
+    pub fn writer<'a>(&self, stdout: &'a mut dyn Write) -> Result<Spooled<'a>, Error> {
         self.check_stats(&[])?;
         let out: Box<dyn Write + 'a> = match self.output.as_deref() {
             Some(p) if p != Path::new("-") => {
@@ -268,10 +272,26 @@ impl Streaming {
     /// regular file is written as a temporary file beside it, which
     /// [`Streaming::finish`] renames onto it, so a run that fails leaves the
     /// old file as it was, and no half-written one.
-    fn create_output(&self, path: &Path) -> anyhow::Result<File> {
+    fn create_output(&self, path: &Path) -> Result<File, Error> {
         let (file, commit) = crate::output::atomic::create(path)?.split();
         *self.pending.lock().expect("not poisoned") = Some(commit);
         Ok(file)
+    }
+
+    /// The file the product is written to: the `-o` file, or `-` for
+    /// standard output.
+    pub fn product_path(&self) -> &Path {
+        match self.output.as_deref() {
+            Some(p) => p,
+            None => Path::new("-"),
+        }
+    }
+
+    /// The error of a failed write of the product (`what` names it):
+    /// `failed to write the {what}`, about [`Streaming::product_path`].
+    pub fn write_error(&self, what: &str) -> impl Fn(std::io::Error) -> Error + use<'_> {
+        let message = format!("failed to write the {what}");
+        move |e| Error::output(self.product_path(), message.clone(), e)
     }
 
     /// The inputs as the stream reads them; with `spool` (the product
@@ -333,20 +353,19 @@ impl Streaming {
         product: &Product<'_>,
         problems: u64,
         summary: &str,
-    ) -> anyhow::Result<ExitStatus> {
+    ) -> Result<ExitStatus, Error> {
         let what = product.what;
-        out.flush()
-            .with_context(|| format!("failed to write the {what}"))?;
+        out.flush().map_err(self.write_error(what))?;
         if let Some(commit) = self.pending.lock().expect("not poisoned").take() {
-            commit
-                .commit()
-                .with_context(|| format!("cannot rename the finished {what} onto its name"))?;
+            commit.commit().map_err(|e| {
+                let message = format!("cannot rename the finished {what} onto its name");
+                Error::output(self.product_path(), message, e)
+            })?;
         }
         let failed = totals.failed + self.skipped.len() as u64;
         if let Some(path) = &self.stats {
-            let json = self.stats_of(totals, failed, product, out.digest().unwrap_or_default());
-            crate::output::atomic::write(path, json.as_bytes())
-                .with_context(|| format!("cannot write the statistics to {}", path.display()))?;
+            self.stats_of(totals, failed, product, out.digest().unwrap_or_default())
+                .write(path)?;
         }
         if !self.quiet {
             diag::summary(
@@ -357,45 +376,31 @@ impl Streaming {
         Ok(ExitStatus::of_run(problems, failed))
     }
 
-    /// The `--stats` JSON of a run.
+    /// The `--stats` of a run.
     fn stats_of(
         &self,
         totals: &Totals,
         failed: u64,
         product: &Product<'_>,
         digest: Digest,
-    ) -> String {
+    ) -> stats::RunStats {
         let inputs = totals
             .inputs
             .iter()
             .map(|input| {
-                let path = input.path.as_path();
                 let (start, end) = input.range.map_or((0, None), |r| (r.start, r.end));
-                // Links and `..` resolved: shards of one file name it alike
-                // whatever directory or link they were run through.
-                let absolute = (path != Path::new("-"))
-                    .then(|| {
-                        std::fs::canonicalize(path)
-                            .or_else(|_| std::path::absolute(path))
-                            .ok()
-                    })
-                    .flatten();
-                let meta = absolute
-                    .as_deref()
-                    .and_then(|p| std::fs::metadata(p).ok())
-                    .filter(Metadata::is_file);
+                let stats::OnDisk {
+                    path,
+                    path_bytes,
+                    size,
+                    mtime_ns,
+                } = stats::OnDisk::of(&input.path);
                 stats::InputStats {
                     file: input.file.clone(),
-                    path: absolute
-                        .as_deref()
-                        .map(|p| p.to_string_lossy().into_owned()),
-                    path_bytes: absolute.as_deref().map(stats::path_hex),
-                    size: meta.as_ref().map(Metadata::len),
-                    mtime_ns: meta.as_ref().map(|m| {
-                        m.mtime()
-                            .saturating_mul(1_000_000_000)
-                            .saturating_add(m.mtime_nsec())
-                    }),
+                    path,
+                    path_bytes,
+                    size,
+                    mtime_ns,
                     start,
                     end,
                     first_byte: input.first_byte,
@@ -409,6 +414,7 @@ impl Streaming {
                 }
             })
             .collect();
+        let (args, cwd) = stats::invocation();
         stats::RunStats {
             version: stats::VERSION,
             command: product.command.to_owned(),
@@ -419,26 +425,16 @@ impl Streaming {
             inputs,
             games: totals.games,
             failed,
-            findings: product
-                .codes
-                .iter()
-                .map(|(code, n)| ((*code).to_owned(), *n))
-                .collect(),
+            findings: product.codes.by_name(),
             output: stats::OutputStats {
                 bytes: digest.len(),
                 records: product.records,
                 digest: digest.hex(),
             },
-            args: std::env::args_os()
-                .skip(1)
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect(),
-            cwd: std::env::current_dir()
-                .ok()
-                .map(|d| d.to_string_lossy().into_owned()),
+            args,
+            cwd,
             checksum: None,
         }
-        .to_json()
     }
 }
 
@@ -477,7 +473,7 @@ pub(crate) struct Product<'c> {
     /// Records written (rows or lines), the header not counted.
     pub records: u64,
     /// Findings (or other records) per code.
-    pub codes: &'c Codes,
+    pub codes: &'c Tally,
 }
 
 /// The end of a summary when `failed` inputs could not be opened or read
@@ -490,9 +486,6 @@ fn unread(failed: u64) -> String {
         n => format!(", {n} inputs could not be read"),
     }
 }
-
-/// Findings (or other records) per code, for `--stats`.
-pub(crate) type Codes = std::collections::BTreeMap<&'static str, u64>;
 
 /// Reports `finding` of the game at `place` (its line relative to the
 /// chunk at `line_offset`) on standard error, in `validate`'s words: what

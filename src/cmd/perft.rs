@@ -24,11 +24,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use rayon::prelude::*;
 use shakmaty::{Chess, Position};
 
 use crate::cli::PerftArgs;
+use crate::error::{Error, ErrorKind};
 use crate::exit::ExitStatus;
 use crate::input::open::open;
 use crate::output::diag;
@@ -82,21 +83,23 @@ enum Job {
 /// # Errors
 ///
 /// Conflicting or missing flags.
-fn settings(args: &PerftArgs) -> anyhow::Result<Settings> {
+fn settings(args: &PerftArgs) -> Result<Settings, Error> {
     if !args.fen_rest.is_empty() {
         // The shell split an unquoted FEN into its fields.
         let fen = args.fen.iter().chain(&args.fen_rest);
         let fen = fen.map(String::as_str).collect::<Vec<_>>().join(" ");
-        bail!(
+        return Err(Error::usage(format!(
             "the FEN was given as {} arguments: quote it, as in pgnkit perft \"{}\"",
             args.fen_rest.len() + 1,
             diag::clipped(&fen, diag::SHOWN)
-        );
+        )));
     }
     let job = match &args.suite {
         Some(path) => {
             if args.fen.is_some() || args.moves.is_some() || args.divide {
-                bail!("--suite cannot be combined with a FEN, --moves or --divide");
+                return Err(Error::usage(
+                    "--suite cannot be combined with a FEN, --moves or --divide",
+                ));
             }
             Job::Suite {
                 path: path.clone(),
@@ -106,10 +109,12 @@ fn settings(args: &PerftArgs) -> anyhow::Result<Settings> {
         }
         None => {
             let Some(depth) = args.depth else {
-                bail!("--depth is required (unless --suite is given)");
+                return Err(Error::usage(
+                    "--depth is required (unless --suite is given)",
+                ));
             };
             if args.max_nodes.is_some() {
-                bail!("--max-nodes only applies to --suite");
+                return Err(Error::usage("--max-nodes only applies to --suite"));
             }
             Job::Position {
                 fen: match args.fen.as_deref() {
@@ -155,7 +160,7 @@ fn capped_threads(threads: Option<u16>, quiet: bool) -> usize {
 /// Conflicting or missing flags, a bad FEN or `--moves`, an unreadable or
 /// malformed suite file, a hash table that cannot be allocated, or a failed
 /// write. Suite checks that do not match are findings (exit 1), not errors.
-pub fn run(args: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+pub fn run(args: &PerftArgs, out: &mut dyn Write) -> Result<ExitStatus, Error> {
     let settings = settings(args)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(settings.threads)
@@ -164,7 +169,7 @@ pub fn run(args: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus> 
         .stack_size(WORKER_STACK)
         .build()
         .context("failed to start worker threads")?;
-    let table = Table::with_mib(settings.hash_mib)?;
+    let table = Table::with_mib(settings.hash_mib).map_err(Error::internal)?;
     match &settings.job {
         Job::Suite {
             path,
@@ -187,10 +192,15 @@ pub fn run(args: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus> 
             depth,
             divide,
         } => {
+            // A bad FEN or move list is a bad argument value.
+            let usage = |e| Error::composed(ErrorKind::Usage, e);
             let mut pos = perft::parse_position(fen, settings.chess960)
-                .with_context(|| format!("invalid fen {fen:?}"))?;
+                .with_context(|| format!("invalid fen {fen:?}"))
+                .map_err(usage)?;
             if let Some(moves) = moves {
-                pos = perft::play_uci(pos, moves).context("cannot play --moves")?;
+                pos = perft::play_uci(pos, moves)
+                    .context("cannot play --moves")
+                    .map_err(usage)?;
             }
             run_position(&settings, &pos, *depth, *divide, table.as_ref(), &pool, out)
         }
@@ -205,7 +215,7 @@ fn run_position(
     table: Option<&Table>,
     pool: &rayon::ThreadPool,
     out: &mut dyn Write,
-) -> anyhow::Result<ExitStatus> {
+) -> Result<ExitStatus, Error> {
     let progress = Meter::new(settings.quiet, "root moves");
     let start = Instant::now();
     let total = if depth == 0 {
@@ -222,13 +232,14 @@ fn run_position(
                 progress.inc(1);
                 (root, count)
             },
-            |(root, count)| -> anyhow::Result<()> {
+            |(root, count)| -> Result<(), Error> {
                 total += count;
                 if divide {
-                    progress.suspend(|| {
+                    let wrote = progress.suspend(|| {
                         write_root_move(out, &root.uci, count)?;
                         out.flush()
-                    })?;
+                    });
+                    wrote.map_err(Error::stdout)?;
                 }
                 Ok(())
             },
@@ -238,8 +249,8 @@ fn run_position(
     let elapsed = start.elapsed();
     progress.finish();
 
-    write_total(out, total, divide)?;
-    out.flush()?;
+    write_total(out, total, divide).map_err(Error::stdout)?;
+    out.flush().map_err(Error::stdout)?;
 
     if !settings.quiet {
         diag::note(position_summary(depth, total, elapsed));
@@ -321,7 +332,7 @@ fn run_suite(
     table: Option<&Table>,
     pool: &rayon::ThreadPool,
     out: &mut dyn Write,
-) -> anyhow::Result<ExitStatus> {
+) -> Result<ExitStatus, Error> {
     let (name, bytes) = read_suite(path)?;
     // A suite's comments may be Latin-1: read as such rather than refused
     // (a UTF-8 byte order mark goes first, so that it cannot become `ï»¿`).
@@ -329,9 +340,10 @@ fn run_suite(
     let text = decode_text(bytes);
     let selected = limits.selected;
     // The error quotes the file's bytes: cut, so a giant token is not echoed.
-    let records = parse_suite(&text)
-        .map_err(|e| anyhow::anyhow!("{}", diag::clipped(&e.to_string(), 2 * diag::SHOWN)))
-        .with_context(|| format!("invalid perft suite {name}"))?;
+    let records = parse_suite(&text).map_err(|e| {
+        let clipped = anyhow::anyhow!("{}", diag::clipped(&e.to_string(), 2 * diag::SHOWN));
+        Error::input(path, format!("invalid perft suite {name}"), clipped)
+    })?;
 
     // Every selected check, in file order, with its record; a record's
     // position is set up once, and only when one of its checks runs.
@@ -368,9 +380,9 @@ fn run_suite(
             progress.inc(1);
             (r, check, got)
         },
-        |(r, check, got)| -> anyhow::Result<()> {
+        |(r, check, got)| -> Result<(), Error> {
             let record = &records[r];
-            progress.suspend(|| {
+            let wrote = progress.suspend(|| {
                 if last_record != Some(r) {
                     last_record = Some(r);
                     if let Some(Err(err)) = &positions[r] {
@@ -384,13 +396,14 @@ fn run_suite(
                 nodes += got.nodes();
                 write_check(out, &check, &record.fen, got)?;
                 out.flush()
-            })?;
+            });
+            wrote.map_err(Error::stdout)?;
             Ok(())
         },
     )?;
     let elapsed = start.elapsed();
     progress.finish();
-    out.flush()?;
+    out.flush().map_err(Error::stdout)?;
 
     if !settings.quiet {
         diag::note(suite_summary(
@@ -415,24 +428,22 @@ fn run_suite(
 /// # Errors
 ///
 /// When the input cannot be opened or read.
-fn read_suite(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
-    let context = || {
-        if path == Path::new("-") {
+fn read_suite(path: &Path) -> Result<(String, Vec<u8>), Error> {
+    let failed = |e: std::io::Error| {
+        let message = if path == Path::new("-") {
             "failed to read the suite from standard input".to_owned()
         } else {
             format!("failed to read {}", path.display())
-        }
+        };
+        Error::input(path, message, e)
     };
     if path.is_dir() {
         // What reading a directory says (`open` speaks of PGN files).
-        return Err(std::io::Error::from_raw_os_error(libc::EISDIR)).with_context(context);
+        return Err(failed(std::io::Error::from_raw_os_error(libc::EISDIR)));
     }
-    let mut source = open(path, Arc::new(AtomicU64::new(0))).with_context(context)?;
+    let mut source = open(path, Arc::new(AtomicU64::new(0))).map_err(failed)?;
     let mut bytes = Vec::new();
-    source
-        .reader
-        .read_to_end(&mut bytes)
-        .with_context(context)?;
+    source.reader.read_to_end(&mut bytes).map_err(failed)?;
     Ok((source.name, bytes))
 }
 

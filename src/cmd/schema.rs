@@ -3,9 +3,8 @@
 
 use std::io::Write;
 
-use anyhow::Context;
-
 use crate::cli::SchemaArgs;
+use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::schema::{self, Format, Schema};
 
@@ -14,7 +13,7 @@ use crate::schema::{self, Format, Schema};
 /// # Errors
 ///
 /// An unknown record name, or a write failure.
-pub fn run(args: &SchemaArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+pub fn run(args: &SchemaArgs, out: &mut dyn Write) -> Result<ExitStatus, Error> {
     let chosen: Vec<&Schema> = match args.record.as_deref() {
         None => schema::ALL.to_vec(),
         Some(name) => {
@@ -22,11 +21,11 @@ pub fn run(args: &SchemaArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus>
                 .or_else(|| schema::ALL.iter().copied().find(|s| s.name == name));
             let Some(found) = found else {
                 let kinds: Vec<&str> = schema::ALL.iter().map(|s| s.name).collect();
-                anyhow::bail!(
+                return Err(Error::usage(format!(
                     "no record kind `{name}`: name a subcommand (validate, annotate-outcome, \
                      convert) or a kind ({})",
                     kinds.join(", ")
-                );
+                )));
             };
             vec![found]
         }
@@ -43,8 +42,7 @@ pub fn run(args: &SchemaArgs, out: &mut dyn Write) -> anyhow::Result<ExitStatus>
         }
         text.push_str(&describe(s));
     }
-    out.write_all(text.as_bytes())
-        .context("failed to write the schema")?;
+    out.write_all(text.as_bytes()).map_err(Error::stdout)?;
     Ok(ExitStatus::Ok)
 }
 

@@ -1,17 +1,18 @@
 //! `pgnkit validate`: replay every game and report every finding.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
-use super::{Codes, Product, Streaming, identity, stdout_identity, value_name};
+use super::{Product, Streaming, identity, stdout_identity, value_name};
 use crate::cli::{ReportFormat, ValidateArgs};
+use crate::error::Error;
 use crate::exit::ExitStatus;
+use crate::input::error::chain;
 use crate::output::diag;
-use crate::output::report::{self, CodeCount, Format, players};
-use crate::rules::finding::{Code, Finding, Severity};
+use crate::output::problem_games::ProblemGames;
+use crate::output::report::{self, Format, players};
+use crate::output::tally::Tally;
+use crate::rules::finding::{Code, Severity};
 use crate::schema::finding::{FINDING, FindingPlace};
 use crate::stream::Event;
 use crate::tasks::validate::{GameCheck, check_game};
@@ -26,7 +27,7 @@ struct Settings {
     policy: Policy,
 }
 
-fn settings(args: &ValidateArgs) -> anyhow::Result<Settings> {
+fn settings(args: &ValidateArgs) -> Result<Settings, Error> {
     Ok(Settings {
         streaming: Streaming::new(&args.input),
         format: match args.format {
@@ -39,7 +40,7 @@ fn settings(args: &ValidateArgs) -> anyhow::Result<Settings> {
 }
 
 /// How many finding codes there are.
-const CODES: usize = Code::ALL.len();
+const CODES: usize = Code::TALLIED.len();
 
 /// Which findings a run reports (and counts), and which of those fail it,
 /// by code: `--ignore`, `--only`, `--fail-on`.
@@ -50,7 +51,7 @@ struct Policy {
 }
 
 impl Policy {
-    fn new(args: &ValidateArgs) -> anyhow::Result<Policy> {
+    fn new(args: &ValidateArgs) -> Result<Policy, Error> {
         let mut keep = [args.only.is_empty(); CODES];
         for code in codes("only", &args.only, &[])? {
             keep[code.index()] = true;
@@ -61,7 +62,7 @@ impl Policy {
         let mut fail = [false; CODES];
         let never = args.fail_on.iter().any(|w| w == "never");
         if never && args.fail_on.len() > 1 {
-            anyhow::bail!("--fail-on never stands alone");
+            return Err(Error::usage("--fail-on never stands alone"));
         }
         for when in &args.fail_on {
             match when.as_str() {
@@ -83,14 +84,14 @@ impl Policy {
             if let Some(code) = Code::from_name(when)
                 && !keep[code.index()]
             {
-                anyhow::bail!(
+                return Err(Error::usage(format!(
                     "--fail-on {when} can never fail the run: {} leaves `{when}` out of the report",
                     if args.ignore.iter().any(|c| c == when) {
                         "--ignore"
                     } else {
                         "--only"
                     }
-                );
+                )));
             }
         }
         Ok(Policy { keep, fail })
@@ -131,7 +132,7 @@ const KEYWORDS: &[&str] = &["error", "warning", "never"];
 /// # Errors
 ///
 /// For a name that is no code, listing the valid ones (and `keywords`).
-fn codes(flag: &str, names: &[String], keywords: &[&str]) -> anyhow::Result<Vec<Code>> {
+fn codes(flag: &str, names: &[String], keywords: &[&str]) -> Result<Vec<Code>, Error> {
     names
         .iter()
         .map(|name| {
@@ -141,198 +142,78 @@ fn codes(flag: &str, names: &[String], keywords: &[&str]) -> anyhow::Result<Vec<
                     .copied()
                     .chain(Code::ALL.map(Code::as_str))
                     .collect();
-                anyhow::anyhow!(
+                Error::usage(format!(
                     "--{flag}: unknown finding code `{}`; valid: {}",
                     diag::clipped(name, diag::SHOWN),
                     valid.join(", ")
-                )
+                ))
             })
         })
         .collect()
 }
 
-/// Findings and games per code, for the table that ends the run.
-struct Tally {
-    counts: [CodeCount; CODES],
-}
-
-impl Tally {
-    fn new() -> Tally {
-        Tally {
-            counts: Code::ALL.map(|code| CodeCount {
-                code,
-                findings: 0,
-                games: 0,
-            }),
-        }
+/// The `--bad-games` and `--good-games` files, checked and created;
+/// `None` without the flags.
+///
+/// # Errors
+///
+/// When a file is an input, standard output or another output, or one
+/// cannot be created.
+fn problem_games(
+    args: &ValidateArgs,
+    streaming: &Streaming,
+) -> Result<Option<ProblemGames>, Error> {
+    let (bad, good) = (args.bad_games.as_deref(), args.good_games.as_deref());
+    if bad.is_none() && good.is_none() {
+        return Ok(None);
     }
-
-    /// Counts the findings of one game (`in_game`) or one loose finding.
-    fn add<'f>(&mut self, findings: impl IntoIterator<Item = &'f Finding>, in_game: bool) {
-        let mut seen = [false; CODES];
-        for finding in findings {
-            let i = finding.code.index();
-            self.counts[i].findings += 1;
-            if in_game && !seen[i] {
-                seen[i] = true;
-                self.counts[i].games += 1;
-            }
-        }
+    if streaming.range.is_some() {
+        return Err(Error::usage(
+            "--bad-games and --good-games cannot be used with --byte-range",
+        ));
     }
-
-    /// Prints the table on standard error, when there is a finding.
-    fn print(&self) {
-        let rows: Vec<CodeCount> = self
-            .counts
-            .iter()
-            .copied()
-            .filter(|c| c.findings > 0)
-            .collect();
-        if !rows.is_empty() {
-            for line in report::code_table(&rows) {
-                diag::note(line);
-            }
+    let mut taken: Vec<(u64, u64)> = streaming
+        .output
+        .iter()
+        .filter(|o| o.as_path() != Path::new("-"))
+        .filter_map(|o| identity(o))
+        .collect();
+    // Whatever standard output is (a file, a pipe, a terminal): games
+    // written there too would mix with the report.
+    let stdout = stdout_identity(false);
+    let mut created: Option<PathBuf> = None;
+    let refuse = |path: &Path, why: &str| {
+        Error::usage(format!(
+            "refusing to write games to {}: {why}",
+            path.display()
+        ))
+    };
+    let another = "the run writes another output there";
+    ProblemGames::create(bad, good, |path| {
+        if path == Path::new("-") {
+            return Err(Error::usage(
+                "--bad-games and --good-games write files: `-` (standard output) holds the report",
+            ));
         }
-    }
-}
-
-/// A file `--bad-games` or `--good-games` writes games to.
-struct GamesFile {
-    path: PathBuf,
-    out: BufWriter<File>,
-    /// Renames the temporary file written onto `path` at the end.
-    commit: crate::output::atomic::Commit,
-    /// The last byte written, to part two games with a newline when the
-    /// first did not end with one.
-    last: Option<u8>,
-}
-
-impl GamesFile {
-    fn create(path: &Path) -> anyhow::Result<GamesFile> {
-        let (file, commit) = crate::output::atomic::create(path)?.split();
-        Ok(GamesFile {
-            path: path.to_owned(),
-            out: BufWriter::with_capacity(1 << 16, file),
-            commit,
-            last: None,
-        })
-    }
-
-    /// Writes one game's bytes, after a newline if the game before did not
-    /// end with one.
-    fn write_game(&mut self, raw: &[u8]) -> anyhow::Result<()> {
-        let Some(&last) = raw.last() else {
-            return Ok(());
-        };
-        let failed = || format!("failed to write {}", self.path.display());
-        if self.last.is_some_and(|b| b != b'\n') {
-            self.out.write_all(b"\n").with_context(failed)?;
-        }
-        self.out.write_all(raw).with_context(failed)?;
-        self.last = Some(last);
-        Ok(())
-    }
-
-    /// Flushes the file and gives it its name.
-    fn finish(mut self) -> anyhow::Result<()> {
-        self.out
-            .flush()
-            .with_context(|| format!("failed to write {}", self.path.display()))?;
-        self.commit
-            .commit()
-            .with_context(|| format!("cannot rename the finished {}", self.path.display()))
-    }
-}
-
-/// `--bad-games` and `--good-games`: each game's bytes, as the one read of
-/// the inputs hands them over, written to the file its verdict picks, so
-/// the two files together hold every game read, once each, whatever the
-/// input is (a pipe, a FIFO, standard input).
-struct Split {
-    bad: Option<GamesFile>,
-    good: Option<GamesFile>,
-}
-
-impl Split {
-    /// The files of `args`, created; `None` without the flags.
-    ///
-    /// # Errors
-    ///
-    /// When a file is an input, standard output or another output, or one
-    /// cannot be created.
-    fn new(args: &ValidateArgs, streaming: &Streaming) -> anyhow::Result<Option<Split>> {
-        let paths = [&args.bad_games, &args.good_games];
-        if paths.iter().all(|p| p.is_none()) {
-            return Ok(None);
-        }
-        if streaming.range.is_some() {
-            anyhow::bail!("--bad-games and --good-games cannot be used with --byte-range");
-        }
-        let mut taken: Vec<(u64, u64)> = streaming
-            .output
-            .iter()
-            .filter(|o| o.as_path() != Path::new("-"))
-            .filter_map(|o| identity(o))
-            .collect();
-        // Whatever standard output is (a file, a pipe, a terminal): games
-        // written there too would mix with the report.
-        let stdout = stdout_identity(false);
-        let mut files = paths.into_iter().map(|path| {
-            let Some(path) = path else {
-                return Ok(None);
-            };
-            if path == Path::new("-") {
-                anyhow::bail!(
-                    "--bad-games and --good-games write files: `-` (standard output) holds the report"
-                );
-            }
-            streaming.check_output(path)?;
-            let id = identity(path);
-            if id.is_some() && id == stdout && streaming.output.as_deref().is_none_or(|o| o == Path::new("-")) {
-                anyhow::bail!(
-                    "refusing to write games to {}: standard output goes there too",
-                    path.display()
-                );
-            }
-            if id.is_some_and(|id| taken.contains(&id)) {
-                anyhow::bail!(
-                    "refusing to write games to {}: the run writes another output there",
-                    path.display()
-                );
-            }
-            let file = GamesFile::create(path)?;
-            taken.extend(id);
-            Ok(Some(file))
-        });
-        let bad = files.next().expect("two paths")?;
-        let good = files.next().expect("two paths")?;
-        if let (Some(b), Some(g)) = (&bad, &good)
-            && b.path == g.path
+        streaming.check_output(path)?;
+        let id = identity(path);
+        if id.is_some()
+            && id == stdout
+            && streaming
+                .output
+                .as_deref()
+                .is_none_or(|o| o == Path::new("-"))
         {
-            anyhow::bail!(
-                "refusing to write games to {}: the run writes another output there",
-                g.path.display()
-            );
+            return Err(refuse(path, "standard output goes there too"));
         }
-        Ok(Some(Split { bad, good }))
-    }
-
-    /// Writes one game's bytes to the file of its verdict.
-    fn game(&mut self, raw: &[u8], bad: bool) -> anyhow::Result<()> {
-        let to = if bad { &mut self.bad } else { &mut self.good };
-        match to {
-            Some(file) => file.write_game(raw),
-            None => Ok(()),
+        if id.is_some_and(|id| taken.contains(&id)) || created.as_deref() == Some(path) {
+            return Err(refuse(path, another));
         }
-    }
-
-    /// Flushes both files and gives them their names.
-    fn finish(self) -> anyhow::Result<()> {
-        for file in [self.bad, self.good].into_iter().flatten() {
-            file.finish()?;
-        }
+        taken.extend(id);
+        created = Some(path.to_owned());
         Ok(())
-    }
+    })
+    .map(Some)
 }
 
 /// Runs `validate`.
@@ -340,7 +221,7 @@ impl Split {
 /// # Errors
 ///
 /// When the report cannot be written.
-pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitStatus> {
+pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Error> {
     let Settings {
         streaming,
         format,
@@ -357,11 +238,10 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
         .collect();
     streaming.check_stats(&copies)?;
     let mut out = streaming.writer(stdout)?;
-    let failed = || format!("failed to write the {PRODUCT_NAME}");
+    let failed = streaming.write_error(PRODUCT_NAME);
     streaming.check_range()?;
-    let mut split = Split::new(args, &streaming)?;
-    report::write_header(&mut out, format, !streaming.no_header).with_context(failed)?;
-    let mut codes = Codes::new();
+    let mut split = problem_games(args, &streaming)?;
+    report::write_header(&mut out, format, !streaming.no_header).map_err(&failed)?;
     let mut records = 0u64;
     // The games are noted in input order, one input after another: with
     // --bad-games or --good-games, inputs are not read at once.
@@ -396,26 +276,23 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
                     if findings.iter().any(|f| policy.fails(f.code)) {
                         failing += 1;
                     }
-                    tally.add(&findings, true);
+                    tally.add_game(&findings);
                     for mut finding in findings {
                         records += 1;
-                        *codes.entry(finding.code.as_str()).or_default() += 1;
                         finding.line += ctx.line_offset;
                         report::write_finding(&mut out, format, &place, &finding)
-                            .with_context(failed)?;
+                            .map_err(&failed)?;
                     }
                 }
                 Event::Loose(_, finding) if !policy.keeps(finding.code) => {}
                 Event::Loose(file, finding) => {
                     failing += u64::from(policy.fails(finding.code));
-                    tally.add([&finding], false);
+                    tally.add(finding.code);
                     let place = FindingPlace::outside_games(file);
                     records += 1;
-                    *codes.entry(finding.code.as_str()).or_default() += 1;
-                    report::write_finding(&mut out, format, &place, &finding)
-                        .with_context(failed)?;
+                    report::write_finding(&mut out, format, &place, &finding).map_err(&failed)?;
                 }
-                Event::Failed(file, err) => out.error(format!("{file}: {err}")),
+                Event::Failed(file, err) => out.error(format!("{file}: {}", chain(&err))),
             }
             Ok(())
         },
@@ -441,7 +318,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> anyhow::Result<ExitSt
         ]
         .concat(),
         records,
-        codes: &codes,
+        codes: &tally,
     };
     let status = streaming.finish(&mut out, &totals, &product, failing, &summary)?;
     if !streaming.quiet {

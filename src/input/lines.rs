@@ -8,6 +8,7 @@
 use std::io::{self, BufRead, Read};
 
 use crate::input::chunk::read_more;
+use crate::input::error::InputError;
 use crate::rules::game::decode_text;
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
@@ -267,15 +268,8 @@ impl<R: BufRead> Iterator for LineBatches<R> {
                 let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
                 if memchr::memchr(b'\r', bytes).is_some() {
                     self.done = true;
-                    let error = io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!(
-                            "line {}: lines end with a bare carriage return (classic Mac OS line \
-                             endings), which would run records together; convert them first: \
-                             tr '\\r' '\\n'",
-                            self.number
-                        ),
-                    );
+                    let error =
+                        io::Error::from(InputError::BareCarriageReturn { line: self.number });
                     if batch.is_empty() {
                         return Some(Err(error));
                     }

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::input::error::InputError;
+
 /// An opened input.
 pub struct Source {
     /// How reports name it: the path as given, or `<stdin>`.
@@ -116,10 +118,7 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> io::Result<Source> {
         if meta.is_dir() {
             // A directory given as an input is walked ([`expand_dirs`]); it
             // reaches here only when it held no PGN file.
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "is a directory holding no .pgn, .pgn.zst, .pgn.gz or .pgn.bz2 file",
-            ));
+            return Err(InputError::EmptyDirectory.into());
         }
         let size = meta.is_file().then_some(meta.len());
         (path.display().to_string(), Box::new(file), size)
@@ -133,10 +132,7 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> io::Result<Source> {
     );
     let head = buffered.fill_buf()?;
     if is_utf16(head) {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "UTF-16 input is not supported, convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)",
-        ));
+        return Err(InputError::Utf16.into());
     }
     let reader: Box<dyn Read + Send> = match detect(head) {
         Compression::None => Box::new(buffered),

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
-use anyhow::Context;
+use crate::error::{Error, ErrorKind};
 
 /// An output being written.
 #[derive(Debug)]
@@ -85,10 +85,10 @@ fn rename(p: Pending) -> io::Result<()> {
 ///
 /// When the file cannot be created; the message names it, or the directory
 /// a temporary file could not be made in.
-pub fn create(path: &Path) -> anyhow::Result<Output> {
-    let in_place = || -> anyhow::Result<Output> {
-        let file =
-            File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+pub fn create(path: &Path) -> Result<Output, Error> {
+    let cannot = |e: io::Error| Error::output(path, format!("cannot create {}", path.display()), e);
+    let in_place = || -> Result<Output, Error> {
+        let file = File::create(path).map_err(cannot)?;
         Ok(Output {
             file,
             commit: Commit { pending: None },
@@ -123,17 +123,15 @@ pub fn create(path: &Path) -> anyhow::Result<Output> {
         .suffix(".part")
         .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(&dir)
-        .with_context(|| {
-            format!(
+        .map_err(|e| {
+            let message = format!(
                 "cannot create {}: no temporary file can be made in {} to write it to",
                 path.display(),
                 dir.display()
-            )
+            );
+            Error::output(path, message, e)
         })?;
-    let (file, temp) = temp
-        .keep()
-        .map_err(|e| e.error)
-        .with_context(|| format!("cannot create {}", path.display()))?;
+    let (file, temp) = temp.keep().map_err(|e| cannot(e.error))?;
     if let Some(mode) = mode {
         let _ = file.set_permissions(std::fs::Permissions::from_mode(mode & 0o7777));
     }
@@ -151,12 +149,13 @@ pub fn create(path: &Path) -> anyhow::Result<Output> {
 /// # Errors
 ///
 /// When the file cannot be written.
-pub fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub fn write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let (mut file, commit) = create(path)?.split();
-    file.write_all(bytes)?;
-    file.flush()?;
+    let failed = |e| Error::adopt(ErrorKind::Output, e).with_path(path);
+    file.write_all(bytes).map_err(failed)?;
+    file.flush().map_err(failed)?;
     drop(file);
-    commit.commit()?;
+    commit.commit().map_err(failed)?;
     Ok(())
 }
 

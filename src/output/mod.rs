@@ -9,8 +9,10 @@ pub mod diag;
 pub mod json;
 pub mod perft;
 pub mod pgn;
+pub mod problem_games;
 pub mod report;
 pub mod stats;
+pub mod tally;
 
 use std::io::{self, Write};
 

@@ -9,7 +9,9 @@
 //! tell a damaged or edited shard from a good one before it writes a byte.
 
 use std::collections::BTreeMap;
+use std::fs::Metadata;
 use std::io::{self, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -51,6 +53,78 @@ pub struct RunStats {
     /// [`Digest`] of the text before it; written last ([`RunStats::to_json`]).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub checksum: Option<String>,
+}
+
+impl RunStats {
+    /// Writes the statistics to `path` whole ([`crate::output::atomic::write`]).
+    ///
+    /// # Errors
+    ///
+    /// When the file cannot be written; the error names it.
+    pub fn write(&self, path: &Path) -> Result<(), crate::Error> {
+        crate::output::atomic::write(path, self.to_json().as_bytes()).map_err(|e| {
+            let message = format!("cannot write the statistics to {}", path.display());
+            crate::Error::output(path, message, e)
+        })
+    }
+}
+
+/// The command line of this process (its arguments, lossily decoded) and
+/// the directory it runs in: [`RunStats::args`] and [`RunStats::cwd`].
+pub fn invocation() -> (Vec<String>, Option<String>) {
+    let args = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let cwd = std::env::current_dir()
+        .ok()
+        .map(|d| d.to_string_lossy().into_owned());
+    (args, cwd)
+}
+
+/// Where an input is on disk, for its [`InputStats`]: its absolute path
+/// (links and `..` resolved, so shards of one file name it alike whatever
+/// directory or link they ran through), and a regular file's size and
+/// modification time. All `None` for standard input.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OnDisk {
+    /// [`InputStats::path`].
+    pub path: Option<String>,
+    /// [`InputStats::path_bytes`].
+    pub path_bytes: Option<String>,
+    /// [`InputStats::size`].
+    pub size: Option<u64>,
+    /// [`InputStats::mtime_ns`].
+    pub mtime_ns: Option<i64>,
+}
+
+impl OnDisk {
+    /// Where the input `path` (`-` is standard input) is.
+    pub fn of(path: &Path) -> OnDisk {
+        let absolute = (path != Path::new("-"))
+            .then(|| {
+                std::fs::canonicalize(path)
+                    .or_else(|_| std::path::absolute(path))
+                    .ok()
+            })
+            .flatten();
+        let meta = absolute
+            .as_deref()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .filter(Metadata::is_file);
+        OnDisk {
+            path: absolute
+                .as_deref()
+                .map(|p| p.to_string_lossy().into_owned()),
+            path_bytes: absolute.as_deref().map(path_hex),
+            size: meta.as_ref().map(Metadata::len),
+            mtime_ns: meta.as_ref().map(|m| {
+                m.mtime()
+                    .saturating_mul(1_000_000_000)
+                    .saturating_add(m.mtime_nsec())
+            }),
+        }
+    }
 }
 
 /// What one input gave.

@@ -43,6 +43,10 @@ pub enum Code {
     DuplicateTag,
     CheckSuffix,
     Layout,
+    /// A game `annotate-outcome` could not replay to its end, so that it
+    /// gives it no outcome: a code of its records, never a finding, and so
+    /// not in [`Code::ALL`] (`--only`, `--ignore` and `--fail-on` refuse it).
+    NotReplayed,
 }
 
 impl Code {
@@ -64,7 +68,19 @@ impl Code {
         Code::Layout,
     ];
 
-    /// The code called `name` in reports, if any.
+    /// Every code a run counts: [`Code::ALL`] and [`Code::NotReplayed`],
+    /// in [`Code::index`] order.
+    pub const TALLIED: [Code; 15] = {
+        let mut tallied = [Code::NotReplayed; 15];
+        let mut i = 0;
+        while i < Code::ALL.len() {
+            tallied[i] = Code::ALL[i];
+            i += 1;
+        }
+        tallied
+    };
+
+    /// The finding code called `name` in reports, if any.
     ///
     /// # Examples
     ///
@@ -77,7 +93,8 @@ impl Code {
         Code::ALL.into_iter().find(|c| c.as_str() == name)
     }
 
-    /// The position of the code in [`Code::ALL`], to index tables by code.
+    /// The position of the code in [`Code::TALLIED`] (and so in
+    /// [`Code::ALL`]), to index tables by code.
     pub fn index(self) -> usize {
         self as usize
     }
@@ -99,6 +116,7 @@ impl Code {
             Code::DuplicateTag => "duplicate-tag",
             Code::CheckSuffix => "check-suffix",
             Code::Layout => "layout",
+            Code::NotReplayed => "not-replayed",
         }
     }
 
@@ -179,5 +197,10 @@ mod tests {
             assert_eq!(code.index(), i);
             assert_eq!(Code::from_name(code.as_str()), Some(code));
         }
+        for (i, code) in Code::TALLIED.into_iter().enumerate() {
+            assert_eq!(code.index(), i);
+        }
+        assert_eq!(Code::TALLIED[..Code::ALL.len()], Code::ALL);
+        assert_eq!(Code::from_name("not-replayed"), None);
     }
 }

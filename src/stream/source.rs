@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::InputFormat;
 use crate::input::chunk::{Chunker, TARGET};
+use crate::input::error::{InputError, ReadError};
 use crate::input::lines::{Line, LineBatches, LineFormat, sniff};
 use crate::input::open::{Compression, CountingReader, detect, input_name, open};
 use crate::input::range::{ByteRange, Region, region};
@@ -148,31 +149,27 @@ fn range_items(path: &Path, range: ByteRange, counter: Arc<AtomicU64>) -> Items 
 /// they stand (offsets of compressed input would mean nothing), with its
 /// length and the shard's region.
 fn open_range(path: &Path, range: ByteRange) -> io::Result<(File, u64, Region)> {
-    let refuse = |why: &str| io::Error::new(io::ErrorKind::InvalidInput, why.to_owned());
     if path == Path::new("-") {
-        return Err(refuse("--byte-range needs a file, not standard input"));
+        return Err(InputError::RangeOfStdin.into());
     }
     let mut file = File::open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(refuse("--byte-range needs a regular file"));
+        return Err(InputError::RangeOfNonFile.into());
     }
     let mut head = [0u8; 4];
     let n = file.read(&mut head)?;
     if detect(&head[..n]) != Compression::None {
-        return Err(refuse(
-            "the file is compressed, and --byte-range counts bytes of uncompressed PGN: \
-             give each compressed file to one run whole, or decompress it first",
-        ));
+        return Err(InputError::RangeOfCompressed.into());
     }
     let len = meta.len();
     let region = region(&mut file, range, len)?;
     Ok((file, len, region))
 }
 
-/// An I/O error with what was being done when it happened.
-fn failed(name: String, doing: &str, error: io::Error) -> Item {
-    let error = io::Error::new(error.kind(), format!("{doing}: {error}"));
+/// An I/O error with what was being done when it happened ([`ReadError`]).
+fn failed(name: String, doing: &'static str, source: io::Error) -> Item {
+    let error = ReadError { doing, source }.into();
     Item::Failed { name, error }
 }
 

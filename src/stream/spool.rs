@@ -165,15 +165,11 @@ impl Write for Spooled<'_> {
             && over
         {
             // Past the bound, this input's output moves to a file.
-            let mut file = tempfile::tempfile().map_err(|e| {
-                io::Error::new(
-                    e.kind(),
-                    format!(
-                        "cannot make a temporary file in {} to hold the output of a later input \
-                         (set TMPDIR, or give -j1): {e}",
-                        std::env::temp_dir().display()
-                    ),
-                )
+            let mut file = tempfile::tempfile().map_err(|source| {
+                io::Error::from(NoSpoolFile {
+                    dir: std::env::temp_dir(),
+                    source,
+                })
             })?;
             file.write_all(bytes)?;
             state.in_memory -= bytes.len();
@@ -191,6 +187,37 @@ impl Write for Spooled<'_> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.lock().out.flush()
+    }
+}
+
+/// No temporary file could be made in `dir` to hold the output of a later
+/// input: the cause is `source`.
+#[derive(Debug)]
+struct NoSpoolFile {
+    dir: std::path::PathBuf,
+    source: io::Error,
+}
+
+impl std::fmt::Display for NoSpoolFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot make a temporary file in {} to hold the output of a later input \
+             (set TMPDIR, or give -j1)",
+            self.dir.display()
+        )
+    }
+}
+
+impl std::error::Error for NoSpoolFile {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+impl From<NoSpoolFile> for io::Error {
+    fn from(error: NoSpoolFile) -> io::Error {
+        io::Error::new(error.source.kind(), error)
     }
 }
 
