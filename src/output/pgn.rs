@@ -29,6 +29,7 @@ use crate::rules::game::{
 };
 use crate::rules::movetext::closed_tokens;
 use crate::rules::san::{SanBuf, san_ascii};
+use crate::schema::decimal;
 
 /// What to keep of the input movetext.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -519,23 +520,6 @@ fn insert_comments(text: &mut Movetext<'_>, edits: &Edits, ply: u32) -> bool {
         any = true;
     }
     any
-}
-
-/// Writes `n` in decimal at the end of `buf`, which must have room for
-/// its digits; returns where the digits start.
-#[inline]
-fn decimal(n: u64, buf: &mut [u8]) -> usize {
-    let mut at = buf.len();
-    let mut n = n;
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    at
 }
 
 #[cfg(test)]

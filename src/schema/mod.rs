@@ -474,20 +474,28 @@ pub fn json_str(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
-/// Appends `n` in decimal.
-pub fn push_uint(out: &mut Vec<u8>, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
+/// Writes `n` in decimal at the end of `buf`, which must have room for
+/// its digits; returns where the digits start.
+#[inline]
+pub fn decimal(n: u64, buf: &mut [u8]) -> usize {
+    let mut at = buf.len();
     let mut n = n;
     loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    out.extend_from_slice(&digits[i..]);
+    at
+}
+
+/// Appends `n` in decimal.
+pub fn push_uint(out: &mut Vec<u8>, n: u64) {
+    let mut digits = [0u8; 20];
+    let at = decimal(n, &mut digits);
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// What a record writes its values through, one call per column in the
