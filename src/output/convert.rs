@@ -219,15 +219,15 @@ pub struct CsvRecord {
     /// The start position when it is not the standard one, or the game is
     /// Chess960 (then with Shredder-FEN castling, which says so): with
     /// `uci`, all a replay needs, whatever tag columns the run has.
-    pub start_fen: String,
+    pub start_fen: Option<String>,
     pub tags: Vec<(String, String)>,
     /// `None` for a game left out because it could not be replayed.
     pub plies: Option<usize>,
     /// The main line in UCI, space-separated (no `fen … moves` prefix: the
     /// start position is `start_fen`).
-    pub uci: String,
+    pub uci: Option<String>,
     /// Empty when the game's setup failed or the game was left out.
-    pub final_fen: String,
+    pub final_fen: Option<String>,
     /// For a game that could not be replayed: where and why it broke.
     pub error: Option<Finding>,
 }
@@ -238,11 +238,8 @@ impl CsvRecord {
         push_uci_moves(game, &mut uci);
         CsvRecord {
             plies: Some(game.plies.len()),
-            uci: String::from_utf8(uci).expect("UCI moves are ASCII"),
-            final_fen: game
-                .final_position()
-                .map(|p| fen(&p, game.mode()))
-                .unwrap_or_default(),
+            uci: Some(String::from_utf8(uci).expect("UCI moves are ASCII")),
+            final_fen: game.final_position().map(|p| fen(&p, game.mode())),
             ..CsvRecord::left_out(game)
         }
     }
@@ -260,12 +257,11 @@ impl CsvRecord {
                 .as_ref()
                 .filter(|s| s.from_fen || s.mode == CastlingMode::Chess960)
                 .map(|s| fen(&s.pos, s.mode))
-                .filter(|f| f != STANDARD_START)
-                .unwrap_or_default(),
+                .filter(|f| f != STANDARD_START),
             tags: game.tags.clone(),
             plies: None,
-            uci: String::new(),
-            final_fen: String::new(),
+            uci: None,
+            final_fen: None,
             error: game.error.clone(),
         }
     }
@@ -279,7 +275,7 @@ impl CsvRecord {
     }
 }
 
-/// The standard start position as [`fen`] writes it: `start_fen` is empty
+/// The standard start position as [`fen`] writes it: `start_fen` is absent
 /// for it.
 const STANDARD_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -352,7 +348,7 @@ impl CsvColumns {
         row.str(&r.file);
         row.uint(Some(r.game));
         row.uint(r.offset);
-        row.str(&r.start_fen);
+        row.opt_str(r.start_fen.as_deref());
         let tags: Vec<Option<&str>> = SEVEN_TAG_ROSTER
             .iter()
             .copied()
@@ -361,8 +357,8 @@ impl CsvColumns {
             .collect();
         row.tags(&[], &tags);
         row.uint(r.plies.map(|p| p as u64));
-        row.str(&r.uci);
-        row.str(&r.final_fen);
+        row.opt_str(r.uci.as_deref());
+        row.opt_str(r.final_fen.as_deref());
         row.error(r.error.as_ref());
         row.finish();
         out.write_all(&buf)
@@ -519,7 +515,7 @@ mod tests {
 
     #[test]
     fn csv_start_fen_is_empty_only_for_the_standard_start() {
-        let start_fen = |pgn: &str| CsvRecord::new(&convert(pgn)).start_fen;
+        let start_fen = |pgn: &str| CsvRecord::new(&convert(pgn)).start_fen.unwrap_or_default();
         assert_eq!(start_fen("1. e4 *"), "");
         // A FEN tag holding the standard start is the standard start.
         let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -540,8 +536,11 @@ mod tests {
         let broken = CsvRecord::left_out(&convert(
             "[FEN \"4k3/8/8/8/8/8/8/4K2R w K -\"]\n\n1. Kf2 Kd7 2. O-O *",
         ));
-        assert_eq!(broken.start_fen, "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
-        assert_eq!((broken.plies, broken.uci.as_str()), (None, ""));
+        assert_eq!(
+            broken.start_fen.as_deref(),
+            Some("4k3/8/8/8/8/8/8/4K2R w K - 0 1")
+        );
+        assert_eq!((broken.plies, broken.uci.as_deref()), (None, None));
         let error = broken.error.unwrap();
         assert_eq!((error.ply, error.san.as_deref()), (Some(3), Some("O-O")));
     }

@@ -86,6 +86,7 @@ pub const GAME: Schema = Schema {
             .null_when("the game was left out (it could not be replayed)")
             .csv_only(),
         UCI.doc("the main line in UCI, space-separated (no `fen … moves` prefix: the start position is `start_fen`)")
+            .null_when("the game was left out")
             .csv_only(),
         Column::new("final_fen", Type::Str, "the final position, as FEN")
             .null_when("the game's setup failed, or it was left out")
