@@ -720,13 +720,20 @@ pub struct ConvertArgs {
     #[arg(long)]
     pub no_variations: bool,
 
+    /// With `--to jsonl`: leave out each move's `fen_after` (null), about
+    /// half of a record's bytes.
+    #[arg(long)]
+    pub no_fen: bool,
+
     /// With `--to fen|epd`: the final position only, or every position.
     #[arg(long, value_enum, default_value_t = Positions::Final)]
     pub positions: Positions,
 
     /// With `--to csv`: exactly these tags after the Seven Tag Roster
     /// (comma-separated). Default: every tag the first 1,000 games use.
-    /// Whatever the tags, the `start_fen` column keeps the start position
+    /// `--tags all`: every tag any game uses, in order of first appearance
+    /// (the inputs are read twice, so they must be regular files, not a
+    /// pipe or standard input). Whatever the tags, the `start_fen` column keeps the start position
     /// (empty for the standard one), and every game gets a row, with the
     /// `error` column saying why one could not be converted.
     #[arg(long, value_name = "T1,T2", value_delimiter = ',')]

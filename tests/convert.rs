@@ -1170,3 +1170,73 @@ fn json_keys_keeps_the_written_order() {
     );
     assert!(json_elements("[]").is_empty());
 }
+
+/// Issue 22: no tag is lost without saying so. A tag first seen after the
+/// first 1,000 games has no default CSV column; the warning names every
+/// such tag with its count, and `--tags all` (two passes over a regular
+/// file) gives every tag a column.
+#[test]
+fn tags_all_keeps_every_tag_and_the_warning_names_each_dropped_one() {
+    let mut pgn = b"[Event \"x\"]\n[ECO \"B00\"]\n\n1. e4 *\n\n".repeat(1000);
+    pgn.extend(b"[Event \"late\"]\n[WhiteTitle \"GM\"]\n[Opening \"Sicilian\"]\n\n1. e4 c5 *\n\n");
+    pgn.extend(b"[Event \"later\"]\n[Opening \"French\"]\n\n1. e4 e6 *\n");
+    let file = temp_input(&pgn);
+    let path = file.path().to_str().unwrap();
+
+    let out = run(&["convert", "--to", "csv", path], None);
+    assert_eq!(code(&out), 0);
+    let err = stderr(&out);
+    assert!(err.contains("WhiteTitle (1 game), Opening (2 games)"), "{err}");
+    assert!(err.contains("game 1001"), "{err}");
+    let header = stdout(&out).lines().next().unwrap().to_owned();
+    assert!(header.contains(",ECO,") && !header.contains("Opening"), "{header}");
+
+    let all = convert(&["--to", "csv", "--tags", "all", path], None, 0);
+    let mut reader = csv::Reader::from_reader(all.as_bytes());
+    let names: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let at = |n: &str| names.iter().position(|c| c == n).unwrap();
+    assert!(at("ECO") < at("WhiteTitle") && at("WhiteTitle") < at("Opening"));
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 1002);
+    assert_eq!((&rows[1000][at("WhiteTitle")], &rows[1000][at("Opening")]), ("GM", "Sicilian"));
+    assert_eq!((&rows[1001][at("WhiteTitle")], &rows[1001][at("Opening")]), ("", "French"));
+    assert_eq!(&rows[0][at("ECO")], "B00");
+
+    // A pipe cannot be read twice: refused, with the reason.
+    let piped = run(&["convert", "--to", "csv", "--tags", "all"], Some(&pgn));
+    assert_eq!(code(&piped), 2);
+    assert!(stderr(&piped).contains("regular files"), "{}", stderr(&piped));
+    assert!(stdout(&piped).is_empty());
+    let star = run(&["convert", "--to", "csv", "--tags", "*", path], None);
+    assert_eq!(code(&star), 2);
+    assert!(stderr(&star).contains("--tags all"), "{}", stderr(&star));
+}
+
+/// Issue 22: `--no-fen` leaves each move's `fen_after` null and changes
+/// nothing else.
+#[test]
+fn no_fen_leaves_out_the_positions_only() {
+    let file = "fixtures/convert/annotated.pgn";
+    let with: Vec<Value> = convert(&["--to", "jsonl", file], None, 0)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let without_text = convert(&["--to", "jsonl", "--no-fen", file], None, 0);
+    let without: Vec<Value> = without_text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(with.len(), without.len());
+    let mut moves = 0;
+    for (mut a, b) in with.into_iter().zip(without) {
+        for m in a["moves"].as_array_mut().unwrap() {
+            assert!(m["fen_after"].is_string());
+            m["fen_after"] = Value::Null;
+            moves += 1;
+        }
+        assert_eq!(a, b);
+    }
+    assert!(moves > 0);
+    let refused = run(&["convert", "--to", "csv", "--no-fen", file], None);
+    assert_eq!(code(&refused), 2);
+}

@@ -18,14 +18,15 @@ use crate::exit::ExitStatus;
 use crate::input::error::chain;
 use crate::input::lines::{Line, LineFormat};
 use crate::output::convert::{
-    CsvColumns, CsvRecord, epd_records, jsonl_head, write_epd, write_fens, write_jsonl, write_lan,
-    write_pgn, write_san, write_uci,
+    CsvColumns, CsvRecord, DroppedTags, epd_records, jsonl_head, write_epd, write_fens,
+    write_jsonl, write_lan, write_pgn, write_san, write_uci,
 };
 use crate::output::diag;
 use crate::output::pgn::Keep;
 use crate::output::report::players;
 use crate::output::tally::Tally;
 use crate::rules::finding::Finding;
+use crate::rules::game::decode_text;
 use crate::rules::movetext::damage;
 use crate::schema::finding::FindingPlace;
 use crate::stream::{Event, GameCtx, InputFormat, Spooled};
@@ -57,6 +58,8 @@ struct Render {
     format: ConvertFormat,
     positions_all: bool,
     keep_invalid: bool,
+    /// `--no-fen`: JSON records without `fen_after`.
+    no_fen: bool,
     options: ConvertOptions,
 }
 
@@ -68,6 +71,16 @@ struct Render {
 fn settings(args: &ConvertArgs) -> Result<Settings, Error> {
     if args.tags.is_some() && args.to != ConvertFormat::Csv {
         return Err(Error::usage("--tags applies to --to csv only"));
+    }
+    if args.no_fen && args.to != ConvertFormat::Jsonl {
+        return Err(Error::usage("--no-fen applies to --to jsonl only"));
+    }
+    if let Some(tags) = &args.tags
+        && let Some(bad) = tags.iter().find(|t| t.contains(['*', '?']))
+    {
+        return Err(Error::usage(format!(
+            "--tags: `{bad}` is not a tag name (for every tag, give --tags all)"
+        )));
     }
     if args.positions == Positions::All
         && !matches!(args.to, ConvertFormat::Fen | ConvertFormat::Epd)
@@ -90,6 +103,7 @@ fn settings(args: &ConvertArgs) -> Result<Settings, Error> {
             format: args.to,
             positions_all: args.positions == Positions::All,
             keep_invalid: args.keep_invalid,
+            no_fen: args.no_fen,
             options: ConvertOptions {
                 san: matches!(
                     args.to,
@@ -188,7 +202,11 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
         ConvertFormat::Uci => bytes(write_uci),
         ConvertFormat::San => bytes(write_san),
         ConvertFormat::Lan => bytes(write_lan),
-        ConvertFormat::Jsonl => bytes(write_jsonl),
+        ConvertFormat::Jsonl => {
+            let mut out = Vec::with_capacity(64 + 80 * game.plies.len());
+            write_jsonl(game, !settings.no_fen, &mut out);
+            RenderedGame::Bytes(out)
+        }
         ConvertFormat::Fen => {
             let mut out = Vec::new();
             write_fens(game, settings.positions_all, &mut out);
@@ -217,7 +235,8 @@ enum CsvState {
         columns: CsvColumns,
         /// Whether the user chose the columns (`--tags`): then no warning.
         chosen: bool,
-        warned: bool,
+        /// The tags left out for want of a column, when not chosen.
+        dropped: DroppedTags,
     },
 }
 
@@ -316,25 +335,10 @@ impl Writer<'_> {
             CsvState::Fixed {
                 columns,
                 chosen,
-                warned,
+                dropped,
             } => {
-                if !*chosen
-                    && !*warned
-                    && let Some((name, _)) = record
-                        .tags
-                        .iter()
-                        // `start_fen` holds what these say.
-                        .find(|(n, _)| !columns.has(n) && !matches!(n.as_str(), "FEN" | "SetUp"))
-                {
-                    *warned = true;
-                    diag::warning(format!(
-                        "{}: game {}: tag `{}` has no CSV column (the columns are the tags \
-                         of the first {CSV_HEADER_GAMES} games; name them with --tags); \
-                         such tags are left out",
-                        ctx.file,
-                        ctx.game,
-                        diag::clipped(name, diag::SHOWN)
-                    ));
+                if !*chosen {
+                    dropped.add(columns, &record, (ctx.file, ctx.game));
                 }
                 columns.write_record(&mut self.out, &record)
             }
@@ -357,9 +361,72 @@ impl Writer<'_> {
         self.csv = CsvState::Fixed {
             columns,
             chosen: false,
-            warned: false,
+            dropped: DroppedTags::default(),
         };
         Ok(())
+    }
+}
+
+/// The `--tags` value that asks for every tag of the inputs.
+const ALL_TAGS: &str = "all";
+
+/// Every tag name the inputs' games use, in order of first appearance: a
+/// first pass over the inputs, which must therefore be regular files
+/// (`--tags all`).
+fn every_tag(streaming: &Streaming) -> Result<Vec<String>, Error> {
+    let regular = |p: &std::path::Path| {
+        p != std::path::Path::new("-") && std::fs::metadata(p).is_ok_and(|m| m.is_file())
+    };
+    if streaming.files.is_empty() || !streaming.files.iter().all(|p| regular(p)) {
+        return Err(Error::usage(
+            "--tags all reads the inputs twice (once for the tag names, once for the rows), \
+             so they must be regular files, not a pipe or standard input; name the tags \
+             with --tags T1,T2 instead",
+        ));
+    }
+    let mut names: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let inputs = crate::stream::Inputs {
+        files: &streaming.files,
+        range: streaming.range,
+        threads: streaming.threads,
+        quiet: true,
+        spool: None,
+    };
+    let mut failed = None;
+    inputs
+        .for_each_game(
+            |raw| -> Vec<String> {
+                let mut own: Vec<String> = Vec::new();
+                for tag in &raw.tags {
+                    let name = decode_text(tag.name).into_owned();
+                    if !own.contains(&name) {
+                        own.push(name);
+                    }
+                }
+                own
+            },
+            |event| {
+                match event {
+                    Event::Game(_, own) => {
+                        for name in own {
+                            if seen.insert(name.clone()) {
+                                names.push(name);
+                            }
+                        }
+                    }
+                    Event::Failed(file, err) if failed.is_none() => {
+                        failed = Some(Error::input(file, "failed to read the tag names", err));
+                    }
+                    _ => {}
+                }
+                Ok(())
+            },
+        )
+        .map_err(Error::from)?;
+    match failed {
+        Some(err) => Err(err),
+        None => Ok(names),
     }
 }
 
@@ -375,6 +442,10 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Err
         render: settings,
         tags,
     } = settings(args)?;
+    let tags = match tags {
+        Some(t) if t == [ALL_TAGS] => Some(every_tag(&streaming)?),
+        other => other,
+    };
     let failed = streaming.write_error(PRODUCT_NAME);
     let mut writer = Writer {
         out: streaming.writer(stdout)?,
@@ -383,7 +454,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Err
             Some(tags) => CsvState::Fixed {
                 columns: CsvColumns::exactly(tags),
                 chosen: true,
-                warned: false,
+                dropped: DroppedTags::default(),
             },
             None => CsvState::Pending(Vec::new()),
         },
@@ -432,6 +503,11 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Err
     if settings.format == ConvertFormat::Csv {
         writer.fix_csv_header().map_err(&failed)?;
     }
+    if let CsvState::Fixed { dropped, .. } = &writer.csv
+        && let Some(warning) = dropped.warning(CSV_HEADER_GAMES)
+    {
+        diag::warning(warning);
+    }
     let what = if settings.keep_invalid {
         "written up to their last legal move"
     } else {
@@ -456,6 +532,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Err
         (args.no_comments, "--no-comments"),
         (args.no_nags, "--no-nags"),
         (args.no_variations, "--no-variations"),
+        (args.no_fen, "--no-fen"),
     ] {
         if set {
             options.push(flag.to_owned());

@@ -175,9 +175,10 @@ pub fn jsonl_head(out: &mut Vec<u8>, file: &str, game: u64, offset: Option<u64>)
 /// One JSON object per game, after its place ([`jsonl_head`]): the
 /// columns of [`GAME`] that JSON Lines holds, the top-level `nags`,
 /// `comments` and `variations` being the annotations before the first move
-/// and `error` a struct for a game kept despite its error. A tag that
+/// and `error` a struct for a game kept despite its error; each move's
+/// `fen_after` only with `fens` (else null: `--no-fen`). A tag that
 /// appears twice keeps its first value (JSON objects have unique keys).
-pub fn write_jsonl(game: &ConvertedGame, out: &mut Vec<u8>) {
+pub fn write_jsonl(game: &ConvertedGame, fens: bool, out: &mut Vec<u8>) {
     // Earlier names are searched in a set past a few dozen tags, so that a
     // hostile game of 100,000 tags stays linear.
     let mut seen = (game.tags.len() > 32).then(std::collections::HashSet::new);
@@ -199,8 +200,12 @@ pub fn write_jsonl(game: &ConvertedGame, out: &mut Vec<u8>) {
         let pos = pos.as_mut().expect("plies only with a start");
         m.ascii(|out| append_san(&ply.san, out));
         m.ascii(|out| uci(ply.mv, mode).append_ascii_to(out));
-        shakmaty::Position::play_unchecked(pos, ply.mv);
-        m.ascii(|out| append_fen(pos, mode, out));
+        if fens {
+            shakmaty::Position::play_unchecked(pos, ply.mv);
+            m.ascii(|out| append_fen(pos, mode, out));
+        } else {
+            m.opt_str(None);
+        }
         write_notes(m, ply.notes());
     });
     o.word(Some(game.result().as_str()));
@@ -365,6 +370,82 @@ impl CsvColumns {
     }
 }
 
+/// The tags a CSV run left out for want of a column: each name and in how
+/// many games, in order of first appearance, and where the first was.
+#[derive(Debug, Clone, Default)]
+pub struct DroppedTags {
+    names: Vec<(String, u64)>,
+    index: std::collections::HashMap<String, usize>,
+    /// Games with a tag beyond the names kept (a hostile input's millions
+    /// of names are counted, not kept).
+    others: u64,
+    first: Option<(String, u64)>,
+}
+
+impl DroppedTags {
+    /// How many names are kept, at most.
+    const KEPT: usize = 10_000;
+    /// How many the warning names.
+    const SHOWN: usize = 20;
+
+    /// Counts the tags of `record` (of game `game` of `file`) that have no
+    /// column; `FEN` and `SetUp` are not dropped (`start_fen` holds them).
+    pub fn add(&mut self, columns: &CsvColumns, record: &CsvRecord, (file, game): (&str, u64)) {
+        for (i, (name, _)) in record.tags.iter().enumerate() {
+            if columns.has(name)
+                || matches!(name.as_str(), "FEN" | "SetUp")
+                || record.tags[..i].iter().any(|(n, _)| n == name)
+            {
+                continue;
+            }
+            if self.first.is_none() {
+                self.first = Some((file.to_owned(), game));
+            }
+            match self.index.get(name) {
+                Some(&at) => self.names[at].1 += 1,
+                None if self.names.len() < Self::KEPT => {
+                    self.index.insert(name.clone(), self.names.len());
+                    self.names.push((name.clone(), 1));
+                }
+                None => self.others += 1,
+            }
+        }
+    }
+
+    /// The warning that names every dropped tag and its count (the first
+    /// [`Self::SHOWN`], then how many more), or `None` when none was.
+    pub fn warning(&self, header_games: usize) -> Option<String> {
+        let (file, game) = self.first.as_ref()?;
+        let mut names: Vec<String> = self
+            .names
+            .iter()
+            .take(Self::SHOWN)
+            .map(|(n, count)| {
+                let s = if *count == 1 { "" } else { "s" };
+                format!(
+                    "{} ({count} game{s})",
+                    super::diag::clipped(n, super::diag::SHOWN)
+                )
+            })
+            .collect();
+        let more = self.names.len().saturating_sub(Self::SHOWN);
+        if more > 0 || self.others > 0 {
+            let others = if self.others > 0 {
+                format!(" and others in {} games", self.others)
+            } else {
+                String::new()
+            };
+            names.push(format!("{more} more{others}"));
+        }
+        Some(format!(
+            "tags without a CSV column were left out, the first in {file} game {game} \
+             (the columns are the tags of the first {header_games} games; name them with \
+             --tags, or keep them all with --tags all): {}",
+            names.join(", ")
+        ))
+    }
+}
+
 fn write_row(out: &mut dyn Write, row: &[&str]) -> io::Result<()> {
     super::write_csv_record(out, row)
 }
@@ -494,7 +575,7 @@ mod tests {
             "[Event \"E \\\"x\\\"\"]\n[White \"Caf\u{e9}\"]\n\n{pre} 1. e4 $1 {a \"b\"} (1. d4 d5) e5 1-0",
         );
         assert_eq!(
-            render(write_jsonl, &game),
+            render(|g, out| write_jsonl(g, true, out), &game),
             concat!(
                 r#","tags":{"Event":"E \"x\"","White":"Café"},"nags":null,"comments":["pre"],"variations":null,"moves":["#,
                 r#"{"san":"e4","uci":"e2e4","fen_after":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1","nags":[1],"comments":["a \"b\""],"variations":["(d4 d5)"]},"#,
@@ -503,7 +584,7 @@ mod tests {
             )
         );
         let broken = game_from_uci_line("e2e4 e2e4", 3);
-        let text = render(write_jsonl, &broken);
+        let text = render(|g, out| write_jsonl(g, true, out), &broken);
         assert!(
             text.ends_with(
                 r#""result":"*","error":{"ply":2,"san":"e2e4","code":"illegal-move","message":"`e2e4` is not a legal move"}}

@@ -46,7 +46,8 @@ pub const MOVE: Schema = Schema {
             "fen_after",
             Type::Str,
             "the position after the move, as FEN",
-        ),
+        )
+        .null_when("`--no-fen` is given"),
         NAGS.doc("the move's NAGs"),
         COMMENTS.doc("comments after the move"),
         VARIATIONS.doc("variations replacing the move, as PGN text"),
