@@ -413,7 +413,7 @@ impl DroppedTags {
     }
 
     /// The warning that names every dropped tag and its count (the first
-    /// [`Self::SHOWN`], then how many more), or `None` when none was.
+    /// first twenty, then how many more), or `None` when none was.
     pub fn warning(&self, header_games: usize) -> Option<String> {
         let (file, game) = self.first.as_ref()?;
         let mut names: Vec<String> = self
