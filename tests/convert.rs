@@ -103,11 +103,13 @@ fn pgn_to_uci_and_back_gives_the_same_moves_and_final_fen() {
 }
 
 #[test]
-fn invalid_games_are_reported_and_left_out() {
+fn invalid_games_are_reported_and_get_an_empty_record() {
     let file = "fixtures/pgn/illegal_move_ply_61.pgn";
     let out = run(&["convert", "--to", "uci", file, TWIC], None);
     assert_eq!(code(&out), 1);
-    assert_eq!(stdout(&out).lines().count(), 12);
+    // One line per game (issue 22): the invalid game's is empty.
+    assert_eq!(stdout(&out).lines().count(), 13);
+    assert_eq!(stdout(&out).lines().next(), Some(""));
     let err = stderr(&out);
     let mut lines = err.lines();
     assert_eq!(
@@ -121,7 +123,7 @@ fn invalid_games_are_reported_and_left_out() {
         lines
             .next()
             .unwrap()
-            .starts_with("13 games, 1 could not be replayed (left out)"),
+            .starts_with("13 games, 1 could not be replayed (an empty line each)"),
         "{err}"
     );
 
@@ -288,8 +290,11 @@ fn csv_warns_once_about_a_tag_first_seen_after_the_header_is_fixed() {
     let err = stderr(&out);
     let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
+    // One warning at the end, naming each tag left out and how often.
     assert!(
-        warnings[0].contains("game 1002: tag `Late`"),
+        warnings[0].contains("the first in")
+            && warnings[0].contains("game 1002")
+            && warnings[0].ends_with(": Late (4 games), Later (4 games)"),
         "{}",
         warnings[0]
     );
@@ -1239,4 +1244,61 @@ fn no_fen_leaves_out_the_positions_only() {
     assert!(moves > 0);
     let refused = run(&["convert", "--to", "csv", "--no-fen", file], None);
     assert_eq!(code(&refused), 2);
+}
+
+/// Issue 22: every record format has one record per game, the same games in
+/// the same order, whatever could not be converted: CSV rows, JSON Lines
+/// records and UCI/SAN/LAN lines line up, and the record of a game that
+/// could not be replayed holds its error and no moves.
+#[test]
+fn every_record_format_has_one_record_per_game() {
+    let mut inputs: Vec<String> = pgn_fixtures()
+        .iter()
+        .map(|p| p.to_str().unwrap().to_owned())
+        .collect();
+    inputs.sort();
+    let with = |args: &[&str]| -> String {
+        let mut all: Vec<&str> = vec!["convert", "-q"];
+        all.extend_from_slice(args);
+        all.extend(inputs.iter().map(String::as_str));
+        let out = run(&all, None);
+        assert_ne!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+    let csv_text = with(&["--to", "csv"]);
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let col = |n: &str| header.iter().position(|c| c == n).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let jsonl: Vec<Value> = with(&["--to", "jsonl"])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), jsonl.len());
+    let broken = rows.iter().filter(|r| !r[col("error")].is_empty()).count();
+    assert!(broken >= 5, "{broken}");
+    for (row, record) in rows.iter().zip(&jsonl) {
+        assert_eq!(row[col("file")], *record["file"].as_str().unwrap());
+        assert_eq!(row[col("game")], record["game"].to_string());
+        let moves = record["moves"].as_array().unwrap();
+        if row[col("error")].is_empty() {
+            assert!(record["error"].is_null());
+            assert_eq!(row[col("plies")], moves.len().to_string());
+        } else {
+            assert_eq!(
+                row[col("error")].split([' ', ':']).next(),
+                record["error"]["code"].as_str()
+            );
+            assert!(moves.is_empty() && row[col("uci")].is_empty());
+        }
+    }
+    for to in ["uci", "san", "lan"] {
+        let lines: Vec<String> = with(&["--to", to]).lines().map(String::from).collect();
+        assert_eq!(lines.len(), rows.len(), "--to {to}");
+        for (line, row) in lines.iter().zip(&rows) {
+            if !row[col("error")].is_empty() {
+                assert!(line.is_empty(), "--to {to}: {line}");
+            }
+        }
+    }
 }

@@ -184,9 +184,19 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
     });
     if broken && !settings.keep_invalid {
         return GameOut {
-            // A CSV row for every game, so rows match the input's games.
+            // A record for every game in the record formats, so that rows
+            // and lines match the input's games: its tags and error without
+            // moves (issue 22). PGN and positions have nothing to write.
             body: match settings.format {
                 ConvertFormat::Csv => RenderedGame::Csv(Box::new(CsvRecord::left_out(game))),
+                ConvertFormat::Jsonl => {
+                    let mut out = Vec::with_capacity(256);
+                    write_jsonl(&game.without_moves(), !settings.no_fen, &mut out);
+                    RenderedGame::Bytes(out)
+                }
+                ConvertFormat::Uci | ConvertFormat::San | ConvertFormat::Lan => {
+                    RenderedGame::Bytes(b"\n".to_vec())
+                }
                 _ => RenderedGame::None,
             },
             line: None,
@@ -508,10 +518,11 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Err
     {
         diag::warning(warning);
     }
-    let what = if settings.keep_invalid {
-        "written up to their last legal move"
-    } else {
-        "left out"
+    let what = match settings.format {
+        _ if settings.keep_invalid => "written up to their last legal move",
+        ConvertFormat::Csv | ConvertFormat::Jsonl => "a record each, with the error and no moves",
+        ConvertFormat::Uci | ConvertFormat::San | ConvertFormat::Lan => "an empty line each",
+        ConvertFormat::Pgn | ConvertFormat::Fen | ConvertFormat::Epd => "left out",
     };
     let (broken, repaired) = (writer.broken, writer.repaired);
     let mut summary = format!("{broken} could not be replayed ({what})");

@@ -57,7 +57,7 @@ pub const MOVE: Schema = Schema {
 /// One game.
 pub const GAME: Schema = Schema {
     name: "game",
-    doc: "`pgnkit convert --to csv` (a row for every game; `error` is filled when it could not be converted) and `--to jsonl` (a record for every game written: a game that cannot be replayed is left out unless `--keep-invalid` is given).",
+    doc: "`pgnkit convert --to csv` (a row for every game; `error` is filled when it could not be converted) and `--to jsonl`: a record for every game; one that cannot be replayed has its tags and `error` and no moves (its legal moves with `--keep-invalid`).",
     columns: &[
         common::FILE,
         common::GAME,

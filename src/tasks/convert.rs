@@ -141,6 +141,20 @@ pub struct ConvertedGame {
 }
 
 impl ConvertedGame {
+    /// The game as a record of a game left out: its tags, start, result
+    /// and error, without its moves or what annotates them.
+    pub fn without_moves(&self) -> ConvertedGame {
+        ConvertedGame {
+            tags: self.tags.clone(),
+            start: self.start.clone(),
+            pre: Annotations::default(),
+            plies: Vec::new(),
+            marker: self.marker,
+            error: self.error.clone(),
+            left_out: Vec::new(),
+        }
+    }
+
     /// The value of the first tag called `name`.
     pub fn tag(&self, name: &str) -> Option<&str> {
         self.tags
