@@ -365,6 +365,7 @@ impl CsvColumns {
         row.opt_str(r.uci.as_deref());
         row.opt_str(r.final_fen.as_deref());
         row.error(r.error.as_ref());
+        row.word(r.error.as_ref().map(|e| e.code.as_str()));
         row.finish();
         out.write_all(&buf)
     }
@@ -639,8 +640,8 @@ mod tests {
         cols.write_record(&mut out, &a).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,final_fen,error\n\
-             ,0,,,e,,,,\"w, jr\",,,C60,,1,e2e4,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,\n"
+            "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,final_fen,error,error_code\n\
+             ,0,,,e,,,,\"w, jr\",,,C60,,1,e2e4,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,,\n"
         );
         let exact = CsvColumns::exactly(&["White".into(), "ECO".into(), "ECO".into()]);
         assert_eq!(exact.extra, ["ECO"]);

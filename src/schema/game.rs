@@ -2,7 +2,7 @@
 //! JSON object (`--to jsonl`). The two formats hold different columns of
 //! the one record, each marked where it is.
 
-use super::finding::{ERROR_COLUMN, SAN};
+use super::finding::{CODE, ERROR_COLUMN, SAN};
 use super::{Column, Schema, Type, common};
 
 /// The NAGs of a move (at the top level: before the first move).
@@ -93,5 +93,12 @@ pub const GAME: Schema = Schema {
             .null_when("the game's setup failed, or it was left out")
             .csv_only(),
         ERROR_COLUMN.null_when("the game was replayed"),
+        Column::new(
+            "error_code",
+            CODE.ty,
+            "the code of `error` alone, so that scripts need not parse its text",
+        )
+        .null_when("the game was replayed")
+        .csv_only(),
     ],
 };
