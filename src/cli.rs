@@ -607,7 +607,8 @@ pub enum AnnotateFormat {
     /// Every game written back, with outcome tags and comments (damaged
     /// movetext without what could not be read).
     Pgn,
-    /// One JSON object per game: the CSV fields plus the helpmate line.
+    /// One JSON object per game: the CSV columns, `error` as a struct and
+    /// `helpmate` as a list (docs/records.md).
     Jsonl,
 }
 

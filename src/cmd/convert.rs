@@ -18,15 +18,14 @@ use crate::exit::ExitStatus;
 use crate::input::error::chain;
 use crate::input::lines::{Line, LineFormat};
 use crate::output::convert::{
-    CsvColumns, CsvRecord, DroppedTags, epd_records, jsonl_head, write_epd, write_fens,
-    write_jsonl, write_lan, write_pgn, write_san, write_uci,
+    CsvColumns, CsvRecord, DroppedTags, epd_records, is_fixed_column, jsonl_head, write_epd,
+    write_fens, write_jsonl, write_lan, write_pgn, write_san, write_uci,
 };
 use crate::output::diag;
 use crate::output::pgn::Keep;
 use crate::output::report::players;
 use crate::output::tally::Tally;
 use crate::rules::finding::Finding;
-use crate::rules::game::decode_text;
 use crate::rules::movetext::damage;
 use crate::schema::finding::FindingPlace;
 use crate::stream::{Event, GameCtx, InputFormat, Spooled};
@@ -365,13 +364,15 @@ impl Writer<'_> {
         if self.header {
             columns.write_header(&mut self.out)?;
         }
+        let mut dropped = DroppedTags::default();
         for r in &rows {
+            dropped.add(&columns, r, (&r.file, r.game));
             columns.write_record(&mut self.out, r)?;
         }
         self.csv = CsvState::Fixed {
             columns,
             chosen: false,
-            dropped: DroppedTags::default(),
+            dropped,
         };
         Ok(())
     }
@@ -394,8 +395,6 @@ fn every_tag(streaming: &Streaming) -> Result<Vec<String>, Error> {
              with --tags T1,T2 instead",
         ));
     }
-    let mut names: Vec<String> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
     let inputs = crate::stream::Inputs {
         files: &streaming.files,
         range: streaming.range,
@@ -403,41 +402,13 @@ fn every_tag(streaming: &Streaming) -> Result<Vec<String>, Error> {
         quiet: true,
         spool: None,
     };
-    let mut failed = None;
-    inputs
-        .for_each_game(
-            |raw| -> Vec<String> {
-                let mut own: Vec<String> = Vec::new();
-                for tag in &raw.tags {
-                    let name = decode_text(tag.name).into_owned();
-                    if !own.contains(&name) {
-                        own.push(name);
-                    }
-                }
-                own
-            },
-            |event| {
-                match event {
-                    Event::Game(_, own) => {
-                        for name in own {
-                            if seen.insert(name.clone()) {
-                                names.push(name);
-                            }
-                        }
-                    }
-                    Event::Failed(file, err) if failed.is_none() => {
-                        failed = Some(Error::input(file, "failed to read the tag names", err));
-                    }
-                    _ => {}
-                }
-                Ok(())
-            },
-        )
-        .map_err(Error::from)?;
-    match failed {
-        Some(err) => Err(err),
-        None => Ok(names),
+    let (mut names, failed) = inputs.tag_names().map_err(Error::from)?;
+    if let Some((file, err)) = failed {
+        return Err(Error::input(file, "failed to read the tag names", err));
     }
+    // A tag named like a fixed column cannot have one.
+    names.retain(|n| !is_fixed_column(n));
+    Ok(names)
 }
 
 /// Runs `convert`.
@@ -456,13 +427,17 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Err
         Some(t) if t == [ALL_TAGS] => Some(every_tag(&streaming)?),
         other => other,
     };
+    let chosen = match &tags {
+        Some(tags) => Some(CsvColumns::exactly(tags).map_err(Error::usage)?),
+        None => None,
+    };
     let failed = streaming.write_error(PRODUCT_NAME);
     let mut writer = Writer {
         out: streaming.writer(stdout)?,
         settings,
-        csv: match &tags {
-            Some(tags) => CsvState::Fixed {
-                columns: CsvColumns::exactly(tags),
+        csv: match chosen {
+            Some(columns) => CsvState::Fixed {
+                columns,
                 chosen: true,
                 dropped: DroppedTags::default(),
             },

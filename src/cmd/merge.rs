@@ -935,8 +935,7 @@ fn write_json(
     }
     if let (Some(name), Some(place)) = (file, file_place) {
         let mut quoted = Vec::new();
-        crate::output::json::write_str(&mut quoted, name)
-            .context("failed to write the merged output")?;
+        crate::schema::json_str(&mut quoted, name);
         edits.push((place, String::from_utf8(quoted).expect("JSON is UTF-8")));
     }
     edits.sort_by_key(|(r, _)| r.start);

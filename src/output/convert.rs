@@ -16,7 +16,7 @@ use crate::rules::notation::{append_fen, epd, fen, lan, uci};
 use crate::rules::san::append_san;
 use crate::schema::finding::ErrorCell;
 use crate::schema::game::{GAME, MOVE};
-use crate::schema::{Cells, CsvRow, JsonObject, json_str, push_uint};
+use crate::schema::{Cells, CsvRow, InCsv, JsonObject, json_str, push_uint};
 use crate::tasks::convert::{Annotations, ConvertedGame, VariationToken};
 
 /// Whether a game is written in the `fen <FEN> moves …` form of UCI: it
@@ -294,14 +294,24 @@ pub struct CsvColumns {
 impl CsvColumns {
     /// Columns for exactly the tags `names` after the roster (roster tags
     /// and repeats among them are dropped, so every column is unique).
-    pub fn exactly(names: &[String]) -> CsvColumns {
+    ///
+    /// # Errors
+    ///
+    /// A name that is the name of a fixed column (`plies`, `uci`, …): the
+    /// header would name two columns alike.
+    pub fn exactly(names: &[String]) -> Result<CsvColumns, String> {
         let mut extra: Vec<String> = Vec::new();
         for n in names {
+            if is_fixed_column(n) {
+                return Err(format!(
+                    "--tags: `{n}` is the name of a fixed column (tags are named as in the PGN, e.g. `ECO`)"
+                ));
+            }
             if !SEVEN_TAG_ROSTER.contains(&n.as_str()) && !extra.contains(n) && !n.is_empty() {
                 extra.push(n.clone());
             }
         }
-        CsvColumns { extra }
+        Ok(CsvColumns { extra })
     }
 
     /// Columns for the tags `records` use, in order of first appearance.
@@ -309,7 +319,12 @@ impl CsvColumns {
         let mut extra: Vec<String> = Vec::new();
         for r in records {
             for (name, _) in &r.tags {
-                if !SEVEN_TAG_ROSTER.contains(&name.as_str()) && !extra.contains(name) {
+                // A tag named like a fixed column (`plies`) gets none: it
+                // is left out, and the warning names it.
+                if !SEVEN_TAG_ROSTER.contains(&name.as_str())
+                    && !extra.contains(name)
+                    && !is_fixed_column(name)
+                {
                     extra.push(name.clone());
                 }
             }
@@ -369,6 +384,13 @@ impl CsvColumns {
         row.finish();
         out.write_all(&buf)
     }
+}
+
+/// Whether `name` is the name of one of [`GAME`]'s own CSV cells.
+pub fn is_fixed_column(name: &str) -> bool {
+    GAME.columns
+        .iter()
+        .any(|c| c.csv == InCsv::Cell && c.name == name)
 }
 
 /// The tags a CSV run left out for want of a column: each name and in how
@@ -643,7 +665,8 @@ mod tests {
             "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,final_fen,error,error_code\n\
              ,0,,,e,,,,\"w, jr\",,,C60,,1,e2e4,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,,\n"
         );
-        let exact = CsvColumns::exactly(&["White".into(), "ECO".into(), "ECO".into()]);
+        let exact = CsvColumns::exactly(&["White".into(), "ECO".into(), "ECO".into()]).unwrap();
+        assert!(CsvColumns::exactly(&["plies".into()]).is_err());
         assert_eq!(exact.extra, ["ECO"]);
     }
 }

@@ -6,7 +6,6 @@ pub mod annotate;
 pub mod atomic;
 pub mod convert;
 pub mod diag;
-pub mod json;
 pub mod perft;
 pub mod pgn;
 pub mod problem_games;

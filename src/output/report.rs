@@ -10,6 +10,7 @@ use shakmaty::Color;
 
 use super::diag;
 use crate::rules::finding::{Code, Finding};
+use crate::rules::game::unknown_tag_value;
 use crate::schema::{
     self,
     finding::{FINDING, FindingPlace, FindingRecord},
@@ -44,7 +45,7 @@ pub enum Format {
 /// assert_eq!(players(tag), ("Carlsen, M.".to_owned(), "?".to_owned()));
 /// ```
 pub fn players<S: Into<String>>(tag: impl Fn(&str) -> Option<S>) -> (String, String) {
-    let name = |name| tag(name).map_or_else(|| "?".to_owned(), Into::into);
+    let name = |name| tag(name).map_or_else(|| unknown_tag_value(name).to_owned(), Into::into);
     (name("White"), name("Black"))
 }
 

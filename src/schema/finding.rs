@@ -63,17 +63,19 @@ pub const FINDING: Schema = Schema {
 pub const ERROR: Schema = Schema {
     name: "error",
     doc: "Where and why a game's main line could not be replayed.",
+    // In CSV the struct is one cell ([`ERROR_COLUMN`]), not these.
     columns: &[
-        PLY.null_when("the game could not be set up (bad FEN, unsupported variant)"),
-        SAN,
-        CODE,
-        MESSAGE,
+        PLY.null_when("the game could not be set up (bad FEN, unsupported variant)")
+            .jsonl_only(),
+        SAN.jsonl_only(),
+        CODE.jsonl_only(),
+        MESSAGE.jsonl_only(),
     ],
 };
 
 /// The `error` column of a record, of type [`ERROR`].
 pub const ERROR_COLUMN: Column = Column::new(
-    "error",
+    ERROR.name,
     Type::Struct(&ERROR),
     "where and why the game's main line could not be replayed; in CSV as `code at ply N: message` (`code: message` without a ply)",
 );

@@ -40,14 +40,17 @@ pub const MOVE: Schema = Schema {
     name: "move",
     doc: "One ply of a game's main line (`moves`), with what follows it.",
     columns: &[
-        SAN.doc("the move in normalised SAN").never_null(),
-        UCI,
+        SAN.doc("the move in normalised SAN")
+            .never_null()
+            .jsonl_only(),
+        UCI.jsonl_only(),
         Column::new(
             "fen_after",
             Type::Str,
             "the position after the move, as FEN",
         )
-        .null_when("`--no-fen` is given"),
+        .null_when("`--no-fen` is given")
+        .jsonl_only(),
         NAGS.doc("the move's NAGs"),
         COMMENTS.doc("comments after the move"),
         VARIATIONS.doc("variations replacing the move, as PGN text"),

@@ -72,6 +72,9 @@ impl<'n> GameCtx<'n> {
     }
 }
 
+/// An input that could not be read to its end: its name and why.
+pub type FailedInput = (String, io::Error);
+
 /// What the sink receives, in input order.
 pub enum Event<'n, R> {
     /// One game's result.
@@ -186,6 +189,48 @@ impl<'f, 's> Inputs<'f, 's> {
     ) -> anyhow::Result<Totals> {
         let no_lines = |_: &Line, _: LineFormat| -> R { unreachable!("PGN inputs hold no lines") };
         self.job(InputFormat::Pgn).for_each(&work, &no_lines, sink)
+    }
+
+    /// Every tag name the games use, in order of first appearance (a
+    /// reading pass of its own, for `convert --tags all`), and the first
+    /// input that could not be read to its end, if any.
+    ///
+    /// # Errors
+    ///
+    /// When the stream itself fails.
+    pub fn tag_names(&self) -> anyhow::Result<(Vec<String>, Option<FailedInput>)> {
+        let mut names: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut failed = None;
+        self.for_each_game(
+            |raw| -> Vec<String> {
+                let mut own: Vec<String> = Vec::new();
+                for tag in &raw.tags {
+                    let name = crate::rules::game::decode_text(tag.name).into_owned();
+                    if !own.contains(&name) {
+                        own.push(name);
+                    }
+                }
+                own
+            },
+            |event| {
+                match event {
+                    Event::Game(_, own) => {
+                        for name in own {
+                            if seen.insert(name.clone()) {
+                                names.push(name);
+                            }
+                        }
+                    }
+                    Event::Failed(file, err) if failed.is_none() => {
+                        failed = Some((file.to_owned(), err));
+                    }
+                    _ => {}
+                }
+                Ok(())
+            },
+        )?;
+        Ok((names, failed))
     }
 
     /// Runs `game` on every PGN game and `line` on every record line, each
