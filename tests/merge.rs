@@ -308,7 +308,9 @@ fn a_rerun_reads_the_recorded_file_never_what_args_or_cwd_say() {
 fn a_tag_column_named_line_or_game_is_never_renumbered() {
     let dir = tempfile::tempdir().unwrap();
     let (input, bounds) = three(dir.path());
-    // Every game gets tags named like pgnkit's own columns.
+    // Every game gets tags named like pgnkit's own columns (in case or in
+    // another record kind: a tag named exactly like one of the run's own
+    // columns is refused, issue 21).
     let text = std::fs::read(&input).unwrap();
     let tagged = memchr::memmem::find_iter(&text, b"[Event ").fold(
         (Vec::new(), 0),
@@ -340,7 +342,7 @@ fn a_tag_column_named_line_or_game_is_never_renumbered() {
             &["annotate-outcome", "-f", "jsonl", "--tags", "line,Game"],
             &["-f", "jsonl"],
         ),
-        (&["convert", "--to", "csv", "--tags", "line,game"], &[]),
+        (&["convert", "--to", "csv", "--tags", "line,Game"], &[]),
     ] {
         let shards = make_shards(
             dir.path(),
