@@ -6,6 +6,7 @@
 //! the whole run (the CSV header, the EPD `id`) are finished by the caller.
 //! PGN is written elsewhere.
 
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 
 use shakmaty::CastlingMode;
@@ -181,7 +182,7 @@ pub fn jsonl_head(out: &mut Vec<u8>, file: &str, game: u64, offset: Option<u64>)
 pub fn write_jsonl(game: &ConvertedGame, fens: bool, out: &mut Vec<u8>) {
     // Earlier names are searched in a set past a few dozen tags, so that a
     // hostile game of 100,000 tags stays linear.
-    let mut seen = (game.tags.len() > 32).then(std::collections::HashSet::new);
+    let mut seen = (game.tags.len() > 32).then(HashSet::new);
     let tags = game
         .tags
         .iter()
@@ -289,9 +290,39 @@ const STANDARD_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq
 #[derive(Debug, Clone)]
 pub struct CsvColumns {
     pub extra: Vec<String>,
+    /// `extra` as a set: a run may have thousands of tag columns
+    /// (`--tags all` on a hostile input), and each game's tags are looked up.
+    index: HashSet<String>,
+}
+
+/// The first value of each tag of `tags`, found by name: by a scan for the
+/// few tags of a real game, through a map past a few dozen.
+fn tag_lookup<'t>(tags: &'t [(String, String)]) -> impl Fn(&str) -> Option<&'t str> {
+    let map: Option<HashMap<&str, &str>> = (tags.len() > 32).then(|| {
+        let mut map = HashMap::with_capacity(tags.len());
+        for (n, v) in tags {
+            map.entry(n.as_str()).or_insert(v.as_str());
+        }
+        map
+    });
+    move |name| match &map {
+        Some(map) => map.get(name).copied(),
+        None => tags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str()),
+    }
 }
 
 impl CsvColumns {
+    /// Adds `name` as a column unless it has one (or is a roster tag).
+    fn push(&mut self, name: &str) {
+        if !SEVEN_TAG_ROSTER.contains(&name) && !self.index.contains(name) {
+            self.index.insert(name.to_owned());
+            self.extra.push(name.to_owned());
+        }
+    }
+
     /// Columns for exactly the tags `names` after the roster (roster tags
     /// and repeats among them are dropped, so every column is unique).
     ///
@@ -300,41 +331,52 @@ impl CsvColumns {
     /// A name that is the name of a fixed column (`plies`, `uci`, …): the
     /// header would name two columns alike.
     pub fn exactly(names: &[String]) -> Result<CsvColumns, String> {
-        let mut extra: Vec<String> = Vec::new();
+        let mut columns = CsvColumns {
+            extra: Vec::new(),
+            index: HashSet::new(),
+        };
         for n in names {
             if is_fixed_column(n) {
                 return Err(format!(
                     "--tags: `{n}` is the name of a fixed column (tags are named as in the PGN, e.g. `ECO`)"
                 ));
             }
-            if !SEVEN_TAG_ROSTER.contains(&n.as_str()) && !extra.contains(n) && !n.is_empty() {
-                extra.push(n.clone());
+            if !n.is_empty() {
+                columns.push(n);
             }
         }
-        Ok(CsvColumns { extra })
+        Ok(columns)
     }
 
     /// Columns for the tags `records` use, in order of first appearance.
     pub fn seen_in<'r>(records: impl Iterator<Item = &'r CsvRecord>) -> CsvColumns {
-        let mut extra: Vec<String> = Vec::new();
+        let mut columns = CsvColumns {
+            extra: Vec::new(),
+            index: HashSet::new(),
+        };
         for r in records {
             for (name, _) in &r.tags {
                 // A tag named like a fixed column (`plies`) gets none: it
                 // is left out, and the warning names it.
-                if !SEVEN_TAG_ROSTER.contains(&name.as_str())
-                    && !extra.contains(name)
-                    && !is_fixed_column(name)
-                {
-                    extra.push(name.clone());
+                if !is_fixed_column(name) {
+                    columns.push(name);
                 }
             }
         }
-        CsvColumns { extra }
+        columns
     }
 
     /// Whether `name` has a column.
     pub fn has(&self, name: &str) -> bool {
-        SEVEN_TAG_ROSTER.contains(&name) || self.extra.iter().any(|e| e == name)
+        SEVEN_TAG_ROSTER.contains(&name) || self.index.contains(name)
+    }
+
+    /// The tags that have a column, in column order.
+    fn tag_names(&self) -> impl Iterator<Item = &str> {
+        SEVEN_TAG_ROSTER
+            .iter()
+            .copied()
+            .chain(self.extra.iter().map(String::as_str))
     }
 
     /// Writes the header row.
@@ -348,11 +390,7 @@ impl CsvColumns {
 
     /// The names of the columns, in order.
     pub fn names(&self) -> Vec<&str> {
-        let tags: Vec<&str> = SEVEN_TAG_ROSTER
-            .iter()
-            .copied()
-            .chain(self.extra.iter().map(String::as_str))
-            .collect();
+        let tags: Vec<&str> = self.tag_names().collect();
         GAME.csv_names(&tags)
     }
 
@@ -369,12 +407,8 @@ impl CsvColumns {
         row.uint(Some(r.game));
         row.uint(r.offset);
         row.opt_str(r.start_fen.as_deref());
-        let tags: Vec<Option<&str>> = SEVEN_TAG_ROSTER
-            .iter()
-            .copied()
-            .chain(self.extra.iter().map(String::as_str))
-            .map(|n| r.tag(n))
-            .collect();
+        let value = tag_lookup(&r.tags);
+        let tags: Vec<Option<&str>> = self.tag_names().map(value).collect();
         row.tags(&[], &tags);
         row.uint(r.plies.map(|p| p as u64));
         row.opt_str(r.uci.as_deref());
@@ -414,10 +448,12 @@ impl DroppedTags {
     /// Counts the tags of `record` (of game `game` of `file`) that have no
     /// column; `FEN` and `SetUp` are not dropped (`start_fen` holds them).
     pub fn add(&mut self, columns: &CsvColumns, record: &CsvRecord, (file, game): (&str, u64)) {
-        for (i, (name, _)) in record.tags.iter().enumerate() {
+        // Counted once per game, whatever the repeats.
+        let mut own = HashSet::new();
+        for (name, _) in &record.tags {
             if columns.has(name)
                 || matches!(name.as_str(), "FEN" | "SetUp")
-                || record.tags[..i].iter().any(|(n, _)| n == name)
+                || !own.insert(name.as_str())
             {
                 continue;
             }

@@ -164,11 +164,6 @@ impl Column {
         }
     }
 
-    /// The column, of another type.
-    pub const fn of(self, ty: Type) -> Column {
-        Column { ty, ..self }
-    }
-
     /// The column, only in CSV.
     pub const fn csv_only(self) -> Column {
         Column {
@@ -277,21 +272,16 @@ pub struct Schema {
 }
 
 impl Schema {
-    /// The column called `name`, by index.
-    pub fn position(&self, name: &str) -> Option<usize> {
-        self.columns.iter().position(|c| c.name == name)
-    }
-
     /// The column called `name`.
     ///
     /// # Panics
     ///
     /// When the schema has no such column: a bug in the caller.
     pub fn column(&self, name: &str) -> &'static Column {
-        let i = self
-            .position(name)
-            .unwrap_or_else(|| panic!("no column `{name}` in record `{}`", self.name));
-        &self.columns[i]
+        self.columns
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no column `{name}` in record `{}`", self.name))
     }
 
     /// The CSV column names, each [`InCsv::PerTag`] column replaced by
@@ -306,11 +296,6 @@ impl Schema {
             }
         }
         names
-    }
-
-    /// The CSV header of a run without per-tag columns, comma-separated.
-    pub fn csv_header(&self) -> String {
-        self.csv_names(&[]).join(",")
     }
 
     /// The names of the columns `format` writes, `…` standing for the

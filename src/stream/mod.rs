@@ -205,10 +205,10 @@ impl<'f, 's> Inputs<'f, 's> {
         self.for_each_game(
             |raw| -> Vec<String> {
                 let mut own: Vec<String> = Vec::new();
+                let mut seen = std::collections::HashSet::new();
                 for tag in &raw.tags {
-                    let name = crate::rules::game::decode_text(tag.name).into_owned();
-                    if !own.contains(&name) {
-                        own.push(name);
+                    if seen.insert(tag.name) {
+                        own.push(crate::rules::game::decode_text(tag.name).into_owned());
                     }
                 }
                 own
