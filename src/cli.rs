@@ -550,6 +550,11 @@ pub enum ReportFormat {
     Csv,
     /// One JSON object per finding, with the CSV fields.
     Jsonl,
+    /// The CSV columns, typed, as a Parquet file (give -o FILE, or
+    /// redirect standard output: never a terminal).
+    Parquet,
+    /// The CSV columns, typed, as an Arrow IPC stream (for pipes: `pyarrow.ipc.open_stream`).
+    Arrow,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -610,6 +615,11 @@ pub enum AnnotateFormat {
     /// One JSON object per game: the CSV columns, `error` as a struct and
     /// `helpmate` as a list (docs/records.md).
     Jsonl,
+    /// The JSON Lines columns, typed, as a Parquet file (give -o FILE, or
+    /// redirect standard output: never a terminal); `tags` is a map.
+    Parquet,
+    /// The JSON Lines columns, typed, as an Arrow IPC stream.
+    Arrow,
 }
 
 /// Rule profiles: the FIDE Laws, or the readings of apps and online sites
@@ -739,6 +749,11 @@ pub struct ConvertArgs {
     /// `error` column saying why one could not be converted.
     #[arg(long, value_name = "T1,T2", value_delimiter = ',')]
     pub tags: Option<Vec<String>>,
+
+    /// With `--to parquet` or `--to arrow`: fill the `san` column, the main
+    /// line in normalised SAN.
+    #[arg(long)]
+    pub san: bool,
 }
 
 /// Output formats of `convert`.
@@ -752,6 +767,13 @@ pub enum ConvertFormat {
     Epd,
     Csv,
     Jsonl,
+    /// A row per game, typed: the Seven Tag Roster and well-known tags as
+    /// columns (`date`, `white_elo`, …), every tag in the `tags` map, `uci`
+    /// (and `san` with `--san`) as lists, as a Parquet file (give -o FILE,
+    /// or redirect standard output: never a terminal).
+    Parquet,
+    /// The Parquet columns as an Arrow IPC stream (for pipes).
+    Arrow,
 }
 
 /// Input formats of `convert`.

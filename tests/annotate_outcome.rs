@@ -670,7 +670,7 @@ fn flags_that_do_not_apply_to_the_format_are_errors() {
         Some(b"1. e4 *\n"),
     );
     assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("--tags applies to -f csv and -f jsonl only"));
+    assert!(stderr(&out).contains("--tags applies to -f csv, jsonl, parquet and arrow only"));
     let out = run(
         &["annotate-outcome", "--tags", "Site,game"],
         Some(b"1. e4 *\n"),

@@ -135,7 +135,10 @@ fn failures_exit_2_naming_the_file() {
     let input = input.to_str().unwrap();
     let out = run(&["convert", "--to", "pgn", "--tags", "Event", input], None);
     assert_eq!(code(&out), 2);
-    assert_eq!(stderr(&out), "pgnkit: --tags applies to --to csv only\n");
+    assert_eq!(
+        stderr(&out),
+        "pgnkit: --tags applies to --to csv only (parquet and arrow keep every tag in the `tags` map)\n"
+    );
 
     let out = run(&["validate", "-q", "no/such/input.pgn"], None);
     assert_eq!(code(&out), 2);

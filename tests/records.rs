@@ -87,6 +87,7 @@ fn check_type(value: &Value, ty: &Type, with_flags: bool, what: &str) {
         ),
         Type::UInt64 => assert!(value.is_u64(), "{what}: {value}"),
         Type::Str => assert!(value.is_string(), "{what}: {value}"),
+        Type::Date | Type::Time => panic!("{what}: dates and times are columnar only"),
         Type::Vocab(words) => {
             let word = value.as_str().unwrap_or_else(|| panic!("{what}: {value}"));
             assert!(
@@ -344,6 +345,7 @@ fn csv_cells_are_the_schema() {
                     Type::Vocab(words) => words().contains(&cell),
                     Type::List(_) => !cell.starts_with(' ') && !cell.ends_with(' '),
                     Type::Str | Type::Struct(_) | Type::Map => true,
+                    Type::Date | Type::Time => false,
                 };
                 assert!(ok, "{args:?}: `{name}` = {cell:?} is not a {}", c.ty.name());
             }
@@ -401,6 +403,11 @@ fn each_column_name_is_one_literal_in_src() {
             "the UCI keyword `moves` (input and convert line readers)",
         ),
         ("tags", 2, "a word of a validate message (`tags are`)"),
+        (
+            "date",
+            7,
+            "a value of `--laws` (cli.rs, laws.rs) and the name of the `date` type",
+        ),
         (
             "game",
             2,

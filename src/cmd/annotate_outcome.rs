@@ -11,6 +11,7 @@ use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::input::error::chain;
 use crate::output::annotate::{self, Format, OutcomeRecord, PgnSettings, TagColumns};
+use crate::output::columnar::Columnar;
 use crate::output::diag;
 use crate::output::report::players;
 use crate::output::tally::Tally;
@@ -18,6 +19,7 @@ use crate::rules::finding::{Code, Finding};
 use crate::rules::laws::LawsChoice;
 use crate::rules::movetext::damage;
 use crate::schema::finding::FindingPlace;
+use crate::schema::outcome::OUTCOME;
 use crate::stream::Event;
 use crate::tasks::annotate_outcome::{Profile, annotate};
 
@@ -28,6 +30,8 @@ const PRODUCT_NAME: &str = "output";
 #[derive(Debug, Clone, Copy)]
 enum OutputFormat {
     Table(Format),
+    /// `-f parquet`, `-f arrow`.
+    Columnar(Columnar),
     Pgn(PgnSettings),
 }
 
@@ -60,7 +64,7 @@ fn settings(args: &AnnotateOutcomeArgs) -> Result<Settings, Error> {
     }
     if args.tags.is_some() && pgn {
         return Err(Error::usage(
-            "--tags applies to -f csv and -f jsonl only (-f pgn keeps every tag)",
+            "--tags applies to -f csv, jsonl, parquet and arrow only (-f pgn keeps every tag)",
         ));
     }
     let tags = TagColumns::new(args.tags.as_deref().unwrap_or_default()).map_err(Error::usage)?;
@@ -72,6 +76,8 @@ fn settings(args: &AnnotateOutcomeArgs) -> Result<Settings, Error> {
         written: match args.format {
             AnnotateFormat::Csv => OutputFormat::Table(Format::Csv),
             AnnotateFormat::Jsonl => OutputFormat::Table(Format::Jsonl),
+            AnnotateFormat::Parquet => OutputFormat::Columnar(Columnar::Parquet),
+            AnnotateFormat::Arrow => OutputFormat::Columnar(Columnar::Arrow),
             AnnotateFormat::Pgn => OutputFormat::Pgn(PgnSettings {
                 rules: profile,
                 fix_results: args.fix_results,
@@ -104,6 +110,10 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> Result<ExitSta
         written,
         tags,
     } = settings(args)?;
+    let mut sink = match written {
+        OutputFormat::Columnar(c) => Some(streaming.columnar(c, &OUTCOME)?),
+        _ => None,
+    };
     let mut out = streaming.writer(stdout)?;
     let failed = streaming.write_error(PRODUCT_NAME);
     streaming.check_range()?;
@@ -115,71 +125,92 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> Result<ExitSta
     let mut wrong = 0u64;
     let mut not_replayed = 0u64;
     let mut damaged = 0u64;
-    let totals = streaming.for_each_game(
-        &out.clone(),
-        |game| {
-            let outcome = annotate(game, profile, laws);
-            let (white, black) = players(|tag| game.tag_text(tag));
-            let mut row = OutcomeRecord::new(&outcome, white, black);
-            let pgn = match written {
-                OutputFormat::Pgn(settings) => {
-                    Some(annotate::pgn_record(game, &outcome, &row, settings))
-                }
-                OutputFormat::Table(_) => None,
-            };
-            if !tags.is_empty() {
-                row.tags = tags.values(game);
-            }
-            Annotated {
-                row,
-                pgn,
-                replayed: outcome.is_replayed(),
-                damage: damage(game),
-                first_move: outcome.first_move,
-            }
-        },
-        |event| {
-            match event {
-                Event::Game(ctx, done) => {
-                    if !done.replayed {
-                        not_replayed += 1;
-                        tally.add(Code::NotReplayed);
-                    } else if !done.row.result_ok {
-                        wrong += 1;
-                        tally.add(Code::WrongResult);
+    // A columnar output's batches are not cut by input: the inputs are
+    // read one after another.
+    let spool = out.clone();
+    let totals = streaming
+        .inputs(sink.is_none().then_some(&spool))
+        .for_each_game(
+            |game| {
+                let outcome = annotate(game, profile, laws);
+                let (white, black) = players(|tag| game.tag_text(tag));
+                let mut row = OutcomeRecord::new(&outcome, white, black);
+                let pgn = match written {
+                    OutputFormat::Pgn(settings) => {
+                        Some(annotate::pgn_record(game, &outcome, &row, settings))
                     }
-                    if !done.damage.is_empty() {
-                        damaged += 1;
-                        let white = diag::clipped(&done.row.white, diag::SHOWN);
-                        let black = diag::clipped(&done.row.black, diag::SHOWN);
-                        let place =
-                            FindingPlace::in_game(ctx.place(), (&white, &black), done.first_move);
-                        for finding in done.damage {
-                            tally.add(finding.code);
-                            report_finding(&out, &place, ctx.line_offset, finding);
+                    OutputFormat::Table(_) | OutputFormat::Columnar(_) => None,
+                };
+                if !tags.is_empty() {
+                    row.tags = tags.values(game);
+                }
+                Annotated {
+                    row,
+                    pgn,
+                    replayed: outcome.is_replayed(),
+                    damage: damage(game),
+                    first_move: outcome.first_move,
+                }
+            },
+            |event| {
+                match event {
+                    Event::Game(ctx, done) => {
+                        if !done.replayed {
+                            not_replayed += 1;
+                            tally.add(Code::NotReplayed);
+                        } else if !done.row.result_ok {
+                            wrong += 1;
+                            tally.add(Code::WrongResult);
                         }
+                        if !done.damage.is_empty() {
+                            damaged += 1;
+                            let white = diag::clipped(&done.row.white, diag::SHOWN);
+                            let black = diag::clipped(&done.row.black, diag::SHOWN);
+                            let place = FindingPlace::in_game(
+                                ctx.place(),
+                                (&white, &black),
+                                done.first_move,
+                            );
+                            for finding in done.damage {
+                                tally.add(finding.code);
+                                report_finding(&out, &place, ctx.line_offset, finding);
+                            }
+                        }
+                        match (&done.pgn, written) {
+                            (Some(pgn), _) => out.write_all(pgn),
+                            (None, OutputFormat::Table(format)) => annotate::write_row(
+                                &mut out,
+                                format,
+                                ctx.file,
+                                (ctx.game, ctx.offset),
+                                &done.row,
+                                &tags,
+                            ),
+                            (None, OutputFormat::Columnar(_)) => match sink.as_mut() {
+                                Some(sink) => {
+                                    done.row.columnar(
+                                        sink.rows(),
+                                        (ctx.file, ctx.game, ctx.offset),
+                                        tags.names(),
+                                    );
+                                    sink.flush_full(&mut out)
+                                }
+                                None => Ok(()),
+                            },
+                            (None, OutputFormat::Pgn(_)) => Ok(()),
+                        }
+                        .map_err(&failed)?;
                     }
-                    match (&done.pgn, written) {
-                        (Some(pgn), _) => out.write_all(pgn),
-                        (None, OutputFormat::Table(format)) => annotate::write_row(
-                            &mut out,
-                            format,
-                            ctx.file,
-                            (ctx.game, ctx.offset),
-                            &done.row,
-                            &tags,
-                        ),
-                        (None, OutputFormat::Pgn(_)) => Ok(()),
-                    }
-                    .map_err(&failed)?;
+                    // Text holding no game is `validate`'s business.
+                    Event::Loose(..) => {}
+                    Event::Failed(file, err) => out.error(format!("{file}: {}", chain(&err))),
                 }
-                // Text holding no game is `validate`'s business.
-                Event::Loose(..) => {}
-                Event::Failed(file, err) => out.error(format!("{file}: {}", chain(&err))),
-            }
-            Ok(())
-        },
-    )?;
+                Ok(())
+            },
+        )?;
+    if let Some(sink) = sink {
+        sink.finish(&mut out).map_err(&failed)?;
+    }
     let mut summary =
         format!("{wrong} with a result the rules do not give, {not_replayed} not replayed");
     if damaged > 0 {

@@ -17,9 +17,10 @@ use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::input::error::chain;
 use crate::input::lines::{Line, LineFormat};
+use crate::output::columnar::{Columnar, ColumnarSink};
 use crate::output::convert::{
-    CsvColumns, CsvRecord, DroppedTags, epd_records, is_fixed_column, jsonl_head, write_epd,
-    write_fens, write_jsonl, write_lan, write_pgn, write_san, write_uci,
+    CsvColumns, CsvRecord, DroppedTags, epd_records, is_fixed_column, jsonl_head, write_columnar,
+    write_epd, write_fens, write_jsonl, write_lan, write_pgn, write_san, write_uci,
 };
 use crate::output::diag;
 use crate::output::pgn::Keep;
@@ -28,6 +29,7 @@ use crate::output::tally::Tally;
 use crate::rules::finding::Finding;
 use crate::rules::movetext::damage;
 use crate::schema::finding::FindingPlace;
+use crate::schema::game::GAME;
 use crate::stream::{Event, GameCtx, InputFormat, Spooled};
 use crate::tasks::convert::lines::{
     game_from_fen_line, game_from_position_line, game_from_uci_line,
@@ -59,6 +61,8 @@ struct Render {
     keep_invalid: bool,
     /// `--no-fen`: JSON records without `fen_after`.
     no_fen: bool,
+    /// `--san`: the columnar `san` list.
+    san_list: bool,
     options: ConvertOptions,
 }
 
@@ -69,10 +73,18 @@ struct Render {
 /// For flags that do not apply to the output format.
 fn settings(args: &ConvertArgs) -> Result<Settings, Error> {
     if args.tags.is_some() && args.to != ConvertFormat::Csv {
-        return Err(Error::usage("--tags applies to --to csv only"));
+        return Err(Error::usage(
+            "--tags applies to --to csv only (parquet and arrow keep every tag in the `tags` map)",
+        ));
     }
     if args.no_fen && args.to != ConvertFormat::Jsonl {
         return Err(Error::usage("--no-fen applies to --to jsonl only"));
+    }
+    let columnar = columnar_format(args.to);
+    if args.san && columnar.is_none() {
+        return Err(Error::usage(
+            "--san applies to --to parquet and --to arrow only (the other formats say which notation they write)",
+        ));
     }
     if let Some(tags) = &args.tags
         && let Some(bad) = tags.iter().find(|t| t.contains(['*', '?']))
@@ -103,14 +115,16 @@ fn settings(args: &ConvertArgs) -> Result<Settings, Error> {
             positions_all: args.positions == Positions::All,
             keep_invalid: args.keep_invalid,
             no_fen: args.no_fen,
+            san_list: args.san,
             options: ConvertOptions {
-                san: matches!(
-                    args.to,
-                    ConvertFormat::Pgn
-                        | ConvertFormat::San
-                        | ConvertFormat::Lan
-                        | ConvertFormat::Jsonl
-                ),
+                san: args.san
+                    || matches!(
+                        args.to,
+                        ConvertFormat::Pgn
+                            | ConvertFormat::San
+                            | ConvertFormat::Lan
+                            | ConvertFormat::Jsonl
+                    ),
                 // Only PGN and JSON Lines write annotations.
                 comments: notes && !args.no_comments,
                 nags: notes && !args.no_nags,
@@ -187,7 +201,9 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
             // and lines match the input's games: its tags and error without
             // moves (issue 22). PGN and positions have nothing to write.
             body: match settings.format {
-                ConvertFormat::Csv => RenderedGame::Csv(Box::new(CsvRecord::left_out(game))),
+                ConvertFormat::Csv | ConvertFormat::Parquet | ConvertFormat::Arrow => {
+                    RenderedGame::Csv(Box::new(CsvRecord::left_out(game)))
+                }
                 ConvertFormat::Jsonl => {
                     let mut out = Vec::with_capacity(256);
                     write_jsonl(&game.without_moves(), !settings.no_fen, &mut out);
@@ -222,7 +238,9 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
             RenderedGame::Bytes(out)
         }
         ConvertFormat::Epd => RenderedGame::Epd(epd_records(game, settings.positions_all)),
-        ConvertFormat::Csv => RenderedGame::Csv(Box::new(CsvRecord::new(game))),
+        ConvertFormat::Csv | ConvertFormat::Parquet | ConvertFormat::Arrow => {
+            RenderedGame::Csv(Box::new(CsvRecord::new(game, settings.san_list)))
+        }
         // What the flags drop was never collected: keep all the rest.
         ConvertFormat::Pgn => {
             let mut out = Vec::with_capacity(256 + 8 * game.plies.len());
@@ -268,6 +286,8 @@ struct Writer<'w> {
     product: &'w Path,
     /// Records written (rows, lines or EPD records).
     records: u64,
+    /// The writer of `--to parquet` and `--to arrow`.
+    sink: Option<ColumnarSink>,
 }
 
 impl Writer<'_> {
@@ -324,6 +344,15 @@ impl Writer<'_> {
                     write_epd(&mut self.out, &record, id, ply).map_err(failed)?;
                 }
             }
+            RenderedGame::Csv(mut record) if self.sink.is_some() => {
+                record.file = ctx.file.to_owned();
+                record.game = ctx.game;
+                record.offset = ctx.offset;
+                if let Some(sink) = self.sink.as_mut() {
+                    write_columnar(&record, sink.rows());
+                    sink.flush_full(&mut self.out).map_err(failed)?;
+                }
+            }
             RenderedGame::Csv(record) => self.csv_record(ctx, *record).map_err(failed)?,
         }
         Ok(())
@@ -375,6 +404,15 @@ impl Writer<'_> {
             dropped,
         };
         Ok(())
+    }
+}
+
+/// The columnar format `--to` names, if it names one.
+fn columnar_format(to: ConvertFormat) -> Option<Columnar> {
+    match to {
+        ConvertFormat::Parquet => Some(Columnar::Parquet),
+        ConvertFormat::Arrow => Some(Columnar::Arrow),
+        _ => None,
     }
 }
 
@@ -432,7 +470,12 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Err
         None => None,
     };
     let failed = streaming.write_error(PRODUCT_NAME);
+    let sink = match columnar_format(settings.format) {
+        Some(c) => Some(streaming.columnar(c, &GAME)?),
+        None => None,
+    };
     let mut writer = Writer {
+        sink,
         out: streaming.writer(stdout)?,
         settings,
         csv: match chosen {
@@ -469,10 +512,12 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Err
         columns.write_header(&mut writer.out).map_err(&failed)?;
     }
 
-    // EPD records are numbered across inputs, and the CSV header comes from
-    // the first games of the run: those need the inputs one after another.
+    // EPD records are numbered across inputs, the CSV header comes from
+    // the first games of the run, and columnar batches are not cut by
+    // input: those need the inputs one after another.
     let ordered = settings.format == ConvertFormat::Epd
-        || (settings.format == ConvertFormat::Csv && tags.is_none());
+        || (settings.format == ConvertFormat::Csv && tags.is_none())
+        || writer.sink.is_some();
     let spool = writer.out.clone();
     let totals = streaming
         .inputs((!ordered).then_some(&spool))
@@ -488,6 +533,9 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Err
     if settings.format == ConvertFormat::Csv {
         writer.fix_csv_header().map_err(&failed)?;
     }
+    if let Some(sink) = writer.sink.take() {
+        sink.finish(&mut writer.out).map_err(&failed)?;
+    }
     if let CsvState::Fixed { dropped, .. } = &writer.csv
         && let Some(warning) = dropped.warning(CSV_HEADER_GAMES)
     {
@@ -495,7 +543,10 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Err
     }
     let what = match settings.format {
         _ if settings.keep_invalid => "written up to their last legal move",
-        ConvertFormat::Csv | ConvertFormat::Jsonl => "a record each, with the error and no moves",
+        ConvertFormat::Csv
+        | ConvertFormat::Jsonl
+        | ConvertFormat::Parquet
+        | ConvertFormat::Arrow => "a record each, with the error and no moves",
         ConvertFormat::Uci | ConvertFormat::San | ConvertFormat::Lan => "an empty line each",
         ConvertFormat::Pgn | ConvertFormat::Fen | ConvertFormat::Epd => "left out",
     };
@@ -519,6 +570,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Err
         (args.no_nags, "--no-nags"),
         (args.no_variations, "--no-variations"),
         (args.no_fen, "--no-fen"),
+        (args.san, "--san"),
     ] {
         if set {
             options.push(flag.to_owned());

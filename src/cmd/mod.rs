@@ -32,9 +32,8 @@ use crate::output::report;
 use crate::output::stats::{self, Digest};
 use crate::output::tally::Tally;
 use crate::rules::finding::Finding;
-use crate::rules::game::RawGame;
 use crate::schema::finding::FindingPlace;
-use crate::stream::{self, Event, Spooled, Totals};
+use crate::stream::{self, Spooled, Totals};
 
 /// The most workers a run starts per core. The work is CPU-bound, so
 /// threads beyond the cores only add memory (each worker keeps up to two
@@ -268,6 +267,22 @@ impl Streaming {
         })
     }
 
+    /// The writer of a columnar product (`-f parquet`, `-f arrow`) of
+    /// `schema`'s records: never onto a terminal.
+    ///
+    /// # Errors
+    ///
+    /// When standard output is a terminal and the product goes there.
+    pub fn columnar(
+        &self,
+        format: crate::output::columnar::Columnar,
+        schema: &crate::schema::Schema,
+    ) -> Result<crate::output::columnar::ColumnarSink, Error> {
+        crate::output::columnar::refuse_terminal(format, self.product_path() == Path::new("-"))
+            .map_err(Error::usage)?;
+        crate::output::columnar::ColumnarSink::new(format, schema).map_err(Error::internal)
+    }
+
     /// Opens the `-o` file `path` ([`crate::output::atomic::create`]): a
     /// regular file is written as a temporary file beside it, which
     /// [`Streaming::finish`] renames onto it, so a run that fails leaves the
@@ -319,21 +334,6 @@ impl Streaming {
             quiet: self.quiet,
             spool,
         }
-    }
-
-    /// Runs `work` on every game of the inputs and feeds `sink` in order
-    /// ([`stream::for_each_game`]).
-    ///
-    /// # Errors
-    ///
-    /// The first error of `sink`.
-    pub fn for_each_game<R: Send>(
-        &self,
-        spool: &Spooled<'_>,
-        work: impl Fn(&RawGame<'_>) -> R + Sync,
-        sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
-    ) -> anyhow::Result<Totals> {
-        self.inputs(Some(spool)).for_each_game(work, sink)
     }
 
     /// The tail every streaming subcommand shares: flushes the product

@@ -8,12 +8,13 @@ use crate::cli::{ReportFormat, ValidateArgs};
 use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::input::error::chain;
+use crate::output::columnar::{Columnar, ColumnarSink};
 use crate::output::diag;
 use crate::output::problem_games::ProblemGames;
 use crate::output::report::{self, Format, players};
 use crate::output::tally::Tally;
 use crate::rules::finding::{Code, Severity};
-use crate::schema::finding::{FINDING, FindingPlace};
+use crate::schema::finding::{FINDING, FindingPlace, FindingRecord};
 use crate::stream::Event;
 use crate::tasks::validate::{GameCheck, check_game};
 
@@ -24,6 +25,8 @@ const PRODUCT_NAME: &str = "report";
 struct Settings {
     streaming: Streaming,
     format: Format,
+    /// `-f parquet` or `-f arrow` (then `format` is unused).
+    columnar: Option<Columnar>,
     policy: Policy,
 }
 
@@ -34,6 +37,12 @@ fn settings(args: &ValidateArgs) -> Result<Settings, Error> {
             ReportFormat::Text => Format::Text,
             ReportFormat::Csv => Format::Csv,
             ReportFormat::Jsonl => Format::Jsonl,
+            ReportFormat::Parquet | ReportFormat::Arrow => Format::Text,
+        },
+        columnar: match args.format {
+            ReportFormat::Parquet => Some(Columnar::Parquet),
+            ReportFormat::Arrow => Some(Columnar::Arrow),
+            _ => None,
         },
         policy: Policy::new(args)?,
     })
@@ -216,6 +225,23 @@ fn problem_games(
     .map(Some)
 }
 
+/// Writes one finding into the columnar `sink`, or as `format` says.
+fn write(
+    out: &mut dyn Write,
+    sink: Option<&mut ColumnarSink>,
+    format: Format,
+    place: &FindingPlace<'_>,
+    finding: &crate::rules::finding::Finding,
+) -> std::io::Result<()> {
+    match sink {
+        Some(sink) => {
+            FindingRecord { place, finding }.columnar(sink.rows());
+            sink.flush_full(out)
+        }
+        None => report::write_finding(out, format, place, finding),
+    }
+}
+
 /// Runs `validate`.
 ///
 /// # Errors
@@ -225,6 +251,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
     let Settings {
         streaming,
         format,
+        columnar,
         policy,
     } = settings(args)?;
     let mut with_errors = 0u64;
@@ -237,6 +264,10 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
         .filter_map(|p| p.as_deref())
         .collect();
     streaming.check_stats(&copies)?;
+    let mut sink = match columnar {
+        Some(c) => Some(streaming.columnar(c, &FINDING)?),
+        None => None,
+    };
     let mut out = streaming.writer(stdout)?;
     let failed = streaming.write_error(PRODUCT_NAME);
     streaming.check_range()?;
@@ -244,9 +275,10 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
     report::write_header(&mut out, format, !streaming.no_header).map_err(&failed)?;
     let mut records = 0u64;
     // The games are noted in input order, one input after another: with
-    // --bad-games or --good-games, inputs are not read at once.
+    // --bad-games or --good-games, inputs are not read at once; nor for a
+    // columnar report, whose batches are not cut by input.
     let spool = out.clone();
-    let inputs = streaming.inputs(split.is_none().then_some(&spool));
+    let inputs = streaming.inputs((split.is_none() && sink.is_none()).then_some(&spool));
     let totals = inputs.for_each_game(
         |game| {
             let mut check = check_game(game, args.laws);
@@ -280,7 +312,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
                     for mut finding in findings {
                         records += 1;
                         finding.line += ctx.line_offset;
-                        report::write_finding(&mut out, format, &place, &finding)
+                        write(&mut out, sink.as_mut(), format, &place, &finding)
                             .map_err(&failed)?;
                     }
                 }
@@ -290,7 +322,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
                     tally.add(finding.code);
                     let place = FindingPlace::outside_games(file);
                     records += 1;
-                    report::write_finding(&mut out, format, &place, &finding).map_err(&failed)?;
+                    write(&mut out, sink.as_mut(), format, &place, &finding).map_err(&failed)?;
                 }
                 Event::Failed(file, err) => out.error(format!("{file}: {}", chain(&err))),
             }
@@ -299,6 +331,9 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
     )?;
     if let Some(split) = split {
         split.finish()?;
+    }
+    if let Some(sink) = sink {
+        sink.finish(&mut out).map_err(&failed)?;
     }
     let summary = format!("{with_errors} with errors, {with_warnings} with warnings");
     let product = Product {

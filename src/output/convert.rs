@@ -12,9 +12,11 @@ use std::io::{self, Write};
 use shakmaty::CastlingMode;
 
 use crate::rules::finding::Finding;
-use crate::rules::game::SEVEN_TAG_ROSTER;
+use crate::rules::game::{GameResult, SEVEN_TAG_ROSTER, unknown_tag_value};
+use crate::rules::laws::PgnDate;
 use crate::rules::notation::{append_fen, epd, fen, lan, uci};
 use crate::rules::san::append_san;
+use crate::schema::arrow::ArrowRows;
 use crate::schema::finding::ErrorCell;
 use crate::schema::game::{GAME, MOVE};
 use crate::schema::{Cells, CsvRow, InCsv, JsonObject, json_str, push_uint};
@@ -236,16 +238,32 @@ pub struct CsvRecord {
     pub final_fen: Option<String>,
     /// For a game that could not be replayed: where and why it broke.
     pub error: Option<Finding>,
+    /// The recorded result (the columnar form's `result`).
+    pub result: GameResult,
+    /// The main line in SAN, space-separated, when asked for (`--san`).
+    pub san: Option<String>,
 }
 
 impl CsvRecord {
-    pub fn new(game: &ConvertedGame) -> CsvRecord {
+    /// The record of a replayed game (or one kept despite its error), with
+    /// its SAN when `san`.
+    pub fn new(game: &ConvertedGame, san: bool) -> CsvRecord {
         let mut uci = Vec::new();
         push_uci_moves(game, &mut uci);
         CsvRecord {
             plies: Some(game.plies.len()),
             uci: Some(String::from_utf8(uci).expect("UCI moves are ASCII")),
             final_fen: game.final_position().map(|p| fen(&p, game.mode())),
+            san: san.then(|| {
+                let mut text = Vec::with_capacity(6 * game.plies.len());
+                for (i, ply) in game.plies.iter().enumerate() {
+                    if i > 0 {
+                        text.push(b' ');
+                    }
+                    append_san(&ply.san, &mut text);
+                }
+                String::from_utf8_lossy(&text).into_owned()
+            }),
             ..CsvRecord::left_out(game)
         }
     }
@@ -269,6 +287,8 @@ impl CsvRecord {
             uci: None,
             final_fen: None,
             error: game.error.clone(),
+            result: game.result(),
+            san: None,
         }
     }
 
@@ -418,6 +438,84 @@ impl CsvColumns {
         row.finish();
         out.write_all(&buf)
     }
+}
+
+/// The game's record in the columnar form: the place, the typed readings
+/// of well-known tags, every tag in the map (a repeated tag keeps its first
+/// value, as in JSON Lines: map keys are unique), the moves as lists.
+pub fn write_columnar(r: &CsvRecord, rows: &mut ArrowRows) {
+    let tag = tag_lookup(&r.tags);
+    let mut row = rows.row();
+    row.str(&r.file);
+    row.uint(Some(r.game));
+    row.uint(r.offset);
+    row.opt_str(tag("Event"));
+    row.opt_str(tag("Site"));
+    row.date(tag("Date").and_then(tag_date));
+    row.opt_str(tag("Round"));
+    row.str(tag("White").unwrap_or(unknown_tag_value("White")));
+    row.str(tag("Black").unwrap_or(unknown_tag_value("Black")));
+    row.uint(tag("WhiteElo").and_then(tag_rating));
+    row.uint(tag("BlackElo").and_then(tag_rating));
+    row.date(tag("UTCDate").and_then(tag_date));
+    row.time(tag("UTCTime").and_then(tag_time));
+    row.opt_str(r.start_fen.as_deref());
+    let mut seen = (r.tags.len() > 32).then(HashSet::new);
+    row.map(
+        r.tags
+            .iter()
+            .enumerate()
+            .filter(|(i, (name, _))| match &mut seen {
+                Some(set) => set.insert(name.as_str()),
+                None => !r.tags[..*i].iter().any(|(n, _)| n == name),
+            })
+            .map(|(_, (n, v))| (n.as_str(), Some(v.as_str()))),
+    );
+    row.word(Some(r.result.as_str()));
+    row.uint(r.plies.map(|p| p as u64));
+    fn list(text: Option<&str>) -> Option<impl Iterator<Item = &str>> {
+        text.map(|t| t.split(' ').filter(|m| !m.is_empty()))
+    }
+    row.strs(list(r.uci.as_deref()));
+    row.strs(list(r.san.as_deref()));
+    row.opt_str(r.final_fen.as_deref());
+    row.error(r.error.as_ref());
+    row.word(r.error.as_ref().map(|e| e.code.as_str()));
+    row.finish();
+}
+
+/// A `Date` or `UTCDate` value as days since 1970-01-01, when it is a
+/// complete, real day.
+fn tag_date(value: &str) -> Option<i32> {
+    PgnDate::parse(value.as_bytes()).and_then(PgnDate::days_since_epoch)
+}
+
+/// A rating tag's value (`WhiteElo`), when it is a number: `?`, `-` and
+/// the empty string are none.
+fn tag_rating(value: &str) -> Option<u64> {
+    let v = value.trim();
+    if v.is_empty() || v.len() > 9 || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    v.parse().ok()
+}
+
+/// A `UTCTime` value (`HH:MM:SS`) as seconds since midnight.
+fn tag_time(value: &str) -> Option<i32> {
+    let b = value.trim().as_bytes();
+    let two = |i: usize| -> Option<i32> {
+        match (b.get(i), b.get(i + 1)) {
+            (Some(x @ b'0'..=b'9'), Some(y @ b'0'..=b'9')) => {
+                Some(i32::from(x - b'0') * 10 + i32::from(y - b'0'))
+            }
+            _ => None,
+        }
+    };
+    if b.len() != 8 || b[2] != b':' || b[5] != b':' {
+        return None;
+    }
+    let (h, m, s) = (two(0)?, two(3)?, two(6)?);
+    (h < 24 && m < 60 && s < 60).then_some(h * 3600 + m * 60 + s)
 }
 
 /// Whether `name` is the name of one of [`GAME`]'s own CSV cells.
@@ -655,7 +753,11 @@ mod tests {
 
     #[test]
     fn csv_start_fen_is_empty_only_for_the_standard_start() {
-        let start_fen = |pgn: &str| CsvRecord::new(&convert(pgn)).start_fen.unwrap_or_default();
+        let start_fen = |pgn: &str| {
+            CsvRecord::new(&convert(pgn), false)
+                .start_fen
+                .unwrap_or_default()
+        };
         assert_eq!(start_fen("1. e4 *"), "");
         // A FEN tag holding the standard start is the standard start.
         let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -687,10 +789,11 @@ mod tests {
 
     #[test]
     fn csv_columns() {
-        let a = CsvRecord::new(&convert(
-            "[Event \"e\"]\n[White \"w, jr\"]\n[ECO \"C60\"]\n\n1. e4 *",
-        ));
-        let b = CsvRecord::new(&convert("[Opening \"x\"]\n[ECO \"B00\"]\n\n*"));
+        let a = CsvRecord::new(
+            &convert("[Event \"e\"]\n[White \"w, jr\"]\n[ECO \"C60\"]\n\n1. e4 *"),
+            false,
+        );
+        let b = CsvRecord::new(&convert("[Opening \"x\"]\n[ECO \"B00\"]\n\n*"), false);
         let cols = CsvColumns::seen_in([&a, &b].into_iter());
         assert_eq!(cols.extra, ["ECO", "Opening"]);
         let mut out = Vec::new();

@@ -4,6 +4,7 @@
 
 pub mod annotate;
 pub mod atomic;
+pub mod columnar;
 pub mod convert;
 pub mod diag;
 pub mod perft;

@@ -137,6 +137,47 @@ impl PgnDate {
         Some(PgnDate { year, month, day })
     }
 
+    /// The date as days since 1970-01-01 (proleptic Gregorian), when it
+    /// is complete and a real day (`2023.02.29` is none).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::rules::laws::PgnDate;
+    /// let days = |t: &[u8]| PgnDate::parse(t).and_then(|d| d.days_since_epoch());
+    /// assert_eq!(days(b"1970.01.01"), Some(0));
+    /// assert_eq!(days(b"2024.02.29"), Some(19782));
+    /// assert_eq!(days(b"1858.11.17"), Some(-40587));
+    /// assert_eq!(days(b"2023.02.29"), None);
+    /// assert_eq!(days(b"2023.02.??"), None);
+    /// ```
+    pub fn days_since_epoch(self) -> Option<i32> {
+        let (y, m, d) = (
+            i32::from(self.year),
+            u32::from(self.month),
+            u32::from(self.day),
+        );
+        let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+        let length = match m {
+            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+            4 | 6 | 9 | 11 => 30,
+            2 if leap => 29,
+            2 => 28,
+            _ => return None,
+        };
+        if d == 0 || d > length {
+            return None;
+        }
+        // Days from civil (H. Hinnant's algorithm), on years from March.
+        let y = if m <= 2 { y - 1 } else { y };
+        let era = y.div_euclid(400);
+        let yoe = y.rem_euclid(400);
+        let mp = (m + 9) % 12;
+        let doy = (153 * mp + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + i32::try_from(doy).ok()?;
+        Some(era * 146_097 + doe - 719_468)
+    }
+
     /// The first day the date can stand for.
     fn earliest(self) -> Day {
         (self.year, self.month.max(1), self.day.max(1))

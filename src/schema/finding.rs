@@ -3,6 +3,7 @@
 
 use shakmaty::Color;
 
+use super::arrow::ArrowRows;
 use super::{Cells, Column, CsvRow, Format, JsonObject, Schema, Type, common};
 use crate::rules::finding::{Code, Finding, Severity};
 
@@ -198,6 +199,14 @@ impl FindingRecord<'_> {
                 self.cells(&mut o);
                 o.finish();
             }
+            Format::Arrow => unreachable!("the columnar form is written by `columnar`"),
         }
+    }
+
+    /// Adds the record to `rows` (the columnar form).
+    pub fn columnar(&self, rows: &mut ArrowRows) {
+        let mut row = rows.row();
+        self.cells(&mut row);
+        row.finish();
     }
 }

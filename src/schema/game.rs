@@ -8,7 +8,8 @@ use super::{Column, Schema, Type, common};
 /// The NAGs of a move (at the top level: before the first move).
 pub const NAGS: Column = Column::new("nags", Type::List(&Type::UInt8), "NAGs, in input order")
     .null_when("there are none (or `--no-nags`)")
-    .jsonl_only();
+    .jsonl_only()
+    .not_in_arrow();
 
 /// Its comments.
 pub const COMMENTS: Column = Column::new(
@@ -17,7 +18,8 @@ pub const COMMENTS: Column = Column::new(
     "comments, in input order",
 )
 .null_when("there are none (or `--no-comments`)")
-.jsonl_only();
+.jsonl_only()
+.not_in_arrow();
 
 /// Its variations.
 pub const VARIATIONS: Column = Column::new(
@@ -26,7 +28,8 @@ pub const VARIATIONS: Column = Column::new(
     "variations, as PGN text without move numbers",
 )
 .null_when("there are none (or `--no-variations`)")
-.jsonl_only();
+.jsonl_only()
+.not_in_arrow();
 
 /// A move in UCI.
 pub const UCI: Column = Column::new(
@@ -65,6 +68,32 @@ pub const GAME: Schema = Schema {
         common::FILE,
         common::GAME,
         common::OFFSET.null_when("the record is a line of FEN, EPD or UCI input"),
+        Column::new("event", Type::Str, "the `Event` tag")
+            .null_when("the game has none")
+            .arrow_only(),
+        Column::new("site", Type::Str, "the `Site` tag")
+            .null_when("the game has none")
+            .arrow_only(),
+        Column::new("date", Type::Date, "the `Date` tag as a date")
+            .null_when("the tag is missing or not a complete, valid `YYYY.MM.DD` (the text stays in `tags`)")
+            .arrow_only(),
+        Column::new("round", Type::Str, "the `Round` tag")
+            .null_when("the game has none")
+            .arrow_only(),
+        common::WHITE.arrow_only(),
+        common::BLACK.arrow_only(),
+        Column::new("white_elo", Type::UInt32, "the `WhiteElo` tag as an integer")
+            .null_when("the tag is missing or not a number (`?`, `-`)")
+            .arrow_only(),
+        Column::new("black_elo", Type::UInt32, "the `BlackElo` tag as an integer")
+            .null_when("the tag is missing or not a number (`?`, `-`)")
+            .arrow_only(),
+        Column::new("utc_date", Type::Date, "the `UTCDate` tag as a date")
+            .null_when("the tag is missing or not a complete, valid date")
+            .arrow_only(),
+        Column::new("utc_time", Type::Time, "the `UTCTime` tag as a time of day")
+            .null_when("the tag is missing or not a valid `HH:MM:SS`")
+            .arrow_only(),
         Column::new(
             "start_fen",
             Type::Str,
@@ -81,17 +110,24 @@ pub const GAME: Schema = Schema {
             Type::List(&Type::Struct(&MOVE)),
             "the main line, one struct per ply",
         )
-        .jsonl_only(),
+        .jsonl_only()
+        .not_in_arrow(),
         common::RESULT
             .doc("the recorded result (`1-0`, `0-1`, `1/2-1/2`, `*`)")
-            .jsonl_only(),
+            .jsonl_only()
+            .in_arrow(),
         common::PLIES
             .doc("plies of the main line")
             .null_when("the game was left out (it could not be replayed)")
             .csv_only(),
-        UCI.doc("the main line in UCI, space-separated (no `fen … moves` prefix: the start position is `start_fen`)")
+        UCI.of_type(Type::List(&Type::Str))
+            .doc("the main line in UCI (in CSV space-separated; no `fen … moves` prefix: the start position is `start_fen`)")
             .null_when("the game was left out")
             .csv_only(),
+        SAN.of_type(Type::List(&Type::Str))
+            .doc("the main line in normalised SAN")
+            .null_when("`--san` is not given, or the game was left out")
+            .arrow_only(),
         Column::new("final_fen", Type::Str, "the final position, as FEN")
             .null_when("the game's setup failed, or it was left out")
             .csv_only(),

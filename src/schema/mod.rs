@@ -14,6 +14,7 @@
 //! Columns a run adds (`--tags`) are declared as one [`Type::Map`] column,
 //! whose CSV form is one column per tag named at run time.
 
+pub mod arrow;
 pub mod finding;
 pub mod game;
 pub mod outcome;
@@ -25,6 +26,9 @@ use std::fmt::Write as _;
 pub enum Format {
     Csv,
     Jsonl,
+    /// The columnar form: Parquet, the Arrow IPC stream, the Python
+    /// package ([`arrow`]).
+    Arrow,
 }
 
 /// The type of a column.
@@ -48,6 +52,11 @@ pub enum Type {
     /// Tag names to values, in input order: a JSON object of strings, and
     /// in CSV one column per tag (the tags being chosen per run).
     Map,
+    /// A calendar day (Arrow `date32`); only in the columnar form.
+    Date,
+    /// A time of day to the second (Arrow `time32[s]`); only in the
+    /// columnar form.
+    Time,
 }
 
 impl Type {
@@ -63,6 +72,8 @@ impl Type {
             Type::List(item) => format!("list of {}", item.name()),
             Type::Struct(s) => format!("struct {}", s.name),
             Type::Map => "map of strings".into(),
+            Type::Date => "date".into(),
+            Type::Time => "time".into(),
         }
     }
 }
@@ -128,6 +139,8 @@ pub struct Column {
     /// Whether JSON Lines records hold it: always (`Some("")`), never
     /// (`None`), or only with the flag named.
     pub jsonl: Option<&'static str>,
+    /// Whether the columnar form (Parquet, Arrow) holds it.
+    pub arrow: bool,
 }
 
 impl Column {
@@ -140,6 +153,38 @@ impl Column {
             doc,
             csv: InCsv::Cell,
             jsonl: Some(""),
+            arrow: true,
+        }
+    }
+
+    /// The column with another type (a shared name whose form differs).
+    pub const fn of_type(self, ty: Type) -> Column {
+        Column { ty, ..self }
+    }
+
+    /// The column, not in the columnar form.
+    pub const fn not_in_arrow(self) -> Column {
+        Column {
+            arrow: false,
+            ..self
+        }
+    }
+
+    /// The column, in the columnar form too.
+    pub const fn in_arrow(self) -> Column {
+        Column {
+            arrow: true,
+            ..self
+        }
+    }
+
+    /// The column, only in the columnar form (a typed reading of a tag).
+    pub const fn arrow_only(self) -> Column {
+        Column {
+            csv: InCsv::No,
+            jsonl: None,
+            arrow: true,
+            ..self
         }
     }
 
@@ -201,6 +246,7 @@ impl Column {
         match format {
             Format::Csv => self.csv != InCsv::No,
             Format::Jsonl => self.jsonl.is_some(),
+            Format::Arrow => self.arrow,
         }
     }
 }
@@ -316,7 +362,7 @@ impl Schema {
     /// when it is null.
     pub fn markdown(&self) -> String {
         let mut s = String::from(
-            "| column | type | csv | jsonl | meaning | null when |\n|---|---|---|---|---|---|\n",
+            "| column | type | csv | jsonl | arrow | meaning | null when |\n|---|---|---|---|---|---|---|\n",
         );
         for c in self.columns {
             let ty = match &c.ty {
@@ -336,9 +382,10 @@ impl Schema {
                 Some("") => "yes".to_owned(),
                 Some(flag) => format!("with `{flag}`"),
             };
+            let arrow = if c.arrow { "yes" } else { "no" };
             let _ = writeln!(
                 s,
-                "| `{}` | {ty} | {csv} | {jsonl} | {} | {} |",
+                "| `{}` | {ty} | {csv} | {jsonl} | {arrow} | {} | {} |",
                 c.name,
                 c.doc.replace('|', "\\|"),
                 c.null_when.unwrap_or("never").replace('|', "\\|"),
@@ -387,6 +434,7 @@ impl Schema {
                 Some("") => s.push_str("true"),
                 Some(flag) => push_json_str(s, flag),
             }
+            let _ = write!(s, ",\"arrow\":{}", c.arrow);
             s.push_str(",\"doc\":");
             push_json_str(s, c.doc);
             s.push('}');

@@ -2,6 +2,7 @@
 
 use shakmaty::uci::UciMove;
 
+use super::arrow::ArrowRows;
 use super::finding::{ERROR_COLUMN, ErrorCell};
 use super::{Cells, Column, CsvRow, Format, JsonObject, Schema, Type, common};
 use crate::rules::dead::DeadReason;
@@ -169,6 +170,7 @@ impl OutcomeRecord {
         c: &mut C,
         place: (&str, u64, Option<u64>),
         tags: &[String],
+        tags_column: bool,
     ) {
         let (file, game, offset) = place;
         c.str(file);
@@ -195,7 +197,7 @@ impl OutcomeRecord {
         c.error(self.error.as_ref());
         let mut laws = [0; 10];
         c.str(self.laws.column(&mut laws));
-        if !tags.is_empty() {
+        if tags_column {
             let values: Vec<Option<&str>> = self.tags.iter().map(Option::as_deref).collect();
             c.tags(tags, &values);
         }
@@ -213,14 +215,23 @@ impl OutcomeRecord {
         match format {
             Format::Csv => {
                 let mut row = CsvRow::new(out, &OUTCOME);
-                self.cells(&mut row, place, tags);
+                self.cells(&mut row, place, tags, !tags.is_empty());
                 row.finish();
             }
             Format::Jsonl => {
                 let mut o = JsonObject::new(out, &OUTCOME, !tags.is_empty());
-                self.cells(&mut o, place, tags);
+                self.cells(&mut o, place, tags, !tags.is_empty());
                 o.finish();
             }
+            Format::Arrow => unreachable!("the columnar form is written by `columnar`"),
         }
+    }
+
+    /// Adds the record to `rows` (the columnar form, whose `tags` map is
+    /// always there, empty without `--tags`).
+    pub fn columnar(&self, rows: &mut ArrowRows, place: (&str, u64, Option<u64>), tags: &[String]) {
+        let mut row = rows.row();
+        self.cells(&mut row, place, tags, true);
+        row.finish();
     }
 }

@@ -1,0 +1,528 @@
+//! The records' columnar form: each [`Schema`] as an Arrow schema, and
+//! [`ArrowRows`], which gathers records written through [`Cells`] into
+//! Arrow record batches (for Parquet, the Arrow IPC stream and the Python
+//! package).
+//!
+//! The types follow the one definition: integers stay integers of their
+//! width, a vocabulary is dictionary-encoded with the vocabulary itself as
+//! the dictionary (the same in every batch and every file, so a key means
+//! the same word everywhere), lists are lists, structs are structs, tags a
+//! map of strings, and an absent value is null. Columns only the columnar
+//! form holds ([`Column::arrow_only`]) add dates, times and integers read
+//! from well-known tags.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    ArrayBuilder, BooleanBuilder, Date32Builder, Int32Builder, ListBuilder, MapBuilder,
+    StringBuilder, Time32MillisecondBuilder, UInt8Builder, UInt32Builder, UInt64Builder,
+};
+use arrow_array::types::Int32Type;
+use arrow_array::{ArrayRef, DictionaryArray, RecordBatch, StringArray, StructArray};
+use arrow_buffer::NullBufferBuilder;
+use arrow_schema::{ArrowError, DataType, Field, Fields, SchemaRef};
+
+use super::finding::{ERROR, ErrorCell};
+use super::{Cells, Column, Format, Schema, Type};
+use crate::rules::finding::Finding;
+
+/// The Arrow type of a column of `ty`.
+fn data_type(ty: &Type) -> DataType {
+    match ty {
+        Type::Bool => DataType::Boolean,
+        Type::UInt8 => DataType::UInt8,
+        Type::UInt32 => DataType::UInt32,
+        Type::UInt64 => DataType::UInt64,
+        Type::Str => DataType::Utf8,
+        Type::Vocab(_) => DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+        Type::Date => DataType::Date32,
+        Type::Time => DataType::Time32(arrow_schema::TimeUnit::Millisecond),
+        Type::Struct(schema) => DataType::Struct(fields(schema)),
+        // As the builders make them: `item` lists, `entries` maps.
+        Type::List(_) | Type::Map => Builder::new(ty)
+            .finish()
+            .map_or(DataType::Null, |a| a.data_type().clone()),
+    }
+}
+
+/// The Arrow field of `column`: nullable when the schema says it can be
+/// null.
+fn field(column: &Column) -> Field {
+    Field::new(
+        column.name,
+        data_type(&column.ty),
+        column.null_when.is_some(),
+    )
+}
+
+/// The Arrow fields of `schema`'s columnar columns.
+fn fields(schema: &Schema) -> Fields {
+    schema
+        .columns
+        .iter()
+        .filter(|c| c.is_in(Format::Arrow))
+        .map(field)
+        .collect()
+}
+
+/// `schema` as an Arrow schema.
+pub fn arrow_schema(schema: &Schema) -> SchemaRef {
+    Arc::new(arrow_schema::Schema::new(fields(schema)))
+}
+
+/// The values of one column of a batch being gathered.
+enum Builder {
+    Bool(BooleanBuilder),
+    UInt8(UInt8Builder),
+    UInt32(UInt32Builder),
+    UInt64(UInt64Builder),
+    Str(StringBuilder),
+    /// Keys into the vocabulary.
+    Word {
+        keys: Int32Builder,
+        words: ArrayRef,
+        index: HashMap<&'static str, i32>,
+    },
+    /// A list of strings.
+    Words(ListBuilder<StringBuilder>),
+    Map(MapBuilder<StringBuilder, StringBuilder>),
+    Struct {
+        fields: Fields,
+        columns: &'static [Column],
+        children: Vec<Builder>,
+        valid: NullBufferBuilder,
+    },
+    Date(Date32Builder),
+    Time(Time32MillisecondBuilder),
+}
+
+impl Builder {
+    /// An empty builder for a column of `ty`.
+    ///
+    /// # Panics
+    ///
+    /// For a list of anything but strings: no columnar column is one (the
+    /// tests build every schema).
+    fn new(ty: &Type) -> Builder {
+        match ty {
+            Type::Bool => Builder::Bool(BooleanBuilder::new()),
+            Type::UInt8 => Builder::UInt8(UInt8Builder::new()),
+            Type::UInt32 => Builder::UInt32(UInt32Builder::new()),
+            Type::UInt64 => Builder::UInt64(UInt64Builder::new()),
+            Type::Str => Builder::Str(StringBuilder::new()),
+            Type::Vocab(words) => {
+                let words = words();
+                let index = words
+                    .iter()
+                    .enumerate()
+                    .map(|(i, w)| (*w, i32::try_from(i).expect("a small vocabulary")))
+                    .collect();
+                Builder::Word {
+                    keys: Int32Builder::new(),
+                    words: Arc::new(StringArray::from(words)),
+                    index,
+                }
+            }
+            Type::List(Type::Str) => Builder::Words(ListBuilder::new(StringBuilder::new())),
+            Type::List(other) => panic!("no columnar list of {}", other.name()),
+            Type::Map => Builder::Map(MapBuilder::new(
+                None,
+                StringBuilder::new(),
+                StringBuilder::new(),
+            )),
+            Type::Struct(schema) => {
+                let columns = schema.columns;
+                Builder::Struct {
+                    fields: fields(schema),
+                    columns,
+                    children: columns
+                        .iter()
+                        .filter(|c| c.is_in(Format::Arrow))
+                        .map(|c| Builder::new(&c.ty))
+                        .collect(),
+                    valid: NullBufferBuilder::new(0),
+                }
+            }
+            Type::Date => Builder::Date(Date32Builder::new()),
+            Type::Time => Builder::Time(Time32MillisecondBuilder::new()),
+        }
+    }
+
+    /// Appends a null.
+    fn null(&mut self) {
+        match self {
+            Builder::Bool(b) => b.append_null(),
+            Builder::UInt8(b) => b.append_null(),
+            Builder::UInt32(b) => b.append_null(),
+            Builder::UInt64(b) => b.append_null(),
+            Builder::Str(b) => b.append_null(),
+            Builder::Word { keys, .. } => keys.append_null(),
+            Builder::Words(b) => b.append(false),
+            Builder::Map(b) => {
+                // A map builder appends a null map only after its (no) entries.
+                let _ = b.append(false);
+            }
+            Builder::Struct {
+                children, valid, ..
+            } => {
+                for c in children {
+                    c.null();
+                }
+                valid.append_null();
+            }
+            Builder::Date(b) => b.append_null(),
+            Builder::Time(b) => b.append_null(),
+        }
+    }
+
+    /// Appends a string, a word, or null.
+    fn text(&mut self, value: Option<&str>) {
+        match (self, value) {
+            (Builder::Str(b), v) => b.append_option(v),
+            (Builder::Word { keys, index, .. }, Some(w)) => {
+                // A word outside the vocabulary would be a bug; it is null
+                // rather than a wrong key.
+                debug_assert!(index.contains_key(w), "`{w}` is not in the vocabulary");
+                keys.append_option(index.get(w).copied());
+            }
+            (b, None) => b.null(),
+            (_, Some(_)) => debug_assert!(false, "text for a column of another type"),
+        }
+    }
+
+    fn uint(&mut self, value: Option<u64>) {
+        match self {
+            Builder::UInt8(b) => b.append_option(value.and_then(|v| u8::try_from(v).ok())),
+            Builder::UInt32(b) => b.append_option(value.and_then(|v| u32::try_from(v).ok())),
+            Builder::UInt64(b) => b.append_option(value),
+            b => {
+                debug_assert!(false, "an integer for a column of another type");
+                b.null();
+            }
+        }
+    }
+
+    /// The column's values so far, as an array; the builder starts again
+    /// empty.
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        Ok(match self {
+            Builder::Bool(b) => Arc::new(b.finish()),
+            Builder::UInt8(b) => Arc::new(b.finish()),
+            Builder::UInt32(b) => Arc::new(b.finish()),
+            Builder::UInt64(b) => Arc::new(b.finish()),
+            Builder::Str(b) => Arc::new(b.finish()),
+            Builder::Word { keys, words, .. } => Arc::new(DictionaryArray::<Int32Type>::try_new(
+                keys.finish(),
+                Arc::clone(words),
+            )?),
+            Builder::Words(b) => Arc::new(b.finish()),
+            Builder::Map(b) => Arc::new(b.finish()),
+            Builder::Struct {
+                fields,
+                children,
+                valid,
+                ..
+            } => {
+                let arrays = children
+                    .iter_mut()
+                    .map(Builder::finish)
+                    .collect::<Result<Vec<_>, _>>()?;
+                Arc::new(StructArray::try_new(
+                    fields.clone(),
+                    arrays,
+                    valid.finish(),
+                )?)
+            }
+            Builder::Date(b) => Arc::new(b.finish()),
+            Builder::Time(b) => Arc::new(b.finish()),
+        })
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Builder::Bool(b) => b.len(),
+            Builder::UInt8(b) => b.len(),
+            Builder::UInt32(b) => b.len(),
+            Builder::UInt64(b) => b.len(),
+            Builder::Str(b) => b.len(),
+            Builder::Word { keys, .. } => keys.len(),
+            Builder::Words(b) => b.len(),
+            Builder::Map(b) => b.len(),
+            Builder::Struct { valid, .. } => valid.len(),
+            Builder::Date(b) => b.len(),
+            Builder::Time(b) => b.len(),
+        }
+    }
+}
+
+/// Records of one schema gathered into record batches.
+pub struct ArrowRows {
+    schema: SchemaRef,
+    columns: &'static [Column],
+    builders: Vec<Builder>,
+    rows: usize,
+}
+
+impl ArrowRows {
+    /// No records yet, of `schema`.
+    pub fn new(schema: &Schema) -> ArrowRows {
+        ArrowRows {
+            schema: arrow_schema(schema),
+            columns: schema.columns,
+            builders: schema
+                .columns
+                .iter()
+                .filter(|c| c.is_in(Format::Arrow))
+                .map(|c| Builder::new(&c.ty))
+                .collect(),
+            rows: 0,
+        }
+    }
+
+    /// The Arrow schema of the batches.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The records gathered since the last batch.
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// A record: its values are written through the row, in column order,
+    /// and [`ArrowRow::finish`] ends it.
+    pub fn row(&mut self) -> ArrowRow<'_> {
+        ArrowRow {
+            columns: self.columns,
+            builders: &mut self.builders,
+            next: 0,
+            at: 0,
+            rows: Some(&mut self.rows),
+        }
+    }
+
+    /// The records gathered so far as one batch; the rows start again
+    /// empty.
+    ///
+    /// # Errors
+    ///
+    /// When a record broke the schema (a null in a column that is never
+    /// null): a bug, reported rather than written.
+    pub fn batch(&mut self) -> Result<RecordBatch, ArrowError> {
+        let arrays = self
+            .builders
+            .iter_mut()
+            .map(Builder::finish)
+            .collect::<Result<Vec<_>, _>>()?;
+        self.rows = 0;
+        RecordBatch::try_new(Arc::clone(&self.schema), arrays)
+    }
+}
+
+/// One record being written into [`ArrowRows`] (or a struct value inside
+/// one): each call fills the next columnar column.
+pub struct ArrowRow<'r> {
+    columns: &'static [Column],
+    builders: &'r mut [Builder],
+    /// The next column of `columns` to look at.
+    next: usize,
+    /// The builder of the next columnar column.
+    at: usize,
+    /// The rows to count the record in; `None` inside a struct.
+    rows: Option<&'r mut usize>,
+}
+
+impl ArrowRow<'_> {
+    /// The builder of the next columnar column.
+    fn next(&mut self) -> &mut Builder {
+        while self
+            .columns
+            .get(self.next)
+            .is_some_and(|c| !c.is_in(Format::Arrow))
+        {
+            self.next += 1;
+        }
+        debug_assert!(self.next < self.columns.len(), "more values than columns");
+        self.next += 1;
+        self.at += 1;
+        &mut self.builders[self.at - 1]
+    }
+
+    /// The next value is a date (days since 1970-01-01), or null.
+    pub fn date(&mut self, days: Option<i32>) {
+        match self.next() {
+            Builder::Date(b) => b.append_option(days),
+            b => {
+                debug_assert!(false, "a date for a column of another type");
+                b.null();
+            }
+        }
+    }
+
+    /// The next value is a time of day (seconds since midnight), or null.
+    pub fn time(&mut self, seconds: Option<i32>) {
+        match self.next() {
+            Builder::Time(b) => b.append_option(seconds.map(|s| s * 1000)),
+            b => {
+                debug_assert!(false, "a time for a column of another type");
+                b.null();
+            }
+        }
+    }
+
+    /// The next value is a list of strings, or null.
+    pub fn strs<'s>(&mut self, items: Option<impl Iterator<Item = &'s str>>) {
+        match (self.next(), items) {
+            (Builder::Words(b), Some(items)) => {
+                for s in items {
+                    b.values().append_value(s);
+                }
+                b.append(true);
+            }
+            (b, _) => b.null(),
+        }
+    }
+
+    /// The next value is a map of strings, entries in the given order.
+    pub fn map<'s>(&mut self, entries: impl Iterator<Item = (&'s str, Option<&'s str>)>) {
+        match self.next() {
+            Builder::Map(b) => {
+                for (k, v) in entries {
+                    b.keys().append_value(k);
+                    b.values().append_option(v);
+                }
+                // Keys and values were appended alike: this cannot fail.
+                let _ = b.append(true);
+            }
+            b => {
+                debug_assert!(false, "a map for a column of another type");
+                b.null();
+            }
+        }
+    }
+
+    /// Ends the record.
+    pub fn finish(self) {
+        debug_assert!(
+            self.columns[self.next..]
+                .iter()
+                .all(|c| !c.is_in(Format::Arrow)),
+            "fewer values than columns"
+        );
+        debug_assert!(
+            self.builders
+                .iter()
+                .all(|b| b.len() == self.builders[0].len()),
+            "columns of unequal length"
+        );
+        if let Some(rows) = self.rows {
+            *rows += 1;
+        }
+    }
+}
+
+impl Cells for ArrowRow<'_> {
+    fn str(&mut self, value: &str) {
+        self.next().text(Some(value));
+    }
+
+    fn opt_str(&mut self, value: Option<&str>) {
+        self.next().text(value);
+    }
+
+    fn word(&mut self, value: Option<&str>) {
+        self.next().text(value);
+    }
+
+    fn uint(&mut self, value: Option<u64>) {
+        self.next().uint(value);
+    }
+
+    fn bool(&mut self, value: bool) {
+        match self.next() {
+            Builder::Bool(b) => b.append_value(value),
+            b => {
+                debug_assert!(false, "a bool for a column of another type");
+                b.null();
+            }
+        }
+    }
+
+    fn words<T>(&mut self, items: Option<&[T]>, item: impl Fn(&T, &mut Vec<u8>)) {
+        match (self.next(), items) {
+            (Builder::Words(b), Some(items)) => {
+                let mut text = Vec::with_capacity(8);
+                for x in items {
+                    text.clear();
+                    item(x, &mut text);
+                    b.values().append_value(String::from_utf8_lossy(&text));
+                }
+                b.append(true);
+            }
+            (b, _) => b.null(),
+        }
+    }
+
+    fn tags(&mut self, names: &[String], values: &[Option<&str>]) {
+        self.map(names.iter().map(String::as_str).zip(values.iter().copied()));
+    }
+}
+
+impl ErrorCell for ArrowRow<'_> {
+    fn error(&mut self, error: Option<&Finding>) {
+        match (self.next(), error) {
+            (
+                Builder::Struct {
+                    columns,
+                    children,
+                    valid,
+                    ..
+                },
+                Some(e),
+            ) => {
+                debug_assert_eq!(columns[0].name, ERROR.columns[0].name);
+                let mut inner = ArrowRow {
+                    columns,
+                    builders: children,
+                    next: 0,
+                    at: 0,
+                    rows: None,
+                };
+                inner.uint(e.ply.map(u64::from));
+                inner.opt_str(e.san.as_deref());
+                inner.word(Some(e.code.as_str()));
+                inner.str(&e.message);
+                inner.finish();
+                valid.append_non_null();
+            }
+            (b, _) => b.null(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_record_has_a_columnar_form() {
+        for schema in super::super::ALL {
+            let mut rows = ArrowRows::new(schema);
+            let batch = rows.batch().unwrap();
+            assert_eq!(batch.num_rows(), 0);
+            assert_eq!(
+                batch.schema().fields().len(),
+                schema
+                    .columns
+                    .iter()
+                    .filter(|c| c.is_in(Format::Arrow))
+                    .count()
+            );
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! The columnar formats (`-f parquet`, `-f arrow`): the same records as CSV,
+//! typed as the schema says, the same bytes for any thread count, and the
+//! typed readings of well-known tags.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::Path;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Date32Type, Int32Type, Time32MillisecondType, UInt8Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::DataType;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use crate::util::{code, fixture, run, stderr, stdout};
+
+/// The batches of a Parquet file.
+fn read_parquet(path: &Path) -> Vec<RecordBatch> {
+    let file = File::open(path).unwrap();
+    ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .with_batch_size(8192)
+        .build()
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// The batches of an Arrow IPC stream.
+fn read_stream(bytes: &[u8]) -> Vec<RecordBatch> {
+    arrow_ipc::reader::StreamReader::try_new(bytes, None)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// A value as CSV writes it (null as the empty cell): integers in decimal,
+/// words as words, lists space-separated, the `error` struct as
+/// `code at ply N: message`.
+fn text(column: &dyn Array, row: usize) -> String {
+    if column.is_null(row) {
+        return String::new();
+    }
+    match column.data_type() {
+        DataType::Utf8 => column.as_string::<i32>().value(row).to_owned(),
+        DataType::UInt8 => column.as_primitive::<UInt8Type>().value(row).to_string(),
+        DataType::UInt32 => column.as_primitive::<UInt32Type>().value(row).to_string(),
+        DataType::UInt64 => column.as_primitive::<UInt64Type>().value(row).to_string(),
+        DataType::Boolean => column.as_boolean().value(row).to_string(),
+        DataType::Dictionary(..) => {
+            let d = column.as_dictionary::<Int32Type>();
+            let key = d.keys().value(row) as usize;
+            d.values().as_string::<i32>().value(key).to_owned()
+        }
+        DataType::List(_) => {
+            let items = column.as_list::<i32>().value(row);
+            (0..items.len())
+                .map(|i| text(&items, i))
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+        DataType::Struct(_) => {
+            let s = column.as_struct();
+            let field = |name: &str| text(s.column_by_name(name).unwrap(), row);
+            match field("ply").as_str() {
+                "" => format!("{}: {}", field("code"), field("message")),
+                ply => format!("{} at ply {ply}: {}", field("code"), field("message")),
+            }
+        }
+        other => panic!("no CSV text for {other}"),
+    }
+}
+
+/// A map column's entries at `row`.
+fn entries(column: &dyn Array, row: usize) -> Vec<(String, String)> {
+    let map = column.as_map().value(row);
+    let (keys, values) = (map.column(0), map.column(1));
+    (0..map.len())
+        .map(|i| (text(keys, i), text(values, i)))
+        .collect()
+}
+
+/// The CSV of `out` as a header and rows.
+fn csv_rows(out: &[u8]) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut r = csv::Reader::from_reader(out);
+    let header = r.headers().unwrap().iter().map(str::to_owned).collect();
+    let rows = r
+        .records()
+        .map(|rec| rec.unwrap().iter().map(str::to_owned).collect())
+        .collect();
+    (header, rows)
+}
+
+/// Asserts that the columnar `batches` hold the rows of the CSV `csv`:
+/// every CSV column that is a columnar column has the same text, and a
+/// CSV column that is not (a tag) has the value of the `tags` map.
+fn assert_same_rows(csv: &[u8], batches: &[RecordBatch], what: &str) {
+    let (header, rows) = csv_rows(csv);
+    let total: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    assert_eq!(total, rows.len(), "{what}: rows");
+    assert!(!rows.is_empty(), "{what}: some rows");
+    let mut at = 0;
+    for batch in batches {
+        let schema = batch.schema();
+        for r in 0..batch.num_rows() {
+            let row = &rows[at];
+            at += 1;
+            let tags: HashMap<String, String> = match batch.column_by_name("tags") {
+                Some(t) => entries(t.as_ref(), r).into_iter().rev().collect(),
+                None => HashMap::new(),
+            };
+            for (name, cell) in header.iter().zip(row) {
+                let got = match schema.index_of(name) {
+                    Ok(i) => text(batch.column(i).as_ref(), r),
+                    Err(_) => tags.get(name).cloned().unwrap_or_default(),
+                };
+                assert_eq!(&got, cell, "{what}: row {at}, column {name}");
+            }
+        }
+    }
+}
+
+#[test]
+fn parquet_and_arrow_hold_the_csv_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = fixture("");
+    let fixtures = fixtures.to_str().unwrap();
+    // What each run is, its arguments, those CSV alone takes, and the flag
+    // that names the format.
+    let runs: [(&str, Vec<&str>, Vec<&str>, &str); 4] = [
+        ("validate", vec!["validate", "-q", fixtures], vec![], "-f"),
+        (
+            "annotate-outcome",
+            vec![
+                "annotate-outcome",
+                "-q",
+                "--tags",
+                "ECO,Event,Opening",
+                fixtures,
+            ],
+            vec![],
+            "-f",
+        ),
+        // CSV with every tag: the columnar map has them all.
+        (
+            "convert",
+            vec!["convert", "-q", fixtures],
+            vec!["--tags", "all"],
+            "--to",
+        ),
+        (
+            "convert --keep-invalid",
+            vec!["convert", "-q", "--keep-invalid", fixtures],
+            vec!["--tags", "all"],
+            "--to",
+        ),
+    ];
+    for (what, args, csv_only, flag) in runs {
+        let with = |format: &str| -> Vec<String> {
+            let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            a.extend([flag.to_owned(), format.to_owned()]);
+            if format == "csv" {
+                a.extend(csv_only.iter().map(|s| s.to_string()));
+            }
+            a
+        };
+        let csv = run(
+            &with("csv").iter().map(String::as_str).collect::<Vec<_>>(),
+            None,
+        );
+        let path = dir.path().join("out.parquet");
+        let mut pq_args = with("parquet");
+        pq_args.extend(["-o".to_owned(), path.to_str().unwrap().to_owned()]);
+        let pq = run(
+            &pq_args.iter().map(String::as_str).collect::<Vec<_>>(),
+            None,
+        );
+        assert_eq!(code(&pq), code(&csv), "{what}: {}", stderr(&pq));
+        assert_eq!(stderr(&pq), stderr(&csv), "{what}: the same diagnostics");
+        assert_same_rows(&csv.stdout, &read_parquet(&path), what);
+        let stream = run(
+            &with("arrow").iter().map(String::as_str).collect::<Vec<_>>(),
+            None,
+        );
+        assert_eq!(code(&stream), code(&csv));
+        assert_same_rows(&csv.stdout, &read_stream(&stream.stdout), what);
+    }
+}
+
+#[test]
+fn columnar_bytes_are_the_same_for_any_thread_count() {
+    let corpus = fixture("corpus");
+    let corpus = corpus.to_str().unwrap();
+    for (cmd, flag, format) in [
+        ("convert", "--to", "parquet"),
+        ("convert", "--to", "arrow"),
+        ("annotate-outcome", "-f", "parquet"),
+        ("validate", "-f", "arrow"),
+    ] {
+        let outs: Vec<Vec<u8>> = ["1", "3"]
+            .iter()
+            .map(|j| run(&[cmd, "-q", "-j", j, flag, format, corpus], None).stdout)
+            .collect();
+        assert!(outs[0].len() > 1000, "{cmd} {format}");
+        assert!(outs[0] == outs[1], "{cmd} {format}: -j1 and -j3 differ");
+    }
+}
+
+#[test]
+fn well_known_tags_are_typed() {
+    let pgn = "[Event \"E\"]\n[Site \"S\"]\n[Date \"2024.02.29\"]\n[Round \"3.1\"]\n[White \"W\"]\n[Black \"B\"]\n[Result \"1-0\"]\n[WhiteElo \"2750\"]\n[BlackElo \"?\"]\n[UTCDate \"2024.02.29\"]\n[UTCTime \"23:59:58\"]\n[ECO \"C20\"]\n[ECO \"C21\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
+               [Date \"2023.02.29\"]\n[WhiteElo \"-\"]\n[UTCTime \"24:00:00\"]\n\n1. e4 *\n\n\
+               [White \"X\"]\n\n1. e4 e5 2. Ke3 *\n";
+    let out = run(
+        &["convert", "-q", "--to", "arrow", "--san"],
+        Some(pgn.as_bytes()),
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let batches = read_stream(&out.stdout);
+    assert_eq!(batches.len(), 1);
+    let b = &batches[0];
+    assert_eq!(
+        b.num_rows(),
+        3,
+        "a row for the game that cannot be replayed too"
+    );
+    let col = |name: &str| b.column_by_name(name).unwrap().clone();
+    let date = col("date");
+    let date = date.as_primitive::<Date32Type>();
+    assert_eq!(date.value(0), 19_782, "2024-02-29");
+    assert!(date.is_null(1), "2023.02.29 is no day");
+    assert!(date.is_null(2), "no Date tag");
+    let elo = col("white_elo");
+    let elo = elo.as_primitive::<UInt32Type>();
+    assert_eq!(elo.value(0), 2750);
+    assert!(elo.is_null(1), "`-` is no rating");
+    assert!(col("black_elo").is_null(0), "`?` is no rating");
+    let time = col("utc_time");
+    let time = time.as_primitive::<Time32MillisecondType>();
+    assert_eq!(time.value(0), (23 * 3600 + 59 * 60 + 58) * 1000);
+    assert!(time.is_null(1), "24:00:00 is no time of day");
+    assert_eq!(text(col("round").as_ref(), 0), "3.1");
+    assert_eq!(text(col("white").as_ref(), 1), "?");
+    assert_eq!(text(col("result").as_ref(), 0), "1-0");
+    assert_eq!(
+        text(col("uci").as_ref(), 0),
+        "e2e4 e7e5 d1h5 b8c6 f1c4 g8f6 h5f7"
+    );
+    assert_eq!(text(col("san").as_ref(), 0), "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#");
+    assert_eq!(text(col("plies").as_ref(), 0), "7");
+    // The map keeps every tag once, the first value of a repeated one.
+    let tags = entries(col("tags").as_ref(), 0);
+    assert_eq!(tags.len(), 12);
+    assert!(tags.contains(&("ECO".to_owned(), "C20".to_owned())));
+    // The game that breaks: its tags and error, no moves.
+    assert!(col("uci").is_null(2) && col("plies").is_null(2) && col("san").is_null(2));
+    assert_eq!(text(col("error_code").as_ref(), 2), "illegal-move");
+    assert!(text(col("error").as_ref(), 2).starts_with("illegal-move at ply 3: "));
+}
+
+#[test]
+fn an_empty_input_is_an_empty_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.parquet");
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "-f",
+            "parquet",
+            "-o",
+            path.to_str().unwrap(),
+        ],
+        Some(b""),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let batches = read_parquet(&path);
+    assert_eq!(batches.iter().map(RecordBatch::num_rows).sum::<usize>(), 0);
+    let out = run(&["annotate-outcome", "-q", "-f", "arrow"], Some(b""));
+    assert_eq!(code(&out), 0);
+    let reader = arrow_ipc::reader::StreamReader::try_new(&out.stdout[..], None).unwrap();
+    assert!(reader.schema().index_of("termination").is_ok());
+}
+
+#[test]
+fn flags_of_other_formats_are_refused() {
+    for (args, says) in [
+        (
+            &[
+                "convert",
+                "--to",
+                "parquet",
+                "--tags",
+                "ECO",
+                "-o",
+                "x.parquet",
+            ][..],
+            "--tags applies to --to csv only",
+        ),
+        (
+            &["convert", "--to", "csv", "--san"][..],
+            "--san applies to --to parquet and --to arrow only",
+        ),
+    ] {
+        let out = run(args, Some(b""));
+        assert_eq!(code(&out), 2);
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+        assert!(stdout(&out).is_empty());
+    }
+    assert!(!Path::new("x.parquet").exists());
+}
