@@ -18,6 +18,7 @@ pub mod arrow;
 pub mod finding;
 pub mod game;
 pub mod outcome;
+pub mod position;
 
 use std::fmt::Write as _;
 
@@ -91,10 +92,11 @@ pub enum InCsv {
 
 /// Every record kind, for `pgnkit schema` and `docs/records.md`: the
 /// records, then the structs they hold.
-pub const ALL: [&Schema; 5] = [
+pub const ALL: [&Schema; 6] = [
     &finding::FINDING,
     &outcome::OUTCOME,
     &game::GAME,
+    &position::POSITION,
     &game::MOVE,
     &finding::ERROR,
 ];
