@@ -420,6 +420,8 @@ pub struct MergeArgs {
 pub enum MergeFormat {
     Csv,
     Jsonl,
+    Parquet,
+    Arrow,
 }
 
 /// Where games come from and where the product goes: shared by every

@@ -21,7 +21,7 @@ use crate::output::columnar::{Columnar, ColumnarSink};
 use crate::output::convert::{
     CsvColumns, CsvRecord, DroppedTags, PositionRow, epd_records, is_fixed_column, jsonl_head,
     position_rows, write_columnar, write_epd, write_fens, write_jsonl, write_lan, write_pgn,
-    write_positions, write_san, write_uci,
+    write_position, write_san, write_uci,
 };
 use crate::output::diag;
 use crate::output::pgn::Keep;
@@ -378,8 +378,12 @@ impl Writer<'_> {
             RenderedGame::Csv(record) => self.csv_record(ctx, *record).map_err(failed)?,
             RenderedGame::Positions(rows) => {
                 if let Some(sink) = self.sink.as_mut() {
-                    write_positions(&rows, (ctx.file, ctx.game, ctx.offset), sink.rows());
-                    sink.flush_full(&mut self.out).map_err(failed)?;
+                    // A batch is cut after exactly its rows, whatever the
+                    // games: so merged shards make one run's batches.
+                    for p in &rows {
+                        write_position(p, (ctx.file, ctx.game, ctx.offset), sink.rows());
+                        sink.flush_full(&mut self.out).map_err(failed)?;
+                    }
                 }
             }
         }

@@ -145,7 +145,10 @@ impl ColumnarSink {
     }
 
     /// Writes the records gathered as a batch to `out` once there are
-    /// [`BATCH_ROWS`] of them.
+    /// [`BATCH_ROWS`] of them. Called after every record, so that every
+    /// batch but the last has exactly that many (the bytes then depend on
+    /// the records alone, not on how they came: `pgnkit merge` rebuilds
+    /// one run's file).
     ///
     /// # Errors
     ///

@@ -516,24 +516,22 @@ pub fn position_rows(game: &ConvertedGame) -> Vec<PositionRow> {
     rows
 }
 
-/// Adds the positions of the game at `place` to `rows`
+/// Adds one position of the game at `place` to `rows`
 /// ([`crate::schema::position::POSITION`]).
-pub fn write_positions(
-    positions: &[PositionRow],
+pub fn write_position(
+    p: &PositionRow,
     (file, game, offset): (&str, u64, Option<u64>),
     rows: &mut ArrowRows,
 ) {
-    for p in positions {
-        let mut row = rows.row();
-        row.str(file);
-        row.uint(Some(game));
-        row.uint(offset);
-        row.uint(Some(u64::from(p.ply)));
-        row.str(&p.fen);
-        row.opt_str(p.uci.as_deref());
-        row.opt_str(p.san.as_deref());
-        row.finish();
-    }
+    let mut row = rows.row();
+    row.str(file);
+    row.uint(Some(game));
+    row.uint(offset);
+    row.uint(Some(u64::from(p.ply)));
+    row.str(&p.fen);
+    row.opt_str(p.uci.as_deref());
+    row.opt_str(p.san.as_deref());
+    row.finish();
 }
 
 /// A `Date` or `UTCDate` value as days since 1970-01-01, when it is a

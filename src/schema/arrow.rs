@@ -18,8 +18,11 @@ use arrow_array::builder::{
     ArrayBuilder, BooleanBuilder, Date32Builder, Int32Builder, ListBuilder, MapBuilder,
     StringBuilder, Time32MillisecondBuilder, UInt8Builder, UInt32Builder, UInt64Builder,
 };
-use arrow_array::types::Int32Type;
-use arrow_array::{ArrayRef, DictionaryArray, RecordBatch, StringArray, StructArray};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Date32Type, Int32Type, Time32MillisecondType, UInt8Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, ArrayRef, DictionaryArray, RecordBatch, StringArray, StructArray};
 use arrow_buffer::NullBufferBuilder;
 use arrow_schema::{ArrowError, DataType, Field, Fields, SchemaRef};
 
@@ -321,6 +324,198 @@ impl ArrowRows {
             .collect::<Result<Vec<_>, _>>()?;
         self.rows = 0;
         RecordBatch::try_new(Arc::clone(&self.schema), arrays)
+    }
+}
+
+impl ArrowRows {
+    /// Checks that `batch` has this schema's columns, by name and in
+    /// order (another run's output is read back: `pgnkit merge`).
+    ///
+    /// # Errors
+    ///
+    /// Naming the first column that differs.
+    pub fn check_columns(&self, batch: &RecordBatch) -> Result<(), String> {
+        let theirs: Vec<&str> = batch
+            .schema_ref()
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect();
+        let ours: Vec<&str> = self
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect();
+        if theirs != ours {
+            let at = ours.iter().zip(&theirs).position(|(a, b)| a != b);
+            return Err(match at {
+                Some(i) => format!(
+                    "column {} is `{}` where pgnkit writes `{}`",
+                    i + 1,
+                    theirs[i],
+                    ours[i]
+                ),
+                None => format!(
+                    "{} columns where pgnkit writes {}",
+                    theirs.len(),
+                    ours.len()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Appends row `row` of `batch` (checked with
+    /// [`ArrowRows::check_columns`]) as a record, value by value, so that
+    /// what is written is this schema's exact form whatever the reader
+    /// made of it (dictionaries, for one).
+    ///
+    /// # Errors
+    ///
+    /// A value of the wrong type, or a word outside its vocabulary.
+    pub fn push_from(&mut self, batch: &RecordBatch, row: usize) -> Result<(), String> {
+        for ((builder, column), field) in self
+            .builders
+            .iter_mut()
+            .zip(batch.columns())
+            .zip(self.schema.fields())
+        {
+            if column.is_null(row) && !field.is_nullable() {
+                return Err(format!(
+                    "column `{}`: a null where pgnkit writes none",
+                    field.name()
+                ));
+            }
+            builder
+                .copy(column.as_ref(), row)
+                .map_err(|e| format!("column `{}`: {e}", field.name()))?;
+        }
+        self.rows += 1;
+        Ok(())
+    }
+}
+
+/// The text of a string or dictionary-of-strings value.
+fn text_of(array: &dyn Array, row: usize) -> Result<&str, String> {
+    if let Some(s) = array.as_string_opt::<i32>() {
+        return Ok(s.value(row));
+    }
+    if let Some(d) = array.as_dictionary_opt::<Int32Type>() {
+        let key = usize::try_from(d.keys().value(row)).map_err(|_| "a negative key".to_owned())?;
+        let values = d
+            .values()
+            .as_string_opt::<i32>()
+            .ok_or("a dictionary of no strings")?;
+        if key >= values.len() {
+            return Err("a key outside its dictionary".to_owned());
+        }
+        return Ok(values.value(key));
+    }
+    Err(format!("{} where a string was expected", array.data_type()))
+}
+
+impl Builder {
+    /// Appends the value at `row` of `array`, of this builder's type.
+    fn copy(&mut self, array: &dyn Array, row: usize) -> Result<(), String> {
+        if row >= array.len() {
+            return Err("a short column".to_owned());
+        }
+        if array.is_null(row) {
+            self.null();
+            return Ok(());
+        }
+        let wrong = || format!("{} where pgnkit writes another type", array.data_type());
+        match self {
+            Builder::Bool(b) => {
+                b.append_value(array.as_boolean_opt().ok_or_else(wrong)?.value(row))
+            }
+            Builder::UInt8(b) => b.append_value(
+                array
+                    .as_primitive_opt::<UInt8Type>()
+                    .ok_or_else(wrong)?
+                    .value(row),
+            ),
+            Builder::UInt32(b) => b.append_value(
+                array
+                    .as_primitive_opt::<UInt32Type>()
+                    .ok_or_else(wrong)?
+                    .value(row),
+            ),
+            Builder::UInt64(b) => b.append_value(
+                array
+                    .as_primitive_opt::<UInt64Type>()
+                    .ok_or_else(wrong)?
+                    .value(row),
+            ),
+            Builder::Str(b) => b.append_value(text_of(array, row)?),
+            Builder::Word { keys, index, .. } => {
+                let word = text_of(array, row)?;
+                let key = index.get(word).ok_or_else(|| {
+                    format!("`{}` is not a word of the column", word.escape_debug())
+                })?;
+                keys.append_value(*key);
+            }
+            Builder::Words(b) => {
+                let list = array.as_list_opt::<i32>().ok_or_else(wrong)?.value(row);
+                for i in 0..list.len() {
+                    if list.is_null(i) {
+                        return Err("a null in a list".to_owned());
+                    }
+                    b.values().append_value(text_of(list.as_ref(), i)?);
+                }
+                b.append(true);
+            }
+            Builder::Map(b) => {
+                let entries = array.as_map_opt().ok_or_else(wrong)?.value(row);
+                let (k, v) = (entries.column(0), entries.column(1));
+                for i in 0..entries.len() {
+                    if k.is_null(i) {
+                        return Err("a null tag name".to_owned());
+                    }
+                    b.keys().append_value(text_of(k.as_ref(), i)?);
+                    if v.is_null(i) {
+                        b.values().append_null();
+                    } else {
+                        b.values().append_value(text_of(v.as_ref(), i)?);
+                    }
+                }
+                b.append(true).map_err(|e| e.to_string())?;
+            }
+            Builder::Struct {
+                fields,
+                children,
+                valid,
+                ..
+            } => {
+                let s = array.as_struct_opt().ok_or_else(wrong)?;
+                if s.num_columns() != children.len()
+                    || s.fields()
+                        .iter()
+                        .zip(fields.iter())
+                        .any(|(a, b)| a.name() != b.name())
+                {
+                    return Err("a struct of other fields".to_owned());
+                }
+                for (child, column) in children.iter_mut().zip(s.columns()) {
+                    child.copy(column.as_ref(), row)?;
+                }
+                valid.append_non_null();
+            }
+            Builder::Date(b) => b.append_value(
+                array
+                    .as_primitive_opt::<Date32Type>()
+                    .ok_or_else(wrong)?
+                    .value(row),
+            ),
+            Builder::Time(b) => b.append_value(
+                array
+                    .as_primitive_opt::<Time32MillisecondType>()
+                    .ok_or_else(wrong)?
+                    .value(row),
+            ),
+        }
+        Ok(())
     }
 }
 
