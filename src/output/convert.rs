@@ -473,11 +473,8 @@ pub fn write_columnar(r: &CsvRecord, rows: &mut ArrowRows) {
     );
     row.word(Some(r.result.as_str()));
     row.uint(r.plies.map(|p| p as u64));
-    fn list(text: Option<&str>) -> Option<impl Iterator<Item = &str>> {
-        text.map(|t| t.split(' ').filter(|m| !m.is_empty()))
-    }
-    row.strs(list(r.uci.as_deref()));
-    row.strs(list(r.san.as_deref()));
+    row.spaced(r.uci.as_deref());
+    row.spaced(r.san.as_deref());
     row.opt_str(r.final_fen.as_deref());
     row.error(r.error.as_ref());
     row.word(r.error.as_ref().map(|e| e.code.as_str()));

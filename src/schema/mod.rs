@@ -143,6 +143,9 @@ pub struct Column {
     pub jsonl: Option<&'static str>,
     /// Whether the columnar form (Parquet, Arrow) holds it.
     pub arrow: bool,
+    /// Whether its values are nearly all distinct (FENs): Parquet writes
+    /// them without a dictionary.
+    pub distinct: bool,
 }
 
 impl Column {
@@ -156,6 +159,15 @@ impl Column {
             csv: InCsv::Cell,
             jsonl: Some(""),
             arrow: true,
+            distinct: false,
+        }
+    }
+
+    /// The column, whose values are nearly all distinct.
+    pub const fn distinct(self) -> Column {
+        Column {
+            distinct: true,
+            ..self
         }
     }
 

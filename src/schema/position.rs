@@ -19,7 +19,9 @@ pub const POSITION: Schema = Schema {
             .arrow_only(),
         PLY.doc("plies played to reach the position: 0 for the start position")
             .arrow_only(),
-        Column::new("fen", Type::Str, "the position, as FEN").arrow_only(),
+        Column::new("fen", Type::Str, "the position, as FEN")
+            .arrow_only()
+            .distinct(),
         UCI.doc("the move that led to the position, in UCI")
             .null_when("`ply` is 0")
             .arrow_only(),
