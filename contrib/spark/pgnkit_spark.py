@@ -732,6 +732,7 @@ class Runner:
         stats, errors = os.path.join(tmp, "stats.json"), os.path.join(tmp, "stderr")
         note = {"exit": None, "stderr": "", "stats": None, "rows": 0}
         problem = None
+        silent = False  # no stream at all
         rename = shard.source.name if shard.source.path is None else None
         try:
             try:
@@ -741,8 +742,9 @@ class Runner:
                 try:
                     try:
                         reader = ipc.open_stream(proc.stdout)
-                    except pa.ArrowInvalid:
+                    except (pa.ArrowInvalid, OSError):
                         reader = None  # nothing written: pgnkit's exit status says why
+                        silent = True
                     if reader is not None:
                         wrong = columns.check(reader.schema)
                         if wrong is not None:
@@ -751,7 +753,7 @@ class Runner:
                             if batch.num_rows:
                                 yield to_staging(batch, columns, staging, shard, run, note["rows"], rename)
                                 note["rows"] += batch.num_rows
-                except (pa.ArrowException, ShardOutputError) as e:
+                except (pa.ArrowException, OSError, ShardOutputError) as e:  # ArrowIOError is an OSError
                     problem = f"pgnkit_spark: {e}" if isinstance(e, ShardOutputError) else \
                         f"pgnkit_spark: the shard's Arrow stream could not be read: {e}"
                     proc.kill()
@@ -769,6 +771,8 @@ class Runner:
                     note["exit"] = proc.returncode
             except OSError as e:
                 note["exit"], note["stderr"] = 2, str(e)
+            if note["exit"] in (0, 1) and problem is None and silent:
+                problem = "pgnkit_spark: the shard wrote no Arrow stream"
             if note["exit"] in (0, 1) and problem is None:
                 if os.path.exists(stats):
                     with open(stats, encoding="utf-8") as f:
@@ -865,6 +869,16 @@ def tail(text: str, lines: int = 20, chars: int = 4000) -> str:
 
 
 # ------------------------------------------------------------- on the driver
+
+
+# A run's key, file_index * 10^12 + shard_index * 10^6 + run: one long.
+RUN_KEY = (10**12, 10**6)
+
+
+def run_key(file_index: int, shard_index: int, run: int) -> int:
+    if not (0 <= shard_index < RUN_KEY[0] // RUN_KEY[1] and 0 <= run < RUN_KEY[1] and 0 <= file_index < 9 * 10**6):
+        raise JobError(f"file {file_index}, shard {shard_index}, run {run}: too many files or shards for one job")
+    return file_index * RUN_KEY[0] + shard_index * RUN_KEY[1] + run
 
 
 def spark_schema(columns: Columns):
@@ -978,7 +992,9 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
         except (JobError, OSError, ImportError) as e:
             return str(e), None
 
-    error, fields = sc.parallelize([0], 1).map(probe).first()
+    # A binary the driver has at that path (a local run, a shared file
+    # system) is probed here, which spares a Spark job.
+    error, fields = probe(0) if os.path.isfile(job.pgnkit) else sc.parallelize([0], 1).map(probe).first()
     if error is not None:
         raise JobError(error)
     columns = Columns(*fields)
@@ -1070,24 +1086,27 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
                 result.status = 1
         before = records_before(accepted)
         result.rows = sum(a.rows for a in accepted)
-        plan_df = spark.createDataFrame(
-            [
-                (a.file_index, a.shard_index, a.run, a.games_before, a.lines_before,
-                 before[(a.file_index, a.shard_index, a.run)])
-                for a in accepted
-            ],
-            "file_index int, shard_index int, run int, games_before long, lines_before long, "
-            "rows_before long",
-        )
+        # What each accepted run's rows add, by a key of the run: a literal
+        # map, looked up per row in the JVM (no join, no extra Spark job); the
+        # rows of a run the walk did not keep find nothing and are dropped.
+        shifts = []
+        for a in accepted:
+            shifts += [F.lit(run_key(a.file_index, a.shard_index, a.run)),
+                       F.struct(F.lit(a.games_before).alias("games"), F.lit(a.lines_before).alias("lines"),
+                                F.lit(before[(a.file_index, a.shard_index, a.run)]).alias("rows"))]
+        key = F.col("file_index").cast("long") * RUN_KEY[0] + F.col("shard_index").cast("long") * RUN_KEY[1] + \
+            F.col("run").cast("long")
         rows = staged[0]
         for df in staged[1:]:
             rows = rows.union(df)
-        # A broadcast join streams the rows in their order: with no rerun the
-        # partitions are the shards in order, so the files are written in
-        # record order without a sort; reruns come after, and need one.
-        joined = rows.where(F.col("row_index") >= 0).join(F.broadcast(plan_df), ["file_index", "shard_index", "run"])
-        out = [(F.col("rows_before") + F.col("row_index") + 1).alias("record")]
-        shift = {columns.position("game"): "games_before", columns.position("line"): "lines_before"}
+        # The rows stay in their order: with no rerun the partitions are the
+        # shards in order, so the files are written in record order without
+        # a sort; reruns come after, and need one.
+        joined = rows.where(F.col("row_index") >= 0).withColumn(
+            "shift", F.element_at(F.create_map(*shifts), key) if shifts else F.lit(None)).where(
+            F.col("shift").isNotNull())
+        out = [(F.col("shift.rows") + F.col("row_index") + 1).alias("record")]
+        shift = {columns.position("game"): "shift.games", columns.position("line"): "shift.lines"}
         for i, name in enumerate(columns.names):
             c = F.col(staged_name(i))
             if i in shift:
