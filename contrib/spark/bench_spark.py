@@ -13,8 +13,7 @@ the earlier figures. The Spark time is one run_job in a session already
 started (the JVM's start, about as long again, is paid once per
 spark-submit); it writes Parquet. With --fixed, the fixed cost of the
 shards is measured too: a Spark job of as many empty mapInArrow tasks, and
-the whole job on a file of the input's size that holds only newlines (the
-same shards, no games).
+the whole job on as many shards of 4 KiB of newlines (no games).
 """
 
 import argparse
@@ -101,24 +100,23 @@ def main():
             times = [timed(noop.collect)[0] for _ in range(args.rounds)]
             print(f"fixed: {n} empty mapInArrow tasks in one Spark job: {fmt(times)} s "
                   f"(median {statistics.median(times):.2f})")
+            # As many shards, each of 4 KiB of newlines: no games, so what
+            # is left is the job's cost per task (convert reads a file of
+            # nothing but newlines slowly, so not the input's size of them).
             blank = os.path.join(out, "blank.pgn")
             with open(blank, "wb") as f:
-                f.truncate(0)
-                chunk = b"\n" * (1 << 20)
-                left = os.path.getsize(args.input)
-                while left > 0:
-                    f.write(chunk[: min(left, len(chunk))])
-                    left -= len(chunk)
+                f.write(b"\n" * (n * 4096))
             for sub in args.subcommands:
                 job = ps.Job(inputs=[blank], subcommand=sub, flags=[], out=out, pgnkit=args.pgnkit,
-                             shard_bytes=args.shard_bytes)
+                             shard_bytes=4096)
                 ps.run_job(spark, job, log=open(os.devnull, "w"))
                 runs = [timed(lambda: ps.run_job(spark, job, log=open(os.devnull, "w"))) for _ in range(args.rounds)]
+                base = [args.pgnkit, sub, "-q", "-j", str(args.threads)]
                 solo = [timed(lambda: subprocess.run(base + PARQUET[sub] + ["-o", os.path.join(out, "d.parquet"),
                                                                              blank], check=False))[0]
                         for _ in range(args.rounds)]
                 r = runs[-1][1]
-                print(f"fixed: {sub} on {size:.1f} MB of newlines ({r.shards} shards, no games): Spark "
+                print(f"fixed: {sub} on {r.shards} shards of 4 KiB of newlines (no games): Spark "
                       f"{fmt([t for t, _ in runs])} s (median {statistics.median([t for t, _ in runs]):.2f}); "
                       f"pgnkit alone {fmt(solo)} s; last run: "
                       + ", ".join(f"{k} {v:.2f}" for k, v in r.seconds.items()))
