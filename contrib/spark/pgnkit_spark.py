@@ -1,32 +1,35 @@
 #!/usr/bin/env python3
-"""Run pgnkit on a Spark cluster and give exactly the output one machine gives.
+"""Run pgnkit on a Spark cluster and give exactly the rows one machine gives.
 
     spark-submit [--files /path/to/pgnkit] pgnkit_spark.py \\
         [--pgnkit PATH] [--shard-bytes N] [--threads N] [--fetch CMD] \\
-        --out DIR [--csv] [--glob] INPUT... -- SUBCOMMAND [FLAGS...]
+        --out DIR [--glob] INPUT... -- SUBCOMMAND [FLAGS...]
 
-SUBCOMMAND is `validate`, `annotate-outcome` or `convert` (always with CSV
-output: `-f csv` / `--to csv` are added, and may be given). The job
+SUBCOMMAND is `validate`, `annotate-outcome` or `convert`. The job
 
-1. plans shards: one per compressed file (zstd, gzip, bzip2, told by their
+1. reads the columns of the subcommand's Arrow stream from the binary
+   (`pgnkit schema SUBCOMMAND --json`, the columns with `"arrow": true`)
+   and checks them against a run of the binary, with the flags, on an
+   empty input: nothing here lists columns;
+2. plans shards: one per compressed file (zstd, gzip, bzip2, told by their
    first bytes, or by the name for files the driver cannot open), byte ranges
    of --shard-bytes for plain files;
-2. runs `pgnkit SUBCOMMAND -q --byte-range S..E --stats ... -j N` on the
-   executors, one task per shard, and stages each shard's CSV as Parquet rows
-   with a declared schema (the columns the binary writes, named by place:
-   integers for pgnkit's own columns of an unsigned integer type, strings
-   otherwise, tag columns too whatever their names; which columns are
-   pgnkit's own, where the tag columns stand among them and which are
-   integers, `pgnkit schema SUBCOMMAND --json` says);
-3. walks each file's shards on the driver from their small statistics, per
-   the merge contract of the README ("Beyond one machine"), and reruns on the
+3. runs `pgnkit SUBCOMMAND -f arrow -q --byte-range S..E --stats ... -j N`
+   on the executors, one task per shard (`mapInArrow`), and hands Spark the
+   record batches read from its standard output, cast to what Spark takes
+   (vocabularies as strings, unsigned integers as signed ones that hold
+   them, a value past 2^63 failing the shard) with no Python object per row;
+   a stream whose columns or types are not the schema's, that breaks off,
+   or whose row count is not its --stats' fails the shard. The rows are
+   cached where they ran, with one statistics row per shard;
+4. walks each file's shards on the driver from those statistics, per the
+   merge contract of the README ("Beyond one machine"), and reruns on the
    executors, from where the previous shard's last game ended, every shard
    that began inside a game its predecessor owns;
-4. writes DIR/parquet: the single-machine rows, `game` and `line` renumbered
-   file-wide, with a first column `record` (1, 2, ...: the row's place in the
-   single-machine output; the files are written in that order), and with
-   --csv DIR/csv, whose part files concatenated (`cat DIR/csv/part-*`) are
-   byte for byte the single-machine CSV, one header.
+5. writes DIR/parquet: the rows of `pgnkit SUBCOMMAND -f parquet` on one
+   machine, `game` and `line` renumbered file-wide, with a first column
+   `record` (1, 2, ...: the row's place in the single-machine output; the
+   files are written in that order).
 
 The exit status is pgnkit's: 0, 1 when a shard the merge kept found problems,
 2 when a shard could not do the job (then nothing is written but
@@ -45,23 +48,22 @@ The binary: `--pgnkit PATH` where PATH exists on every node, or ship it with
 `spark-submit --files /local/pgnkit` and give `--pgnkit pgnkit` (a name that
 is not an existing path is looked up with SparkFiles.get, then on $PATH).
 
-The pure parts (planning, the chain walk, renumbering, CSV writing) come
-first and need no Spark; the Spark parts import pyspark when they run.
+The pure parts (arguments, planning, the chain walk, the columns and their
+types) come first and need no Spark (the columns need pyarrow); the Spark
+parts import pyspark when they run. The executors need pyarrow and pandas
+(PySpark's mapInArrow imports it).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
 import glob
-import io
 import json
 import os
 import re
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -70,17 +72,16 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator
 from urllib.parse import unquote_to_bytes, urlparse, urlsplit
 
-# Output flags each subcommand gets, so that every shard writes CSV.
-CSV_FLAGS = {
-    "validate": ["-f", "csv"],
-    "annotate-outcome": ["-f", "csv"],
-    "convert": ["--to", "csv"],
+# Output flags each subcommand gets, so that every shard writes an Arrow stream.
+ARROW_FLAGS = {
+    "validate": ["-f", "arrow"],
+    "annotate-outcome": ["-f", "arrow"],
+    "convert": ["--to", "arrow"],
 }
 
-# The kinds of `pgnkit schema --json` column types read as integers (empty
-# cells become nulls); a column of any other kind, and every tag column
-# whatever its name, is a string, kept exactly as the binary wrote it.
-INT_KINDS = frozenset({"uint8", "uint32", "uint64"})
+# Formats that may be given after `--` and are dropped: the shards write
+# Arrow, the job Parquet.
+OWN_FORMATS = frozenset({"arrow", "parquet"})
 
 # Flags the job sets itself, per shard.
 JOB_FLAGS = frozenset(
@@ -119,8 +120,6 @@ class Job:
     shard_bytes: int = DEFAULT_SHARD_BYTES
     threads: int | None = None
     fetch: str | None = None
-    csv: bool = False
-    keep_staging: bool = False
     glob: bool = False  # INPUTs are patterns; otherwise every name is literal
 
 
@@ -129,8 +128,9 @@ def parse_args(argv: list[str]) -> Job:
 
     Flags the job sets per shard (-o, -j, --byte-range, --stats, --no-header,
     -q) are refused, and so are --bad-games and --good-games (one file that
-    every shard would overwrite); an output format other than CSV is refused; `-f csv` or
-    `--to csv` may be given and is dropped (the job adds it).
+    every shard would overwrite); `-f arrow`/`parquet` (`--to` for convert)
+    may be given and is dropped (the shards write Arrow, the job Parquet);
+    any other format is refused, and so is the former `--csv`.
     """
     if "--" not in argv:
         raise JobError("give the subcommand after `--`: INPUT... -- SUBCOMMAND [FLAGS...]")
@@ -147,11 +147,15 @@ def parse_args(argv: list[str]) -> Job:
     p.add_argument("--threads", "-j", type=int, default=None, metavar="N")
     p.add_argument("--fetch", default=None, metavar="CMD")
     p.add_argument("--csv", action="store_true")
-    p.add_argument("--keep-staging", action="store_true")
     p.add_argument("--glob", action="store_true")
     a = p.parse_args(mine)
-    if not theirs or theirs[0] not in CSV_FLAGS:
-        raise JobError("the subcommand must be one of " + ", ".join(CSV_FLAGS))
+    if a.csv:
+        raise JobError(
+            "--csv is gone: the job reads pgnkit's Arrow stream and writes Parquet only; for the "
+            "single-machine CSV, run the shards with `pgnkit ... --byte-range -f csv` and `pgnkit merge`"
+        )
+    if not theirs or theirs[0] not in ARROW_FLAGS:
+        raise JobError("the subcommand must be one of " + ", ".join(ARROW_FLAGS))
     subcommand, flags = theirs[0], []
     rest = iter(theirs[1:])
     for flag in rest:
@@ -168,12 +172,12 @@ def parse_args(argv: list[str]) -> Job:
             )
         if name in FORMAT_FLAGS:
             value = value if eq else next(rest, "")
-            if value != "csv":
-                raise JobError(f"the job writes CSV; `{name} {value}` is not supported")
+            if value not in OWN_FORMATS:
+                raise JobError(f"the job writes Parquet (from Arrow shards); `{name} {value}` is not supported")
             continue
         if flag.startswith("-f") and len(flag) > 2:
-            if flag[2:] != "csv":
-                raise JobError(f"the job writes CSV; `{flag}` is not supported")
+            if flag[2:] not in OWN_FORMATS:
+                raise JobError(f"the job writes Parquet (from Arrow shards); `{flag}` is not supported")
             continue
         flags.append(flag)
     if a.shard_bytes <= 0:
@@ -189,8 +193,6 @@ def parse_args(argv: list[str]) -> Job:
         shard_bytes=a.shard_bytes,
         threads=a.threads,
         fetch=a.fetch,
-        csv=a.csv,
-        keep_staging=a.keep_staging,
         glob=a.glob,
     )
 
@@ -442,65 +444,148 @@ def records_before(accepted: Iterable[Accepted]) -> dict[tuple[int, int, int], i
     return out
 
 
-# ---------------------------------------------------------------------- CSV
+# ------------------------------------------------------------------ columns
+
+
+# The staging columns before the data: where a row comes from and its place
+# there; a shard's statistics row has row_index -1 and its JSON in `stats`.
+KEYS = (("file_index", "int32"), ("shard_index", "int32"), ("run", "int32"), ("row_index", "int64"),
+        ("stats", "string"))
+
+
+def arrow_target(t: dict):
+    """The Arrow type Spark is handed for a column of schema type `t` (a
+    `"type"` of `pgnkit schema SUB --json`): vocabularies as plain strings,
+    unsigned integers as the signed type that holds them (uint64 in int64:
+    a value past 2^63 fails the cast, it never wraps), time in microseconds,
+    lists, maps and structs of the same."""
+    import pyarrow as pa
+
+    kind = t.get("kind") if isinstance(t, dict) else None
+    simple = {
+        "string": pa.string(), "vocabulary": pa.string(), "uint8": pa.int16(), "uint32": pa.int64(),
+        "uint64": pa.int64(), "bool": pa.bool_(), "date": pa.date32(), "time": pa.time64("us"),
+        "map of strings": pa.map_(pa.string(), pa.string()),
+    }
+    if kind in simple:
+        return simple[kind]
+    if kind == "list":
+        return pa.list_(arrow_target(t.get("item")))
+    if kind == "struct":
+        return pa.struct([pa.field(c["name"], arrow_target(c["type"]), True) for c in arrow_columns(t.get("schema"))])
+    raise JobError(f"the schema has a column type the job does not know: {t!r}")
+
+
+def source_matches(at, t: dict) -> bool:
+    """Whether the Arrow type `at` that a shard wrote is what schema type `t`
+    says pgnkit writes (nullability and the names of list and map children
+    aside). A string where an integer should be is a mismatch: a cast would
+    parse it, and text that looks like a number is not one."""
+    import pyarrow as pa
+
+    kind = t.get("kind")
+    ty = pa.types
+    if kind == "string":
+        return ty.is_string(at) or ty.is_large_string(at)
+    if kind == "vocabulary":
+        return (ty.is_dictionary(at) and (ty.is_string(at.value_type) or ty.is_large_string(at.value_type))) or \
+            ty.is_string(at)
+    if kind in ("uint8", "uint32", "uint64"):
+        return at == {"uint8": pa.uint8(), "uint32": pa.uint32(), "uint64": pa.uint64()}[kind]
+    if kind == "bool":
+        return ty.is_boolean(at)
+    if kind == "date":
+        return ty.is_date32(at)
+    if kind == "time":
+        return ty.is_time(at)
+    if kind == "map of strings":
+        return ty.is_map(at) and source_matches(at.key_type, {"kind": "string"}) and \
+            source_matches(at.item_type, {"kind": "string"})
+    if kind == "list":
+        return (ty.is_list(at) or ty.is_large_list(at)) and source_matches(at.value_type, t["item"])
+    if kind == "struct":
+        cols = arrow_columns(t.get("schema"))
+        return ty.is_struct(at) and [f.name for f in at] == [c["name"] for c in cols] and all(
+            source_matches(f.type, c["type"]) for f, c in zip(at, cols))
+    return False
+
+
+def arrow_columns(schema) -> list[dict]:
+    """The columns of a schema (or a struct's) that Arrow and Parquet hold
+    (`"arrow": true`), in order."""
+    columns = schema.get("columns") if isinstance(schema, dict) else None
+    if not isinstance(columns, list):
+        raise JobError("the schema has no list of columns")
+    out = []
+    for c in columns:
+        if not isinstance(c, dict) or not isinstance(c.get("name"), str) or not isinstance(c.get("type"), dict):
+            raise JobError(f"the schema has a column without a name or a type: {c!r}")
+        if c.get("arrow") not in (True, False):
+            raise JobError(f"the schema's column `{c['name']}` does not say whether Arrow holds it "
+                           "(a pgnkit without -f arrow?)")
+        if c["arrow"]:
+            out.append(c)
+    return out
 
 
 @dataclass(frozen=True)
-class Layout:
-    """A CSV header, which of its columns are pgnkit's own, and which of
-    those are integers.
+class Columns:
+    """The columns of a subcommand's Arrow stream, from the binary's
+    `pgnkit schema SUBCOMMAND --json`: their names and schema types (as
+    JSON text, so that the value travels to and from the tasks as plain
+    tuples). No list of columns here: a column the binary adds is known."""
 
-    `own[i]` is the name of the fixed column at position i, or None where a
-    tag column stands (convert's Seven Tag Roster and --tags, the --tags of
-    the others): a tag is text whatever its name (`ply`, `line`), never cast
-    to an integer or renumbered. `ints` names the own columns read as
-    integers. Both come from the binary's `pgnkit schema SUBCOMMAND --json`
-    (`Layout.from_schema`), so a column it adds is known without a list here.
-    """
-
-    header: tuple[str, ...]
-    own: tuple[str | None, ...]
-    ints: tuple[str, ...] = ()
+    names: tuple[str, ...]
+    types: tuple[str, ...]
 
     @staticmethod
-    def of(header: list[str], fixed: list[str], tags_at: int, ints: Iterable[str] = ()) -> "Layout":
-        """`header`, read as the `fixed` columns with tag columns inserted
-        at position `tags_at` of them; the fixed columns named in `ints`
-        are integers."""
-        t = len(header) - len(fixed)
-        if t < 0 or list(header[:tags_at]) != list(fixed[:tags_at]) or list(header[tags_at + t :]) != list(fixed[tags_at:]):
-            raise JobError(
-                f"the CSV header {','.join(header)} is not pgnkit's columns "
-                f"({','.join(fixed)}) with tags at column {tags_at + 1}"
-            )
-        own = tuple(fixed[:tags_at]) + (None,) * t + tuple(fixed[tags_at:])
-        return Layout(tuple(header), own, tuple(ints))
+    def from_schema(schema: dict) -> "Columns":
+        cols = arrow_columns(schema)
+        if not cols:
+            raise JobError("the schema has no Arrow columns")
+        names = tuple(c["name"] for c in cols)
+        if len(set(names)) != len(names):
+            raise JobError(f"the schema names a column twice: {', '.join(names)}")
+        for c in cols:
+            arrow_target(c["type"])  # every type known, before any work
+        return Columns(names, tuple(json.dumps(c["type"], sort_keys=True) for c in cols))
 
-    @staticmethod
-    def from_schema(schema: dict, header: Iterable[str]) -> "Layout":
-        """`header` read by a schema (what `pgnkit schema SUBCOMMAND --json`
-        prints): see `csv_columns`."""
-        fixed, tags_at, ints = csv_columns(schema)
-        return Layout.of(list(header), fixed, tags_at, ints)
+    def type_of(self, i: int) -> dict:
+        return json.loads(self.types[i])
 
     def position(self, name: str) -> int | None:
-        """Where pgnkit's own column `name` is (None: it has none)."""
-        return self.own.index(name) if name in self.own else None
+        return self.names.index(name) if name in self.names else None
 
-    def is_int(self, i: int) -> bool:
-        """Whether column i is one of pgnkit's integer columns (a tag never is)."""
-        return self.own[i] is not None and self.own[i] in self.ints
+    def target(self):
+        """The Arrow schema of the rows as Spark gets them (all nullable)."""
+        import pyarrow as pa
 
-    def tags(self) -> list[str]:
-        """The tag columns, in order (for convert, the roster first)."""
-        return [h for h, o in zip(self.header, self.own) if o is None]
+        return pa.schema([pa.field(n, arrow_target(self.type_of(i)), True) for i, n in enumerate(self.names)])
+
+    def staging(self):
+        """The staging schema: KEYS, then the columns by place (`c0`, `c1`…)."""
+        import pyarrow as pa
+
+        keys = [pa.field(n, getattr(pa, t)(), n == "stats") for n, t in KEYS]
+        data = [pa.field(staged_name(i), f.type, True) for i, f in enumerate(self.target())]
+        return pa.schema(keys + data)
+
+    def check(self, schema) -> str | None:
+        """What is wrong with the Arrow schema a shard wrote (None: nothing)."""
+        got = list(schema.names)
+        if got != list(self.names):
+            return f"the columns {', '.join(got) or '(none)'}, not {', '.join(self.names)}"
+        for i, f in enumerate(schema):
+            if not source_matches(f.type, self.type_of(i)):
+                return f"the column `{f.name}` of type {f.type}, not {self.type_of(i).get('kind')}"
+        return None
 
     def clash(self, case_sensitive: bool = False) -> tuple[str, str] | None:
-        """Two output columns (`record` first, then the header) that Parquet
+        """Two output columns (`record` first, then these) that Parquet
         would take for one: equal names, or names equal but for case when
         Spark compares them so (its default)."""
         seen: dict[str, str] = {}
-        for name in ("record", *self.header):
+        for name in ("record", *self.names):
             key = name if case_sensitive else name.lower()
             if key in seen:
                 return seen[key], name
@@ -508,72 +593,51 @@ class Layout:
         return None
 
 
-def csv_columns(schema: dict) -> tuple[list[str], int, tuple[str, ...]]:
-    """What a schema (`pgnkit schema SUBCOMMAND --json`) says of the CSV:
-    the fixed columns (those with `"csv": "cell"`, in order), where the tag
-    columns stand among them (the number of fixed columns before the
-    `"per-tag"` column; all of them when there is none), and which fixed
-    columns are integers (type kind uint8, uint32 or uint64)."""
-    columns = schema.get("columns") if isinstance(schema, dict) else None
-    if not isinstance(columns, list):
-        raise JobError("the schema has no list of columns")
-    fixed: list[str] = []
-    ints: list[str] = []
-    tags_at = None
-    for c in columns:
-        if not isinstance(c, dict) or not isinstance(c.get("name"), str) or not isinstance(c.get("type"), dict):
-            raise JobError(f"the schema has a column without a name or a type: {c!r}")
-        where = c.get("csv")
-        if where == "cell":
-            fixed.append(c["name"])
-            if c["type"].get("kind") in INT_KINDS:
-                ints.append(c["name"])
-        elif where == "per-tag":
-            if tags_at is not None:
-                raise JobError("the schema has two per-tag columns")
-            tags_at = len(fixed)
-        elif where != "none":
-            raise JobError(f"the schema's column `{c['name']}` has csv {where!r}, not cell, per-tag or none")
-    return fixed, len(fixed) if tags_at is None else tags_at, tuple(ints)
+def staged_name(i: int) -> str:
+    """The staging column of column i: by place, not by name, so that no
+    column can take a key's name (`run`, `stats`)."""
+    return f"c{i}"
 
 
-def typed_row(layout: Layout, cells: list[str]) -> list:
-    """A CSV record with pgnkit's integer columns as ints (empty: None).
-    A plain header does not say which columns are pgnkit's: build the Layout
-    with `Layout.from_schema` (or `Layout.of`)."""
-    if not isinstance(layout, Layout):
-        raise TypeError("typed_row needs a Layout (Layout.from_schema(schema, header)), not a plain header")
-    if len(cells) != len(layout.own):
-        raise ValueError(f"a record of {len(cells)} fields under a header of {len(layout.own)}")
-    return [
-        (int(c) if c != "" else None) if layout.is_int(i) else c for i, c in enumerate(cells)
+def to_staging(batch, columns: Columns, staging, shard: "Shard", run: int, first_row: int, file_name=None):
+    """One batch a shard wrote, as staging rows: cast to what Spark takes
+    (vocabularies to strings, unsigned to signed integers; a value that does
+    not fit fails), under the keys, `file` replaced by `file_name` when
+    given (a fetched file is read from standard input). Columnar throughout:
+    no Python object per row."""
+    import numpy as np
+    import pyarrow as pa
+
+    n = batch.num_rows
+    data = batch.cast(columns.target())
+    arrays = list(data.columns)
+    at = columns.position("file")
+    if file_name is not None and at is not None:
+        arrays[at] = pa.DictionaryArray.from_arrays(
+            pa.array(np.zeros(n, np.int32)), pa.array([file_name], pa.string())).cast(pa.string())
+    keys = [
+        pa.array(np.full(n, shard.file_index, np.int32)),
+        pa.array(np.full(n, shard.shard_index, np.int32)),
+        pa.array(np.full(n, run, np.int32)),
+        pa.array(np.arange(first_row, first_row + n, dtype=np.int64)),
+        pa.nulls(n, pa.string()),
     ]
+    return pa.RecordBatch.from_arrays(keys + [a.cast(f.type) for a, f in zip(arrays, list(staging)[len(KEYS):])],
+                                      schema=staging)
 
 
-def csv_field(v) -> str:
-    """One field as pgnkit writes it (Rust csv, QuoteStyle::Necessary)."""
-    s = "" if v is None else str(v)
-    if any(ch in s for ch in ',"\r\n'):
-        return '"' + s.replace('"', '""') + '"'
-    return s
+def stats_batch(staging, shard: "Shard", run: int, note: dict):
+    """A shard's statistics row: its keys, row_index -1, the note as JSON."""
+    import pyarrow as pa
+
+    keys = [pa.array([shard.file_index], pa.int32()), pa.array([shard.shard_index], pa.int32()),
+            pa.array([run], pa.int32()), pa.array([-1], pa.int64()), pa.array([json.dumps(note)], pa.string())]
+    data = [pa.nulls(1, f.type) for f in list(staging)[len(KEYS):]]
+    return pa.RecordBatch.from_arrays(keys + data, schema=staging)
 
 
-def csv_line(values: Iterable) -> str:
-    """One record, without its line end; a lone empty field is quoted, as the
-    Rust csv writer does, so it is not read as an empty line."""
-    fields = [csv_field(v) for v in values]
-    if fields == [""]:
-        return '""'
-    return ",".join(fields)
-
-
-# A convert row holds a whole game's moves; the csv module's default field
-# limit (128 KiB) is not a limit pgnkit has.
-csv.field_size_limit(sys.maxsize)
-
-
-def read_csv(text_stream) -> Iterator[list[str]]:
-    return csv.reader(text_stream, strict=True)
+class ShardOutputError(Exception):
+    """A shard's Arrow stream is not what the schema says (exit 2)."""
 
 
 # ---------------------------------------------------------- on the executors
@@ -616,9 +680,10 @@ class Runner:
             )
         return found
 
-    def command(self, shard: Shard, stats: str, out: str) -> list[str]:
-        cmd = [self.executable(), self.subcommand, *CSV_FLAGS[self.subcommand], *self.flags]
-        cmd += ["-q", "-j", str(self.threads), "--stats", stats, "-o", out]
+    def command(self, shard: Shard, stats: str) -> list[str]:
+        """A shard's run: its Arrow stream on standard output."""
+        cmd = [self.executable(), self.subcommand, *ARROW_FLAGS[self.subcommand], *self.flags]
+        cmd += ["-q", "-j", str(self.threads), "--stats", stats]
         r = shard.byte_range()
         if r is not None:
             cmd += ["--byte-range", r]
@@ -649,96 +714,86 @@ class Runner:
             feeder.stdout.close()  # pgnkit holds it now
         return proc, feeder
 
-    def run_shard(self, shard: Shard, layout: Layout) -> Iterator[tuple]:
-        """Runs one shard; yields its staged rows, then one statistics row.
+    def run_shard(self, shard: Shard, columns: Columns, run: int = 0, staging=None) -> Iterator:
+        """Runs one shard; yields its rows as staging record batches (see
+        `to_staging`), as pgnkit writes them, then one statistics row.
 
-        A staged row is (file_index, shard_index, row_index, None, *cells);
-        the statistics row is (file_index, shard_index, -1, JSON, None...).
         Failures are recorded in the statistics, not raised: pgnkit's exit 2
-        is deterministic, so Spark's retries would only repeat it.
+        is deterministic, so Spark's retries would only repeat it. What the
+        shard wrote is not trusted: a stream whose columns or types are not
+        the schema's, that breaks off, or whose row count is not the one its
+        --stats gives, fails the shard (exit 2) with the reason.
         """
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
+
+        staging = columns.staging() if staging is None else staging
         tmp = tempfile.mkdtemp(prefix="pgnkit-shard-")
-        out, stats = os.path.join(tmp, "out.csv"), os.path.join(tmp, "stats.json")
+        stats, errors = os.path.join(tmp, "stats.json"), os.path.join(tmp, "stderr")
         note = {"exit": None, "stderr": "", "stats": None, "rows": 0}
-        header = list(layout.header)
-        blank = (None,) * len(header)
+        problem = None
+        silent = False  # no stream at all
+        rename = shard.source.name if shard.source.path is None else None
         try:
             try:
-                cmd = self.command(shard, stats, out)
-                proc, feeder = self.start(shard, cmd, stderr=subprocess.PIPE)
-                _, err = proc.communicate()
-                if feeder is not None and feeder.wait() != 0 and proc.returncode in (0, 1):
+                cmd = self.command(shard, stats)
+                with open(errors, "wb") as err:
+                    proc, feeder = self.start(shard, cmd, stdout=subprocess.PIPE, stderr=err)
+                try:
+                    try:
+                        reader = ipc.open_stream(proc.stdout)
+                    except (pa.ArrowInvalid, OSError):
+                        reader = None  # nothing written: pgnkit's exit status says why
+                        silent = True
+                    if reader is not None:
+                        wrong = columns.check(reader.schema)
+                        if wrong is not None:
+                            raise ShardOutputError(f"the shard's Arrow stream has {wrong}")
+                        for batch in reader:
+                            if batch.num_rows:
+                                yield to_staging(batch, columns, staging, shard, run, note["rows"], rename)
+                                note["rows"] += batch.num_rows
+                except (pa.ArrowException, OSError, ShardOutputError) as e:  # ArrowIOError is an OSError
+                    problem = f"pgnkit_spark: {e}" if isinstance(e, ShardOutputError) else \
+                        f"pgnkit_spark: the shard's Arrow stream could not be read: {e}"
+                    proc.kill()
+                finally:
+                    proc.stdout.close()
+                    proc.wait()
+                with open(errors, "rb") as f:
+                    # All of it: a failed shard's is kept in OUT/failed, an
+                    # accepted shard's is printed (issue 20: a tail dropped lines).
+                    note["stderr"] = f.read().decode("utf-8", "replace")
+                if feeder is not None and feeder.wait() != 0 and proc.returncode in (0, 1) and problem is None:
                     note["exit"] = 2
-                    err += f"fetch command exited {feeder.returncode}\n".encode()
+                    note["stderr"] += f"fetch command exited {feeder.returncode}\n"
                 else:
                     note["exit"] = proc.returncode
-                # All of it: a failed shard's is kept in OUT/failed, an
-                # accepted shard's is printed (issue 20: a tail dropped lines).
-                note["stderr"] = err.decode("utf-8", "replace")
             except OSError as e:
                 note["exit"], note["stderr"] = 2, str(e)
-            if note["exit"] in (0, 1):
+            if note["exit"] in (0, 1) and problem is None and silent:
+                problem = "pgnkit_spark: the shard wrote no Arrow stream"
+            if note["exit"] in (0, 1) and problem is None:
                 if os.path.exists(stats):
                     with open(stats, encoding="utf-8") as f:
                         note["stats"] = json.load(f)
+                    records = (note["stats"].get("output") or {}).get("records")
+                    if records is not None and records != note["rows"]:
+                        problem = (f"pgnkit_spark: the shard's --stats counts {records} records, "
+                                   f"its Arrow stream held {note['rows']}")
                 else:
-                    note["exit"], note["stderr"] = 2, note["stderr"] + "no --stats written\n"
-            if note["exit"] in (0, 1) and os.path.exists(out):
-                file_col = layout.position("file")
-                rename = shard.source.path is None and file_col is not None
-                with open(out, encoding="utf-8", newline="") as f:
-                    records = read_csv(f)
-                    got = next(records, None)
-                    if got is not None and got != header:
-                        raise JobError(f"a shard wrote the header {got}, not {header}")
-                    for i, cells in enumerate(records):
-                        row = typed_row(layout, cells)
-                        if rename:
-                            row[file_col] = shard.source.name
-                        note["rows"] = i + 1
-                        yield (shard.file_index, shard.shard_index, i, None, *row)
+                    problem = "no --stats written"
+            if problem is not None:
+                note["exit"] = 2
+                note["stderr"] += problem + "\n"
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         note["shard"] = {"file": shard.source.name, "range": shard.byte_range()}
-        yield (shard.file_index, shard.shard_index, -1, json.dumps(note), *blank)
-
-    def probe_header(self, sources: list[Source], tags_known: bool) -> list[str]:
-        """The CSV header of a single-machine run with these flags.
-
-        validate and annotate-outcome, and convert with --tags, write it
-        before reading anything, so an empty input tells it. convert without
-        --tags chooses its columns from the first 1,000 games of the whole
-        run, so the probe is that run, stopped once the header is out."""
-        exe = self.executable()
-        cmd = [exe, self.subcommand, *CSV_FLAGS[self.subcommand], *self.flags, "-q", "-j", str(self.threads)]
-        feeder = None
-        if tags_known:
-            proc = subprocess.Popen(
-                cmd + ["-"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-            )
-        elif all(s.path is not None for s in sources):
-            proc = subprocess.Popen(
-                cmd + ["--"] + [s.path for s in sources],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-        else:
-            # Fetched files: the first one (a month of lichess holds far more
-            # than 1,000 games).
-            proc, feeder = self.start(sources[0], cmd + ["-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        first = proc.stdout.readline()
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)  # the header is all the probe needs
-        _, err = proc.communicate()
-        if feeder is not None:
-            feeder.kill()
-            feeder.wait()
-        return header_of(proc, first, err)
+        yield stats_batch(staging, shard, run, note)
 
     def schema(self) -> dict:
         """What `pgnkit schema SUBCOMMAND --json` prints: the columns of the
-        subcommand's records, and how each is written in CSV."""
+        subcommand's records, and which of them Arrow holds."""
         exe = self.executable()
         cmd = [exe, "schema", self.subcommand, "--json"]
         try:
@@ -753,7 +808,7 @@ class Runner:
             )
         try:
             doc = json.loads(proc.stdout)
-            csv_columns(doc)
+            Columns.from_schema(doc)
         except (ValueError, JobError) as e:
             raise JobError(
                 f"`{' '.join(cmd)}` printed no schema ({e}): " + (tail(proc.stdout.decode("utf-8", "replace")).strip()
@@ -761,22 +816,30 @@ class Runner:
             ) from None
         return doc
 
-    def probe_layout(self, sources: list[Source], tags_known: bool) -> Layout:
-        """The header of a single-machine run (`probe_header`), read by the
-        binary's schema: which columns are pgnkit's own, where the tag
-        columns stand among them, and which are integers."""
-        schema = self.schema()
-        header = self.probe_header(sources, tags_known)
-        return Layout.from_schema(schema, header)
+    def probe(self) -> Columns:
+        """The columns, from the binary's schema, checked against what it
+        writes: a run with these flags on an empty input, which also says,
+        before any work, when the binary refuses the flags."""
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
 
-
-def header_of(proc, first: bytes, err: bytes) -> list[str]:
-    """The header row a probe read, or why there is none."""
-    if not first:
-        raise JobError(
-            f"pgnkit wrote no CSV header (exit {proc.returncode}): " + tail(err.decode("utf-8", "replace"))
-        )
-    return next(read_csv(io.StringIO(first.decode("utf-8"))))
+        columns = Columns.from_schema(self.schema())
+        cmd = [self.executable(), self.subcommand, *ARROW_FLAGS[self.subcommand], *self.flags, "-q", "-j", "1", "-"]
+        try:
+            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise JobError(f"`{' '.join(cmd)}` could not run: {e}") from None
+        if proc.returncode not in (0, 1):
+            raise JobError(f"`{' '.join(cmd)}` exited {proc.returncode}: "
+                           + (tail(proc.stderr.decode("utf-8", "replace")).strip() or "it printed nothing"))
+        try:
+            schema = ipc.open_stream(pa.py_buffer(proc.stdout)).schema
+        except pa.ArrowException as e:
+            raise JobError(f"`{' '.join(cmd)}` wrote no Arrow stream ({e})") from None
+        wrong = columns.check(schema)
+        if wrong is not None:
+            raise JobError(f"`{' '.join(cmd)}` wrote {wrong}, against its own schema")
+        return columns
 
 
 # Lines of a failed shard's stderr printed; the whole text is in OUT/failed.
@@ -808,26 +871,25 @@ def tail(text: str, lines: int = 20, chars: int = 4000) -> str:
 # ------------------------------------------------------------- on the driver
 
 
-def staged_name(i: int) -> str:
-    """The staging column of header column i: by place, not by name, so that
-    no tag can take a key's name (`run`, `stats`) or need quoting."""
-    return f"c{i}"
+CACHE_COMPRESSED = "spark.sql.inMemoryColumnarStorage.compressed"
+
+# A run's key, file_index * 10^12 + shard_index * 10^6 + run: one long.
+RUN_KEY = (10**12, 10**6)
 
 
-def spark_types(layout: Layout):
-    from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
+def run_key(file_index: int, shard_index: int, run: int) -> int:
+    if not (0 <= shard_index < RUN_KEY[0] // RUN_KEY[1] and 0 <= run < RUN_KEY[1] and 0 <= file_index < 9 * 10**6):
+        raise JobError(f"file {file_index}, shard {shard_index}, run {run}: too many files or shards for one job")
+    return file_index * RUN_KEY[0] + shard_index * RUN_KEY[1] + run
 
-    data = [
-        StructField(staged_name(i), LongType() if layout.is_int(i) else StringType(), True)
-        for i in range(len(layout.header))
-    ]
-    keys = [
-        StructField("file_index", IntegerType(), False),
-        StructField("shard_index", IntegerType(), False),
-        StructField("row_index", LongType(), False),
-        StructField("stats", StringType(), True),
-    ]
-    return StructType(keys + data)
+
+def spark_schema(columns: Columns):
+    """The staging schema as Spark declares it, and the Arrow schema Spark
+    expects back for it (exactly: the tasks cast to that)."""
+    from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+
+    declared = from_arrow_schema(columns.staging())
+    return declared, to_arrow_schema(declared)
 
 
 def find_sources(spark, job: Job) -> list[Source]:
@@ -898,13 +960,14 @@ class Result:
     reruns: int = 0
     skipped: int = 0
     rows: int = 0
-    header: list[str] = field(default_factory=list)
-    layout: Layout | None = None
+    columns: Columns | None = None
+    sorted: bool = False  # whether the rows needed a sort (reruns put them out of order)
     seconds: dict[str, float] = field(default_factory=dict)  # wall time per phase
 
 
 def run_job(spark, job: Job, log=sys.stderr) -> Result:
     """Runs the whole job in `spark`; returns the exit status and counts."""
+    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     sc = spark.sparkContext
@@ -919,58 +982,66 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
     sc.addPyFile(os.path.abspath(__file__))  # the tasks import this module
     threads = job.threads or int(sc.getConf().get("spark.task.cpus", "1"))
     sources = find_sources(spark, job)
-    flags = list(job.flags)
-    runner = Runner(job.pgnkit, job.subcommand, tuple(flags), threads, job.fetch)
+    runner = Runner(job.pgnkit, job.subcommand, tuple(job.flags), threads, job.fetch)
 
-    tags_known = job.subcommand != "convert" or has_option(flags, "--tags")
     # Plain tuples back from the task: under spark-submit this module is
     # __main__, whose classes the result pickler cannot name. The probe runs
     # where the shards run (the binary may be only there); what stops it
     # comes back as text, to be this job's JobError.
     def probe(_):
         try:
-            return None, dataclasses.astuple(runner.probe_layout(sources, tags_known))
-        except (JobError, OSError) as e:
+            return None, dataclasses.astuple(runner.probe())
+        except (JobError, OSError, ImportError) as e:
             return str(e), None
 
-    error, fields = sc.parallelize([0], 1).map(probe).first()
+    # A binary the driver has at that path (a local run, a shared file
+    # system) is probed here, which spares a Spark job.
+    error, fields = probe(0) if os.path.isfile(job.pgnkit) else sc.parallelize([0], 1).map(probe).first()
     if error is not None:
         raise JobError(error)
-    layout = Layout(*fields)
-    header = list(layout.header)
-    lap("header")
-    clash = layout.clash(spark.conf.get("spark.sql.caseSensitive", "false").lower() == "true")
+    columns = Columns(*fields)
+    lap("schema")
+    clash = columns.clash(spark.conf.get("spark.sql.caseSensitive", "false").lower() == "true")
     if clash is not None:
-        raise JobError(
-            f"the columns `{clash[0]}` and `{clash[1]}` would be one Parquet column "
-            "(Spark compares names without case); name the tags with --tags, without that one"
-        )
-    if not tags_known:
-        # Every shard gets the columns the single-machine run chose: the
-        # roster and the other tags (pgnkit drops roster names from --tags,
-        # so they add no column).
-        tags = layout.tags() or ["Event"]  # a roster tag: no extra column
-        runner = replace(runner, flags=tuple(flags + ["--tags", ",".join(tags)]))
-    schema = spark_types(layout)
+        raise JobError(f"the columns `{clash[0]}` and `{clash[1]}` would be one Parquet column")
+    if any(json.loads(t).get("kind") == "time" for t in columns.types):
+        try:
+            spark.conf.set("spark.sql.timeType.enabled", "true")  # `utc_time`: Spark 4.1 and later
+        except Exception as e:  # noqa: BLE001 - an older Spark: say so
+            raise JobError(f"this Spark has no TIME type, which the column utc_time needs: {e}") from None
+    declared, staging = spark_schema(columns)
     shards = plan(sources, job.shard_bytes)
-    # Not `_staging`: Spark warns that it ignores a path that starts with `_`.
-    staging = out_url(job.out, "staging")
-    delete_path(spark, staging)
     # The stderr of this run's failed shards, and no older run's.
     delete_path(spark, out_url(job.out, "failed"))
 
+    staged = []  # the DataFrames of every round, cached on the executors
+
     def stage(items: list[Shard], run: int) -> dict[tuple[int, int], dict]:
-        rdd = sc.parallelize(items, len(items)).flatMap(lambda s: runner.run_shard(s, layout))
-        spark.createDataFrame(rdd, schema, verifySchema=False).write.parquet(f"{staging}/run={run}")
-        notes = (
-            spark.read.parquet(f"{staging}/run={run}")
-            .where(F.col("stats").isNotNull())
-            .select("file_index", "shard_index", "stats")
-            .collect()
-        )
+        """Runs `items`, one task each, keeping their rows where they ran
+        (cached, spilled to disk when memory is short: a lost block is
+        computed again, which reruns that shard's pgnkit and gives the same
+        rows); returns their statistics."""
+
+        def task(batches):
+            for b in batches:
+                for i in b.column(0).to_pylist():
+                    yield from runner.run_shard(items[i], columns, run, staging)
+
+        index = spark.createDataFrame(sc.parallelize([(i,) for i in range(len(items))], len(items)), "i int")
+        # Uncompressed: the rows are read once, and compressing them cost
+        # more than it saved (convert on pgnmentor, 32 MB shards: 44 s
+        # against 26 s, median of two).
+        compressed = spark.conf.get(CACHE_COMPRESSED, "true")
+        spark.conf.set(CACHE_COMPRESSED, "false")
+        try:
+            df = index.mapInArrow(task, declared).persist(StorageLevel.MEMORY_AND_DISK)
+            staged.append(df)
+            notes = df.where(F.col("row_index") < 0).select("file_index", "shard_index", "stats").collect()
+        finally:
+            spark.conf.set(CACHE_COMPRESSED, compressed)
         return {(r.file_index, r.shard_index): json.loads(r.stats) for r in notes}
 
-    result.shards, result.header, result.layout = len(shards), header, layout
+    result.shards, result.columns = len(shards), columns
     latest: dict[tuple[int, int], tuple[int, dict]] = {}
     pending = [(0, shards)]
     walks = {
@@ -1025,40 +1096,41 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
                 result.status = 1
         before = records_before(accepted)
         result.rows = sum(a.rows for a in accepted)
-        plan_df = spark.createDataFrame(
-            [
-                (a.file_index, a.shard_index, a.run, a.games_before, a.lines_before,
-                 before[(a.file_index, a.shard_index, a.run)])
-                for a in accepted
-            ],
-            "file_index int, shard_index int, run int, games_before long, lines_before long, "
-            "rows_before long",
-        )
-        rows = spark.read.parquet(staging).where(F.col("stats").isNull())
-        joined = rows.join(F.broadcast(plan_df), ["file_index", "shard_index", "run"])
-        columns = [(F.col("rows_before") + F.col("row_index") + 1).alias("record")]
-        shift = {layout.position("game"): "games_before", layout.position("line"): "lines_before"}
-        for i, h in enumerate(header):
+        # What each accepted run's rows add, by a key of the run: a literal
+        # map, looked up per row in the JVM (no join, no extra Spark job); the
+        # rows of a run the walk did not keep find nothing and are dropped.
+        shifts = []
+        for a in accepted:
+            shifts += [F.lit(run_key(a.file_index, a.shard_index, a.run)),
+                       F.struct(F.lit(a.games_before).alias("games"), F.lit(a.lines_before).alias("lines"),
+                                F.lit(before[(a.file_index, a.shard_index, a.run)]).alias("rows"))]
+        key = F.col("file_index").cast("long") * RUN_KEY[0] + F.col("shard_index").cast("long") * RUN_KEY[1] + \
+            F.col("run").cast("long")
+        rows = staged[0]
+        for df in staged[1:]:
+            rows = rows.union(df)
+        # The rows stay in their order: with no rerun the partitions are the
+        # shards in order, so the files are written in record order without
+        # a sort; reruns come after, and need one.
+        joined = rows.where(F.col("row_index") >= 0).withColumn(
+            "shift", F.element_at(F.create_map(*shifts), key) if shifts else F.lit(None)).where(
+            F.col("shift").isNotNull())
+        out = [(F.col("shift.rows") + F.col("row_index") + 1).alias("record")]
+        shift = {columns.position("game"): "shift.games", columns.position("line"): "shift.lines"}
+        for i, name in enumerate(columns.names):
             c = F.col(staged_name(i))
             if i in shift:
                 c = c + F.col(shift[i])
-            columns.append(c.alias(h))
-        merged = joined.select(*columns).orderBy("record")
-        parquet = out_url(job.out, "parquet")
-        merged.write.mode("overwrite").parquet(parquet)
+            out.append(c.alias(name))
+        merged = joined.select(*out)
+        if len(staged) > 1:
+            merged = merged.orderBy("record")
+            result.sorted = True
+        merged.write.mode("overwrite").parquet(out_url(job.out, "parquet"))
         lap("parquet")
-        if job.csv:
-            csv_dir = out_url(job.out, "csv")
-            delete_path(spark, csv_dir)
-            # Read back from the Parquet just written, in record order: the
-            # same rows, without running the merge again. A union keeps the
-            # order of its parts' partitions, so the header comes first.
-            body = spark.read.parquet(parquet).orderBy("record").rdd.map(lambda r: csv_line(r[1:]))
-            sc.parallelize([csv_line(header)], 1).union(body).saveAsTextFile(csv_dir)
-            lap("csv")
     finally:
-        if not job.keep_staging:
-            delete_path(spark, staging)
+        for df in staged:
+            df.unpersist()
     return result
 
 

@@ -1,16 +1,18 @@
-"""The Spark job end to end, in local[2] mode: its Parquet rows (and its CSV,
-byte for byte) equal the single-machine output of the same binary, for
-validate, annotate-outcome and convert --to csv, on the repo's fixtures and
-on a corpus slice cut into several shards, one boundary of which falls inside
-a comment that holds a blank line and `[Event`; then the defects of issue 20
-(tags named like integer columns, a literal `[` in a path, a failed shard's
-whole stderr). Run by test_spark.sh:
+"""The Spark job end to end, in local[2] mode: its Parquet rows equal the
+single-machine Parquet of the same binary (`-f parquet`, read with pyarrow
+and compared column by column, with types, after the cast to what Spark
+holds), for validate, annotate-outcome and convert, on the repo's fixtures
+and on a corpus slice cut into several shards, one boundary of which falls
+inside a comment that holds a blank line and `[Event`; then a fetched file,
+a truncated `.zst`, the defects of issue 20 (tags named like integer
+columns, a literal `[` in a path, a failed shard's whole stderr), and a
+binary whose shards write other columns than its schema says. Run by
+test_spark.sh:
 
     python test_e2e.py --pgnkit BIN --work DIR [--corpus FILE.pgn.zst] [--mb 30]
 """
 
 import argparse
-import csv
 import glob
 import io
 import os
@@ -24,7 +26,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
+import pyarrow as pa  # noqa: E402
+import pyarrow.compute as pc  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
 import pgnkit_spark as ps  # noqa: E402
+
+PARQUET = {"validate": ["-f", "parquet"], "annotate-outcome": ["-f", "parquet"], "convert": ["--to", "parquet"]}
 
 SUBCOMMANDS = [("validate", []), ("annotate-outcome", []), ("convert", [])]
 
@@ -91,22 +99,54 @@ def iter_find(data, needle):
         i = data.find(needle, i + 1)
 
 
-def single_machine(pgnkit, sub, flags, inputs, threads):
-    cmd = [pgnkit, sub, *ps.CSV_FLAGS[sub], *flags, "-q", "-j", str(threads), "--", *inputs]
+def single_machine(pgnkit, sub, flags, inputs, threads, work):
+    """The exit status and the table of one `pgnkit SUB -f parquet` run."""
+    path = os.path.join(work, "single.parquet")
+    cmd = [pgnkit, sub, *PARQUET[sub], *flags, "-q", "-j", str(threads), "-o", path, "--", *inputs]
     p = subprocess.run(cmd, capture_output=True)
-    return p.returncode, p.stdout
+    table = pq.read_table(path) if p.returncode in (0, 1) else None
+    if os.path.exists(path):
+        os.remove(path)
+    return p.returncode, table
 
 
-def typed_by_schema(pgnkit, sub, header):
-    """`header` read by the binary's own schema (`pgnkit schema SUB --json`):
-    its integer columns cast, its tag columns text."""
-    return ps.Layout.from_schema(ps.Runner(pgnkit, sub, (), 1).schema(), header)
+def columns_of(pgnkit, sub):
+    return ps.Columns.from_schema(ps.Runner(pgnkit, sub, (), 1).schema())
 
 
-def parquet_rows(spark, path):
-    df = spark.read.parquet(path).orderBy("record")
-    rows = [list(r) for r in df.collect()]
-    return df.columns, rows
+def null_children(arr):
+    """`arr` with the dictionary children of a struct null wherever the
+    struct is: pyarrow's Parquet reader gives a struct whose rows are all
+    null (`error` of a slice without one) a non-nullable dictionary child of
+    index 0 into an empty dictionary, which no cast can read."""
+    if isinstance(arr, pa.ChunkedArray):
+        chunks = [null_children(c) for c in arr.chunks]
+        return pa.chunked_array(chunks, chunks[0].type if chunks else arr.type)
+    if not pa.types.is_struct(arr.type) or arr.null_count == 0:
+        return arr
+    valid = pc.is_valid(arr)
+    kids = []
+    for i, f in enumerate(arr.type):
+        kid = null_children(arr.field(i))
+        if pa.types.is_dictionary(kid.type):
+            kid = pa.DictionaryArray.from_arrays(pc.if_else(valid, kid.indices, None), kid.dictionary)
+        kids.append(kid)
+    fields = [pa.field(f.name, f.type, True) for f in arr.type]
+    return pa.StructArray.from_arrays(kids, fields=fields, mask=pc.invert(valid))
+
+
+def as_spark_holds(table, columns):
+    """`table` cast to the types Spark holds (the job's `Columns.target`),
+    chunks combined, so that two tables compare with `equals`."""
+    table = table.select(list(columns.names))
+    table = pa.table([null_children(c) for c in table.columns], names=table.column_names)
+    return table.cast(columns.target()).combine_chunks()
+
+
+def job_table(out):
+    """The job's Parquet, its files read in name order (as written)."""
+    files = sorted(glob.glob(os.path.join(out, "parquet", "part-*.parquet")))
+    return pa.concat_tables([pq.read_table(f) for f in files]) if files else None
 
 
 class Check:
@@ -123,97 +163,98 @@ class Check:
 
 
 def first_difference(a, b):
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y:
-            return f"first difference at row {i + 1}: {x!r} != {y!r}"
-    return f"{len(a)} rows != {len(b)} rows"
+    """Where two tables of the same columns differ, for the message."""
+    if a.num_rows != b.num_rows:
+        return f"{a.num_rows} rows != {b.num_rows} rows"
+    for name in a.column_names:
+        x, y = a.column(name), b.column(name)
+        if not x.equals(y):
+            for i, (p, q) in enumerate(zip(x.to_pylist(), y.to_pylist())):
+                if p != q:
+                    return f"column {name}, row {i + 1}: {p!r} != {q!r}"
+            return f"column {name}: {x.type} != {y.type}"
+    return "the schemas differ"
+
+
+def check_job(check, label, result, status, out, columns, expected):
+    """The job's Parquet against the single machine's table."""
+    check(f"{label}: exit status {status}", result.status == status, f"(job: {result.status})")
+    got = job_table(out)
+    if got is None:
+        check(f"{label}: Parquet written", False)
+        return None
+    check(f"{label}: Parquet columns", got.column_names == ["record", *columns.names], str(got.column_names))
+    check(f"{label}: files in record order, 1..n", got.column("record").to_pylist() == list(range(1, got.num_rows + 1)))
+    mine = as_spark_holds(got, columns)
+    want = as_spark_holds(expected, columns)
+    check(f"{label}: Parquet rows = single machine ({want.num_rows} rows)", mine.equals(want),
+          first_difference(mine, want))
+    return got
 
 
 def compare(check, spark, pgnkit, work, name, inputs, shard_bytes, expect_reruns):
     for sub, flags in SUBCOMMANDS:
         label = f"{name} {sub}"
-        status, direct = single_machine(pgnkit, sub, flags, inputs, 2)
+        status, direct = single_machine(pgnkit, sub, flags, inputs, 2, work)
         out = os.path.join(work, f"out-{name}-{sub}")
         job = ps.Job(inputs=inputs, subcommand=sub, flags=list(flags), out=out, pgnkit=pgnkit,
-                     shard_bytes=shard_bytes, csv=True)
+                     shard_bytes=shard_bytes)
         t = time.monotonic()
         result = ps.run_job(spark, job, log=open(os.devnull, "w"))
         took = time.monotonic() - t
         print(f"     {label}: {result.shards} shards, {result.reruns} rerun, {result.skipped} skipped, "
               f"{result.rows} rows, {took:.1f} s ("
               + ", ".join(f"{k} {v:.1f}" for k, v in result.seconds.items()) + ")")
-        check(f"{label}: exit status {status}", result.status == status, f"(job: {result.status})")
-        records = list(csv.reader(io.StringIO(direct.decode("utf-8"), newline=""), strict=True))
-        header = records[0]
-        layout = typed_by_schema(pgnkit, sub, header)
-        expected = [ps.typed_row(layout, r) for r in records[1:]]
-        columns, rows = parquet_rows(spark, os.path.join(out, "parquet"))
-        check(f"{label}: Parquet columns", columns == ["record"] + header, f"{columns} vs {header}")
-        check(f"{label}: record numbers", [r[0] for r in rows] == list(range(1, len(rows) + 1)))
-        got = [r[1:] for r in rows]
-        check(f"{label}: Parquet rows = single machine ({len(expected)} rows)", got == expected,
-              first_difference(got, expected))
-        parts = sorted(glob.glob(os.path.join(out, "csv", "part-*")))
-        text = b"".join(open(p, "rb").read() for p in parts)
-        check(f"{label}: CSV byte-identical", text == direct,
-              f"({len(text)} vs {len(direct)} bytes)")
+        check_job(check, label, result, status, out, columns_of(pgnkit, sub), direct)
         if expect_reruns:
-            check(f"{label}: several shards, a rerun", result.shards >= 5 and result.reruns >= 1,
+            check(f"{label}: several shards, a rerun, the rows sorted",
+                  result.shards >= 5 and result.reruns >= 1 and result.sorted,
                   f"({result.shards} shards, {result.reruns} reruns)")
         shutil.rmtree(out, ignore_errors=True)
 
 
 def tag_columns(check, spark, pgnkit, work):
-    """Issue 20: --tags columns named like pgnkit's integer columns (`ply`,
-    `line`) are text as written, not cast (`007`, `x`) nor renumbered."""
+    """Issue 20: tags named like pgnkit's integer columns (`ply`, `line`)
+    are text as written (`007`, `x`), in the `tags` map, never cast nor
+    renumbered; `game` is."""
     games = "".join(
         f'[Event "E{i}"]\n[Site "?"]\n[Date "????.??.??"]\n[Round "{i}"]\n[White "A"]\n[Black "B"]\n'
-        f'[Result "*"]\n[ply "{["007", "x", "", "12"][i % 4]}"]\n[line "0{i}"]\n\n1. e4 e5 2. Nf3 *\n\n'
+        f'[Result "*"]\n[ply "{["007", "x", "", "12"][i % 4]}"]\n[line "0{i}"]\n[Game "g{i}"]\n\n1. e4 e5 2. Nf3 *\n\n'
         for i in range(40)
     )
     path = os.path.join(work, "tags.pgn")
     with open(path, "w") as f:
         f.write(games)
-    flags = ["--tags", "ply,line"]
-    for sub in ("annotate-outcome", "convert"):
-        label = f"tags ply,line, {sub}"
-        status, direct = single_machine(pgnkit, sub, flags, [path], 1)
-        _, empty = single_machine(pgnkit, sub, [], ["/dev/null"], 1)
-        fixed = next(csv.reader(io.StringIO(empty.decode())))
-        records = list(csv.reader(io.StringIO(direct.decode("utf-8"), newline=""), strict=True))
-        header = records[0]
-        at = fixed.index("Result") + 1 if sub == "convert" else len(fixed)
-        out = os.path.join(work, f"out-tags-{sub}")
-        job = ps.Job(inputs=[path], subcommand=sub, flags=list(flags), out=out, pgnkit=pgnkit,
-                     shard_bytes=1500, csv=True)
+    columns = columns_of(pgnkit, "annotate-outcome")
+    for flags in (["--tags", "ply,line"], ["--tags", "Game"]):
+        label = f"annotate-outcome {' '.join(flags)}"
+        status, direct = single_machine(pgnkit, "annotate-outcome", flags, [path], 1, work)
+        out = os.path.join(work, "out-tags")
+        job = ps.Job(inputs=[path], subcommand="annotate-outcome", flags=list(flags), out=out, pgnkit=pgnkit,
+                     shard_bytes=1500)
         try:
             result = ps.run_job(spark, job, log=open(os.devnull, "w"))
         except Exception as e:  # noqa: BLE001 - the failure this test is about
             check(f"{label}: the job ran", False, repr(e)[:300])
             continue
-        check(f"{label}: exit status {status}, several shards", result.status == status and result.shards >= 3,
-              f"(job: {result.status}, {result.shards} shards)")
-        _, rows = parquet_rows(spark, os.path.join(out, "parquet"))
-        got = [tuple(r[1 + at : 3 + at]) for r in rows]
-        want = [tuple(r[at : at + 2]) for r in records[1:]]
-        check(f"{label}: the tags as written", got == want and want[:2] == [("007", "00"), ("x", "01")],
-              first_difference(got, want))
-        layout = typed_by_schema(pgnkit, sub, header)
-        check(f"{label}: the tags are tag columns, game an integer",
-              layout.own[at : at + 2] == (None, None) and layout.is_int(header.index("game")), str(layout))
-        expected = [ps.typed_row(layout, r) for r in records[1:]]
-        check(f"{label}: Parquet rows = single machine", [r[1:] for r in rows] == expected,
-              first_difference([r[1:] for r in rows], expected))
-        text = b"".join(open(p, "rb").read() for p in sorted(glob.glob(os.path.join(out, "csv", "part-*"))))
-        check(f"{label}: CSV byte-identical", text == direct, f"({len(text)} vs {len(direct)} bytes)")
+        check(f"{label}: several shards", result.shards >= 3, f"({result.shards} shards)")
+        got = check_job(check, label, result, status, out, columns, direct)
+        if got is not None and flags[1] == "ply,line":
+            tags = [dict(t) for t in got.column("tags").to_pylist()]
+            check(f"{label}: the tags as written, game renumbered",
+                  [(t["ply"], t["line"]) for t in tags[:2]] == [("007", "00"), ("x", "01")]
+                  and got.column("game").to_pylist() == list(range(1, 41)), str(tags[:2]))
+        if got is not None and flags[1] == "Game":
+            check(f"{label}: a tag named like a column is in the map, not a column",
+                  [dict(t) for t in got.column("tags").to_pylist()][:2] == [{"Game": "g0"}, {"Game": "g1"}])
         shutil.rmtree(out, ignore_errors=True)
-    job = ps.Job(inputs=[path], subcommand="annotate-outcome", flags=["--tags", "Game"],
-                 out=os.path.join(work, "out-clash"), pgnkit=pgnkit)
+    job = ps.Job(inputs=[path], subcommand="convert", flags=["--tags", "ECO"], out=os.path.join(work, "out-x"),
+                 pgnkit=pgnkit)
     try:
         ps.run_job(spark, job, log=open(os.devnull, "w"))
-        check("tags Game: refused, Parquet would merge it with game", False, "(not refused)")
+        check("convert --tags: refused before any work, with pgnkit's reason", False, "(not refused)")
     except ps.JobError as e:
-        check("tags Game: refused, Parquet would merge it with game", "one Parquet column" in str(e), str(e))
+        check("convert --tags: refused before any work, with pgnkit's reason", "--tags applies to" in str(e), str(e))
 
 
 def literal_path(check, spark, pgnkit, work):
@@ -224,18 +265,43 @@ def literal_path(check, spark, pgnkit, work):
     shutil.copy(os.path.join(ROOT, "fixtures/pgn/twic1599_excerpt.pgn"), os.path.join(d, "x[1].pgn"))
     with open(os.path.join(d, "x1.pgn"), "w") as f:
         f.write('[Event "the wrong file"]\n\n1. e4 *\n')
-    _, direct = single_machine(pgnkit, "validate", [], [os.path.join(d, "x[1].pgn")], 1)
+    columns = columns_of(pgnkit, "validate")
+    status, direct = single_machine(pgnkit, "validate", [], [os.path.join(d, "x[1].pgn")], 1, work)
     for name in [os.path.join(d, "x[1].pgn"), "file://" + os.path.join(d, "x%5B1%5D.pgn")]:
         out = os.path.join(work, "out-literal")
-        job = ps.Job(inputs=[name], subcommand="validate", flags=[], out=out, pgnkit=pgnkit,
-                     shard_bytes=3000, csv=True)
+        job = ps.Job(inputs=[name], subcommand="validate", flags=[], out=out, pgnkit=pgnkit, shard_bytes=3000)
+        label = f"{os.path.basename(name)}: the file of that name"
         try:
-            ps.run_job(spark, job, log=open(os.devnull, "w"))
-            text = b"".join(open(p, "rb").read() for p in sorted(glob.glob(os.path.join(out, "csv", "part-*"))))
+            result = ps.run_job(spark, job, log=open(os.devnull, "w"))
+            check_job(check, label, result, status, out, columns, direct)
         except Exception as e:  # noqa: BLE001 - a failure of this test
-            text = repr(e).encode()
-        check(f"{os.path.basename(name)}: the file of that name", text == direct, text[:200])
+            check(label, False, repr(e)[:300])
         shutil.rmtree(out, ignore_errors=True)
+
+
+def untrusted_shards(check, spark, pgnkit, work):
+    """A binary whose shard runs write another subcommand's columns than
+    its schema says: the shards fail with the reason (exit 2), nothing is
+    written."""
+    fake = os.path.join(work, "other-columns-pgnkit")
+    with open(fake, "w") as f:
+        f.write(
+            "#!/bin/sh\n"
+            "# The real binary, except that shard runs of validate run annotate-outcome.\n"
+            'case " $* " in *" --stats "*) shift; exec ' + pgnkit + ' annotate-outcome "$@";; esac\n'
+            f'exec {pgnkit} "$@"\n'
+        )
+    os.chmod(fake, 0o755)
+    out = os.path.join(work, "out-untrusted")
+    job = ps.Job(inputs=[os.path.join(ROOT, "fixtures/pgn/twic1599_excerpt.pgn")], subcommand="validate",
+                 flags=[], out=out, pgnkit=fake, shard_bytes=4000)
+    log = io.StringIO()
+    result = ps.run_job(spark, job, log=log)
+    check("shards of other columns: exit 2, no Parquet, the reason said",
+          result.status == 2 and not os.path.exists(os.path.join(out, "parquet"))
+          and "Arrow stream has the columns file, game, offset, white" in log.getvalue(),
+          f"(got {result.status}) {log.getvalue()[:300]}")
+    shutil.rmtree(out, ignore_errors=True)
 
 
 def failed_shard_stderr(check, spark, pgnkit, work):
@@ -320,14 +386,15 @@ def main():
         runner = ps.Runner(args.pgnkit, "validate", (), 1, fetch=f"cat {zst} # {{url}}")
         source = ps.Source(url, None, None, True)
         [shard] = ps.plan_file(0, source, 1000)
-        layout = runner.probe_layout([source], True)
-        header = list(layout.header)
-        *rows, note = runner.run_shard(shard, layout)
-        _, direct = single_machine(args.pgnkit, "validate", [], [zst], 1)
-        expected = [[url if h == "file" else v for h, v in zip(header, ps.typed_row(layout, r))]
-                    for r in list(csv.reader(io.StringIO(direct.decode()), strict=True))[1:]]
-        check("a fetched file: its rows, named by the URL", [list(r[4:]) for r in rows] == expected,
-              first_difference([list(r[4:]) for r in rows], expected))
+        columns = runner.probe()
+        *batches, note = runner.run_shard(shard, columns)
+        _, direct = single_machine(args.pgnkit, "validate", [], [zst], 1, work)
+        expected = as_spark_holds(direct, columns)
+        expected = expected.set_column(0, "file", pa.array([url] * expected.num_rows, pa.string()))
+        got = pa.Table.from_batches(batches).select([ps.staged_name(i) for i in range(len(columns.names))])
+        got = got.rename_columns(list(columns.names)).cast(columns.target()).combine_chunks()
+        check("a fetched file: its rows, named by the URL", got.equals(expected) and got.num_rows > 0,
+              first_difference(got, expected))
 
         # A shard that cannot do the job (a truncated .zst): exit 2.
         broken = os.path.join(work, "truncated.pgn.zst")
@@ -343,6 +410,7 @@ def main():
         tag_columns(check, spark, args.pgnkit, work)
         literal_path(check, spark, args.pgnkit, work)
         failed_shard_stderr(check, spark, args.pgnkit, work)
+        untrusted_shards(check, spark, args.pgnkit, work)
     except Exception:  # noqa: BLE001 - a crash is a failure with its traceback
         traceback.print_exc()
         check("the test ran to its end", False)

@@ -1,51 +1,72 @@
 """Unit tests of the pure parts of pgnkit_spark.py: arguments, planning, the
 chain walk and renumbering (on synthetic statistics, and against a model of
-a byte-range shard), CSV writing, and reading the binary's schema (from
-stand-in binaries). They need no Spark and no real binary:
+a byte-range shard), the columns and their Arrow types read from the
+binary's schema, and what a shard's run makes of what the binary writes
+(from stand-in binaries, Python scripts writing Arrow streams). They need
+pyarrow, no Spark and no real binary:
 
     python3 -m unittest -v test_pgnkit_spark
 """
 
-import csv
 import dataclasses
-import io
 import json
 import os
 import random
 import shutil
 import tempfile
 import unittest
+import sys
 import urllib.parse
+
+import pyarrow as pa
+import pyarrow.ipc as ipc
 
 import pgnkit_spark as ps
 
 
-def column(name, kind, where="cell"):
+def column(name, kind, arrow=True, **more):
     """One column of a `pgnkit schema --json` document."""
-    return {"name": name, "type": {"kind": kind}, "nullable": True, "null_when": None, "csv": where,
-            "jsonl": True, "doc": ""}
+    return {"name": name, "type": {"kind": kind, **more}, "nullable": True, "null_when": None, "csv": "cell",
+            "jsonl": True, "arrow": arrow, "doc": ""}
 
 
 def schema_of(*columns):
     return {"name": "test", "doc": "", "columns": list(columns)}
 
 
-# As `pgnkit schema validate --json` says (no tag columns).
+# As `pgnkit schema validate --json` says.
 VALIDATE = schema_of(
     column("file", "string"), column("game", "uint64"), column("offset", "uint64"), column("line", "uint64"),
-    column("ply", "uint32"), column("san", "string"), column("severity", "vocabulary"),
-    column("code", "vocabulary"), column("message", "string"), column("white", "string"),
+    column("ply", "uint32"), column("san", "string"), column("severity", "vocabulary", values=["warning", "error"]),
+    column("code", "vocabulary", values=["syntax"]), column("message", "string"), column("white", "string"),
     column("black", "string"),
 )
 
-# As `pgnkit schema convert --json` says, shortened: tags after start_fen
-# (the roster, then --tags), JSONL-only columns, then plies and the rest.
+ERROR = {"name": "error", "doc": "", "columns": [
+    column("ply", "uint32"), column("san", "string"), column("code", "vocabulary", values=["syntax"]),
+    column("message", "string")]}
+
+# As `pgnkit schema convert --json` says, shortened: typed tags, the map, a
+# column Arrow does not hold, lists and the error struct.
 CONVERT = schema_of(
-    column("file", "string"), column("game", "uint64"), column("offset", "uint64"), column("start_fen", "string"),
-    column("tags", "map of strings", "per-tag"), column("moves", "list", "none"),
-    column("result", "vocabulary", "none"), column("plies", "uint32"), column("uci", "string"),
-    column("final_fen", "string"), column("error", "struct"),
+    column("file", "string"), column("game", "uint64"), column("offset", "uint64"), column("date", "date"),
+    column("white_elo", "uint32"), column("utc_time", "time"), column("tags", "map of strings"),
+    column("nags", "list", arrow=False, item={"kind": "uint8"}), column("result", "vocabulary", values=["*"]),
+    column("plies", "uint32"), column("uci", "list", item={"kind": "string"}), column("error", "struct", schema=ERROR),
+    column("ok", "bool"),
 )
+
+# What pgnkit writes for CONVERT.
+ERROR_ARROW = pa.struct([pa.field("ply", pa.uint32()), pa.field("san", pa.string()),
+                         pa.field("code", pa.dictionary(pa.int32(), pa.string()), False),
+                         pa.field("message", pa.string(), False)])
+CONVERT_ARROW = pa.schema([
+    pa.field("file", pa.string(), False), pa.field("game", pa.uint64(), False), pa.field("offset", pa.uint64()),
+    pa.field("date", pa.date32()), pa.field("white_elo", pa.uint32()), pa.field("utc_time", pa.time32("ms")),
+    pa.field("tags", pa.map_(pa.string(), pa.string()), False),
+    pa.field("result", pa.dictionary(pa.int32(), pa.string()), False), pa.field("plies", pa.uint32()),
+    pa.field("uci", pa.list_(pa.string())), pa.field("error", ERROR_ARROW), pa.field("ok", pa.bool_(), False),
+])
 
 
 def fake_binary(test, script):
@@ -75,17 +96,17 @@ def stats(first_byte, limit, end_byte, games, lines=None, rows=None, start=None,
 class Arguments(unittest.TestCase):
     def test_inputs_options_and_subcommand(self):
         job = ps.parse_args(
-            ["--out", "o", "--shard-bytes", "64M", "a.pgn", "b.pgn.zst", "--", "validate", "-f", "csv", "--quiet-not"]
+            ["--out", "o", "--shard-bytes", "64M", "a.pgn", "b.pgn.zst", "--", "validate", "-f", "arrow", "--quiet-not"]
         )
         self.assertEqual(job.inputs, ["a.pgn", "b.pgn.zst"])
         self.assertEqual(job.subcommand, "validate")
-        self.assertEqual(job.flags, ["--quiet-not"])  # -f csv is the job's
+        self.assertEqual(job.flags, ["--quiet-not"])  # -f arrow is the job's
         self.assertEqual(job.shard_bytes, 64 << 20)
 
     def test_flags_of_the_subcommand_pass(self):
-        job = ps.parse_args(["--out", "o", "x", "--", "convert", "--to=csv", "--tags", "ECO,Opening"])
-        self.assertEqual(job.flags, ["--tags", "ECO,Opening"])
-        job = ps.parse_args(["--out", "o", "x", "--", "annotate-outcome", "--rules", "online", "-fcsv"])
+        job = ps.parse_args(["--out", "o", "x", "--", "convert", "--to=parquet", "--san"])
+        self.assertEqual(job.flags, ["--san"])
+        job = ps.parse_args(["--out", "o", "x", "--", "annotate-outcome", "--rules", "online", "-farrow"])
         self.assertEqual(job.flags, ["--rules", "online"])
 
     def test_refusals(self):
@@ -100,12 +121,19 @@ class Arguments(unittest.TestCase):
             ["--out", "o", "x", "--", "validate", "--stats", "s"],
             ["--out", "o", "x", "--", "validate", "--no-header"],
             ["--out", "o", "x", "--", "validate", "-f", "jsonl"],
+            ["--out", "o", "x", "--", "validate", "-f", "csv"],  # the job writes Parquet
+            ["--out", "o", "x", "--", "validate", "-fcsv"],
             ["--out", "o", "x", "--", "convert", "--to", "pgn"],
+            ["--out", "o", "x", "--", "convert", "--to=csv"],
             ["--out", "o", "--shard-bytes", "0", "x", "--", "validate"],
         ]
         for argv in bad:
             with self.subTest(argv=argv), self.assertRaises(ps.JobError):
                 ps.parse_args(argv)
+
+    def test_csv_output_is_gone_and_says_so(self):
+        with self.assertRaisesRegex(ps.JobError, "--csv is gone.*pgnkit merge"):
+            ps.parse_args(["--out", "o", "--csv", "x", "--", "validate"])
 
     def test_files_every_shard_would_overwrite_are_refused(self):
         # Issue 20: each whole-file shard truncated the same --bad-games file,
@@ -385,133 +413,240 @@ class MergeAgainstTheModel(unittest.TestCase):
         return merged
 
 
-class Csv(unittest.TestCase):
-    def test_typed_rows(self):
-        header = "file,game,offset,line,ply,san,severity,code,message,white,black".split(",")
-        layout = ps.Layout.from_schema(VALIDATE, header)
-        self.assertEqual(layout.ints, ("game", "offset", "line", "ply"))
-        self.assertEqual(
-            ps.typed_row(layout, ["f.pgn", "3", "1200", "17", "", "", "error", "x", "a, b", "W", "B"]),
-            ["f.pgn", 3, 1200, 17, None, "", "error", "x", "a, b", "W", "B"],
-        )
-        with self.assertRaises(ValueError):
-            ps.typed_row(layout, ["f.pgn"])
-        with self.assertRaises(TypeError):  # a plain header does not say which columns are pgnkit's
-            ps.typed_row(header, header)
-
-    def test_lines_quote_as_pgnkit_does(self):
-        self.assertEqual(ps.csv_line(["a", 1, None, ""]), "a,1,,")
-        self.assertEqual(ps.csv_line(['say "x"', "a,b", "l1\nl2", "cr\r"]), '"say ""x""","a,b","l1\nl2","cr\r"')
-        self.assertEqual(ps.csv_line([""]), '""')
-        self.assertEqual(ps.csv_line(["é ♘f3", " lead"]), "é ♘f3, lead")
-
-    def test_lines_read_back(self):
-        values = ["x", 'q"uo"te', "multi\nline", "", "1,2", "`Qxe1` is not a legal move"]
-        [back] = list(csv.reader(io.StringIO(ps.csv_line(values) + "\n"), strict=True))
-        self.assertEqual(back, values)
-
-    def test_convert_tags(self):
-        # The roster is in the tag block: text, and passed back with --tags
-        # (pgnkit drops roster names from --tags, so they add no column).
-        roster = "Event,Site,Date,Round,White,Black,Result".split(",")
-        header = ["file", "game", "offset", "start_fen", *roster, "ECO", "Opening", "plies", "uci", "final_fen", "error"]
-        layout = ps.Layout.from_schema(CONVERT, header)
-        self.assertEqual(layout.tags(), roster + ["ECO", "Opening"])
-        self.assertEqual(layout.ints, ("game", "offset", "plies"))
-        self.assertEqual([layout.is_int(i) for i in (1, 2, 4, 13)], [True, True, False, True])
-        self.assertEqual(ps.Layout.of(header[:4] + header[13:], header[:4] + header[13:], 4).tags(), [])
-
-    def test_what_the_schema_says_of_the_csv(self):
-        self.assertEqual(ps.csv_columns(CONVERT), (
-            ["file", "game", "offset", "start_fen", "plies", "uci", "final_fen", "error"], 4,
-            ("game", "offset", "plies")))
-        # No per-tag column: tags (none) at the end.
-        fixed, at, _ = ps.csv_columns(VALIDATE)
-        self.assertEqual(at, len(fixed))
-        for bad in [{}, {"columns": "x"}, schema_of({"name": "x"}), schema_of(column("a", "string", "both")),
-                    schema_of(column("t", "map of strings", "per-tag"), column("u", "map of strings", "per-tag"))]:
-            with self.subTest(bad=bad), self.assertRaises(ps.JobError):
-                ps.csv_columns(bad)
+def convert_batch(**change):
+    """Three rows as pgnkit writes them for CONVERT; `change` replaces columns."""
+    cols = {
+        "file": pa.array(["f.pgn"] * 3), "game": pa.array([1, 2, 3], pa.uint64()),
+        "offset": pa.array([0, 90, None], pa.uint64()), "date": pa.array([19000, None, 1], pa.date32()),
+        "white_elo": pa.array([2700, None, 0], pa.uint32()), "utc_time": pa.array([1000, None, 86399000], pa.time32("ms")),
+        "tags": pa.array([[("Event", "E"), ("ply", "007")], [], [("Z", "z"), ("A", "a")]], pa.map_(pa.string(), pa.string())),
+        "result": pa.array(["*", "*", "*"]).dictionary_encode(), "plies": pa.array([2, 0, None], pa.uint32()),
+        "uci": pa.array([["e2e4", "e7e5"], None, []], pa.list_(pa.string())),
+        "error": pa.array([None, {"ply": 3, "san": "Kx", "code": "syntax", "message": "m"}, None],
+                          pa.struct([("ply", pa.uint32()), ("san", pa.string()), ("code", pa.string()),
+                                     ("message", pa.string())])),
+        "ok": pa.array([True, False, True]),
+    }
+    cols["error"] = cols["error"].cast(ERROR_ARROW)
+    cols.update(change)
+    return pa.RecordBatch.from_arrays(list(cols.values()), names=list(cols))
 
 
-class TagColumns(unittest.TestCase):
-    """Issue 20: a tag column named like one of pgnkit's integer columns was
-    cast (`007` became 7, `x` failed the task), and one named `line` shifted."""
+def stream_of(*batches, schema=None):
+    sink = pa.BufferOutputStream()
+    with ipc.new_stream(sink, schema or batches[0].schema) as w:
+        for b in batches:
+            w.write_batch(b)
+    return sink.getvalue().to_pybytes()
 
-    ANNOTATE = "file,game,offset,white,black,result,plies,termination".split(",")
-    CONVERT = "file,game,offset,start_fen,Event,Result,plies,uci".split(",")
 
-    INTS = ("game", "offset", "plies", "ply", "line")
+def arrow_binary(test, stream: bytes, stats=None, status=0, schema=CONVERT, stderr="pgnkit: a warning\n"):
+    """A stand-in pgnkit written in Python: `schema SUB --json` prints
+    `schema`; a run writes `stream` on standard output, `stats` (a dict) to
+    its --stats file, `stderr`, and exits `status`."""
+    d = tempfile.mkdtemp()
+    test.addCleanup(shutil.rmtree, d)
+    with open(os.path.join(d, "stream"), "wb") as f:
+        f.write(stream)
+    with open(os.path.join(d, "schema.json"), "w") as f:
+        json.dump(schema, f)
+    exe = os.path.join(d, "fake-pgnkit")
+    with open(exe, "w") as f:
+        f.write(f"#!{sys.executable}\n" + f"""
+import json, os, sys
+d, args = {d!r}, sys.argv[1:]
+if args[0] == "schema":
+    sys.stdout.write(open(os.path.join(d, "schema.json")).read())
+    sys.exit(0)
+if "--stats" in args and {stats!r} is not None:
+    json.dump({stats!r}, open(args[args.index("--stats") + 1], "w"))
+sys.stdout.buffer.write(open(os.path.join(d, "stream"), "rb").read())
+sys.stderr.write({stderr!r})
+sys.exit({status})
+""")
+    os.chmod(exe, 0o755)
+    return exe
 
-    def test_tags_are_text_whatever_their_names(self):
-        layout = ps.Layout.of(self.ANNOTATE + ["ply", "line", "game"], self.ANNOTATE, len(self.ANNOTATE), self.INTS)
-        self.assertEqual(layout.own[-3:], (None, None, None))
-        self.assertEqual(layout.tags(), ["ply", "line", "game"])
-        self.assertEqual(
-            ps.typed_row(layout, ["f", "2", "90", "A", "B", "1-0", "41", "checkmate", "007", "x", ""]),
-            ["f", 2, 90, "A", "B", "1-0", 41, "checkmate", "007", "x", ""],
-        )
-        self.assertEqual((layout.position("game"), layout.position("line"), layout.position("file")), (1, None, 0))
 
-    def test_tags_inside_the_fixed_columns(self):
-        # convert: tags after the roster, a tag named plies before the real one.
-        header = self.CONVERT[:6] + ["plies", "offset"] + self.CONVERT[6:]
-        layout = ps.Layout.of(header, self.CONVERT, 6, self.INTS)
-        self.assertEqual(layout.tags(), ["plies", "offset"])
-        self.assertEqual(
-            ps.typed_row(layout, ["f", "1", "0", "", "E", "*", "12", "x", "30", "e2e4"]),
-            ["f", 1, 0, "", "E", "*", "12", "x", 30, "e2e4"],
-        )
-        self.assertEqual(layout.position("plies"), 8)
+def shard_stats(records, games=3):
+    return {"inputs": [{"start": 0, "end": None, "first_byte": 0, "limit": None, "end_byte": 500, "games": games,
+                        "lines": 30}], "output": {"records": records}}
 
-    def test_a_header_that_is_not_the_fixed_columns_is_an_error(self):
-        with self.assertRaises(ps.JobError):
-            ps.Layout.of(["file", "game"], ["file", "game", "offset"], 3)
-        with self.assertRaises(ps.JobError):
-            ps.Layout.of(["file", "x", "offset"], ["file", "game", "offset"], 3)
+
+class ArrowColumns(unittest.TestCase):
+    """The columns come from the binary's schema, not from a list here."""
+
+    def test_the_columns_arrow_holds_and_their_spark_types(self):
+        cols = ps.Columns.from_schema(CONVERT)
+        self.assertEqual(cols.names, ("file", "game", "offset", "date", "white_elo", "utc_time", "tags", "result",
+                                      "plies", "uci", "error", "ok"))  # not nags: arrow false
+        t = cols.target()
+        self.assertEqual([str(f.type) for f in t], [
+            "string", "int64", "int64", "date32[day]", "int64", "time64[us]", "map<string, string>", "string",
+            "int64", "list<item: string>", "struct<ply: int64, san: string, code: string, message: string>", "bool"])
+        self.assertTrue(all(f.nullable for f in t))
+        self.assertEqual(cols, ps.Columns(*dataclasses.astuple(cols)))  # as it comes back from the task
+        self.assertEqual(ps.Columns.from_schema(schema_of(column("n", "uint8"))).target().field("n").type, pa.int16())
+
+    def test_the_staging_schema_keys_then_columns_by_place(self):
+        st = ps.Columns.from_schema(VALIDATE).staging()
+        self.assertEqual(st.names[:5], ["file_index", "shard_index", "run", "row_index", "stats"])
+        self.assertEqual(st.names[5:], [f"c{i}" for i in range(11)])
+
+    def test_what_pgnkit_writes_matches(self):
+        self.assertIsNone(ps.Columns.from_schema(CONVERT).check(CONVERT_ARROW))
+
+    def test_a_stream_that_is_not_the_schema_s_is_named(self):
+        cols = ps.Columns.from_schema(CONVERT)
+        cases = [
+            (CONVERT_ARROW.set(1, pa.field("game", pa.string())), "`game` of type string, not uint64"),
+            (CONVERT_ARROW.set(1, pa.field("game", pa.int64())), "`game` of type int64"),
+            (CONVERT_ARROW.set(4, pa.field("white_elo", pa.uint64())), "`white_elo`"),
+            (CONVERT_ARROW.remove(11), "the columns file, .*result, plies, uci, error, not "),
+            (CONVERT_ARROW.set(0, pa.field("File", pa.string())), "the columns File"),
+            (CONVERT_ARROW.set(7, pa.field("result", pa.dictionary(pa.int32(), pa.int64()))), "`result`"),
+            (CONVERT_ARROW.set(9, pa.field("uci", pa.list_(pa.uint32()))), "`uci`"),
+            (CONVERT_ARROW.set(6, pa.field("tags", pa.map_(pa.string(), pa.int32()))), "`tags`"),
+            (CONVERT_ARROW.set(10, pa.field("error", pa.struct([("ply", pa.uint32())]))), "`error`"),
+        ]
+        for schema, message in cases:
+            with self.subTest(message=message):
+                self.assertRegex(cols.check(schema) or "", message)
+
+    def test_schemas_the_job_cannot_read_are_errors(self):
+        for bad, message in [
+            ({}, "no list of columns"),
+            (schema_of({"name": "x"}), "without a name or a type"),
+            (schema_of(column("a", "float")), "type the job does not know"),
+            (schema_of(column("a", "string"), column("a", "uint64")), "names a column twice"),
+            (schema_of(column("a", "string", arrow=False)), "no Arrow columns"),
+        ]:
+            with self.subTest(message=message), self.assertRaisesRegex(ps.JobError, message):
+                ps.Columns.from_schema(bad)
+        old = schema_of(column("a", "string"))
+        del old["columns"][0]["arrow"]  # a binary from before -f arrow
+        with self.assertRaisesRegex(ps.JobError, "without -f arrow"):
+            ps.Columns.from_schema(old)
 
     def test_names_parquet_would_merge(self):
-        self.assertIsNone(ps.Layout.of(self.ANNOTATE + ["ply"], self.ANNOTATE, 8).clash())
-        self.assertEqual(ps.Layout.of(self.ANNOTATE + ["Game"], self.ANNOTATE, 8).clash(), ("game", "Game"))
-        self.assertIsNone(ps.Layout.of(self.ANNOTATE + ["Game"], self.ANNOTATE, 8).clash(case_sensitive=True))
-        self.assertEqual(ps.Layout.of(self.ANNOTATE + ["record"], self.ANNOTATE, 8).clash(True), ("record", "record"))
+        self.assertIsNone(ps.Columns.from_schema(VALIDATE).clash())
+        cols = ps.Columns.from_schema(schema_of(column("file", "string"), column("Record", "uint64")))
+        self.assertEqual(cols.clash(), ("record", "Record"))
+        self.assertIsNone(cols.clash(case_sensitive=True))
 
-    def schema_binary(self, schema, header):
-        """A stand-in binary: `schema SUB --json` prints `schema`; a run
-        prints `header` with its --tags where `TAGS` is."""
-        return fake_binary(self, (
-            'if [ "$1" = schema ]; then [ "$3" = --json ] || exit 9; cat <<\'EOF\'\n'
-            + json.dumps(schema) + "\nEOF\nexit 0; fi\n"
-            'tags=""; while [ $# -gt 0 ]; do case "$1" in --tags) tags=",$2"; shift;; esac; shift; done\n'
-            f'echo "{header}"\n'
-        ))
 
-    def test_the_layout_comes_from_the_binary(self):
-        # Its fixed columns, and tags after `b`.
-        schema = schema_of(column("file", "string"), column("game", "uint64"), column("b", "string"),
-                           column("tags", "map of strings", "per-tag"), column("line", "uint64"))
-        exe = self.schema_binary(schema, "file,game,b$tags,line")
-        runner = ps.Runner(exe, "convert", ("--tags", "ply,line"), 1)
-        layout = runner.probe_layout([ps.Source("x", "x", 1, False)], True)
-        self.assertEqual(layout.header, ("file", "game", "b", "ply", "line", "line"))
-        self.assertEqual(layout.own, ("file", "game", "b", None, None, "line"))
-        self.assertEqual(layout.ints, ("game", "line"))
-        self.assertEqual([layout.is_int(i) for i in range(6)], [False, True, False, False, False, True])
-        self.assertEqual(layout, ps.Layout(*dataclasses.astuple(layout)))  # as it comes back from the task
+class Staging(unittest.TestCase):
+    """A shard's batches as Spark gets them: cast, keyed, numbered."""
 
-    def test_the_integers_come_from_the_schema(self):
-        # A column no list here knows (`moves_left`, uint32) is an integer;
-        # a tag of that name is not; a bool or vocabulary column stays text.
-        schema = schema_of(column("file", "string"), column("moves_left", "uint32"), column("ok", "bool"),
-                           column("kind", "vocabulary"), column("tags", "map of strings", "per-tag"))
-        exe = self.schema_binary(schema, "file,moves_left,ok,kind$tags")
-        runner = ps.Runner(exe, "annotate-outcome", ("--tags", "moves_left"), 1)
-        layout = runner.probe_layout([ps.Source("x", "x", 1, False)], True)
-        self.assertEqual(layout.header, ("file", "moves_left", "ok", "kind", "moves_left"))
-        self.assertEqual(layout.ints, ("moves_left",))
-        self.assertEqual(ps.typed_row(layout, ["f", "12", "true", "mate", "007"]), ["f", 12, "true", "mate", "007"])
-        self.assertEqual(ps.typed_row(layout, ["f", "", "", "", ""]), ["f", None, "", "", ""])
-        self.assertEqual(layout.tags(), ["moves_left"])
+    def setUp(self):
+        self.cols = ps.Columns.from_schema(CONVERT)
+        self.staging = self.cols.staging()
+        self.shard = ps.Shard(2, 5, ps.Source("s3a://b/k.pgn", None, None, True), None, None)
+
+    def test_rows_cast_keyed_and_numbered(self):
+        b = ps.to_staging(convert_batch(), self.cols, self.staging, self.shard, 1, 8192)
+        self.assertEqual(b.schema, self.staging)
+        rows = b.to_pylist()
+        self.assertEqual([(r["file_index"], r["shard_index"], r["run"], r["row_index"], r["stats"]) for r in rows],
+                         [(2, 5, 1, 8192, None), (2, 5, 1, 8193, None), (2, 5, 1, 8194, None)])
+        self.assertEqual([r["c1"] for r in rows], [1, 2, 3])
+        self.assertEqual(rows[0]["c6"], [("Event", "E"), ("ply", "007")])  # a tag stays text, in order
+        self.assertEqual(rows[2]["c6"], [("Z", "z"), ("A", "a")])
+        self.assertEqual([r["c7"] for r in rows], ["*", "*", "*"])
+        self.assertEqual(rows[1]["c10"], {"ply": 3, "san": "Kx", "code": "syntax", "message": "m"})
+        self.assertEqual([r["c2"] for r in rows], [0, 90, None])
+        self.assertEqual(str(rows[2]["c5"]), "23:59:59")
+        self.assertEqual([r["c0"] for r in rows], ["f.pgn"] * 3)
+
+    def test_a_fetched_file_s_rows_name_its_url(self):
+        b = ps.to_staging(convert_batch(), self.cols, self.staging, self.shard, 0, 0, "s3a://b/k.pgn")
+        self.assertEqual(b.column("c0").to_pylist(), ["s3a://b/k.pgn"] * 3)
+
+    def test_an_integer_past_what_spark_holds_fails(self):
+        big = convert_batch(game=pa.array([1, 2**63, 3], pa.uint64()))
+        with self.assertRaises(pa.ArrowInvalid):
+            ps.to_staging(big, self.cols, self.staging, self.shard, 0, 0)
+
+    def test_the_statistics_row(self):
+        b = ps.stats_batch(self.staging, self.shard, 3, {"exit": 0})
+        [row] = b.to_pylist()
+        self.assertEqual((row["file_index"], row["shard_index"], row["run"], row["row_index"]), (2, 5, 3, -1))
+        self.assertEqual(json.loads(row["stats"]), {"exit": 0})
+        self.assertTrue(all(row[f"c{i}"] is None for i in range(len(self.cols.names))))
+
+
+class ShardRuns(unittest.TestCase):
+    """What a shard's run makes of what the binary wrote: the binary's
+    output is not trusted."""
+
+    SHARD = ps.Shard(0, 0, ps.Source("f.pgn", "f.pgn", 500, False), None, None)
+
+    def run_shard(self, exe):
+        cols = ps.Columns.from_schema(CONVERT)
+        *batches, note = ps.Runner(exe, "convert", (), 1).run_shard(self.SHARD, cols)
+        return batches, json.loads(note.column("stats")[0].as_py())
+
+    def test_a_good_stream(self):
+        stream = stream_of(convert_batch(), convert_batch())
+        batches, note = self.run_shard(arrow_binary(self, stream, shard_stats(6)))
+        self.assertEqual((note["exit"], note["rows"], note["stderr"]), (0, 6, "pgnkit: a warning\n"))
+        self.assertEqual([r for b in batches for r in b.column("row_index").to_pylist()], list(range(6)))
+        self.assertEqual(note["shard"], {"file": "f.pgn", "range": None})
+
+    def test_a_row_count_that_is_not_the_statistics_one_fails(self):
+        _, note = self.run_shard(arrow_binary(self, stream_of(convert_batch()), shard_stats(4)))
+        self.assertEqual(note["exit"], 2)
+        self.assertIn("--stats counts 4 records, its Arrow stream held 3", note["stderr"])
+
+    def test_a_stream_of_other_columns_fails(self):
+        wrong = convert_batch(game=pa.array(["1", "2", "3"]))
+        _, note = self.run_shard(arrow_binary(self, stream_of(wrong), shard_stats(3)))
+        self.assertEqual(note["exit"], 2)
+        self.assertIn("Arrow stream has the column `game` of type string, not uint64", note["stderr"])
+        self.assertEqual(note["rows"], 0)
+
+    def test_a_stream_that_breaks_off_fails(self):
+        stream = stream_of(convert_batch(), convert_batch())
+        _, note = self.run_shard(arrow_binary(self, stream[: len(stream) - 100], shard_stats(6)))
+        self.assertEqual(note["exit"], 2)
+        self.assertIn("Arrow stream could not be read", note["stderr"])
+
+    def test_a_value_spark_cannot_hold_fails_the_shard_not_the_task(self):
+        big = convert_batch(game=pa.array([1, 2**63, 3], pa.uint64()))
+        _, note = self.run_shard(arrow_binary(self, stream_of(big), shard_stats(3)))
+        self.assertEqual(note["exit"], 2)
+        self.assertIn("could not be read", note["stderr"])
+
+    def test_pgnkit_s_exit_2_with_nothing_written(self):
+        _, note = self.run_shard(arrow_binary(self, b"", None, status=2, stderr="pgnkit: x.pgn: No such file\n"))
+        self.assertEqual((note["exit"], note["stderr"]), (2, "pgnkit: x.pgn: No such file\n"))
+
+    def test_no_stream_at_all_with_exit_0_fails(self):
+        _, note = self.run_shard(arrow_binary(self, b"", shard_stats(0)))
+        self.assertEqual(note["exit"], 2)
+        self.assertIn("the shard wrote no Arrow stream", note["stderr"])
+
+    def test_no_statistics_fails(self):
+        _, note = self.run_shard(arrow_binary(self, stream_of(convert_batch()), None))
+        self.assertEqual(note["exit"], 2)
+        self.assertIn("no --stats written", note["stderr"])
+
+
+class Probe(unittest.TestCase):
+    def test_the_columns_come_from_the_binary(self):
+        exe = arrow_binary(self, stream_of(convert_batch()))
+        cols = ps.Runner(exe, "convert", (), 1).probe()
+        self.assertEqual(cols, ps.Columns.from_schema(CONVERT))
+
+    def test_a_binary_whose_stream_is_not_its_schema(self):
+        exe = arrow_binary(self, stream_of(convert_batch(plies=pa.array([1, 2, 3], pa.uint64()))))
+        with self.assertRaisesRegex(ps.JobError, "the column `plies` of type uint64, not uint32, against its own"):
+            ps.Runner(exe, "convert", (), 1).probe()
+
+    def test_flags_the_binary_refuses_stop_the_job_before_any_work(self):
+        exe = arrow_binary(self, b"", status=2, stderr="pgnkit: --tags applies to --to csv only\n")
+        with self.assertRaisesRegex(ps.JobError, "exited 2: pgnkit: --tags applies to --to csv only"):
+            ps.Runner(exe, "convert", ("--tags", "ECO"), 1).probe()
 
     def test_a_binary_without_the_schema_is_an_error(self):
         cases = [
@@ -524,7 +659,7 @@ class TagColumns(unittest.TestCase):
                 exe = fake_binary(self, script)
                 runner = ps.Runner(exe, "validate", (), 1)
                 with self.assertRaisesRegex(ps.JobError, message) as got:
-                    runner.probe_layout([ps.Source("x", "x", 1, False)], True)
+                    runner.probe()
                 self.assertIn(exe, str(got.exception))
 
 
@@ -533,12 +668,12 @@ class Commands(unittest.TestCase):
         runner = ps.Runner("/bin/true", "convert", ("--tags", "ECO"), 4)
         shard = ps.Shard(0, 1, ps.Source("d/f.pgn", "d/f.pgn", 10, False), 4, 8)
         self.assertEqual(
-            runner.command(shard, "s.json", "o.csv"),
-            ["/bin/true", "convert", "--to", "csv", "--tags", "ECO", "-q", "-j", "4", "--stats", "s.json",
-             "-o", "o.csv", "--byte-range", "4..8", "--", "d/f.pgn"],
+            runner.command(shard, "s.json"),
+            ["/bin/true", "convert", "--to", "arrow", "--tags", "ECO", "-q", "-j", "4", "--stats", "s.json",
+             "--byte-range", "4..8", "--", "d/f.pgn"],
         )
         whole = ps.Shard(0, 0, ps.Source("s3a://b/k 1.zst", None, 10, True), None, None)
-        self.assertEqual(runner.command(whole, "s", "o")[-2:], ["--", "-"])
+        self.assertEqual(runner.command(whole, "s")[-2:], ["--", "-"])
 
     def test_fetch_commands_quote_their_parts(self):
         runner = ps.Runner("x", "validate", (), 1, fetch="aws s3 cp s3://{host}/{path} - # {url}")
@@ -566,9 +701,9 @@ class Commands(unittest.TestCase):
     def test_a_shard_keeps_its_whole_stderr(self):
         exe = fake_binary(self, 'for i in $(seq 1 500); do echo "pgnkit: problem $i" >&2; done\nexit 2\n')
         runner = ps.Runner(exe, "validate", (), 1)
-        layout = ps.Layout.of(["file"], ["file"], 1)
-        [note] = runner.run_shard(ps.Shard(0, 0, ps.Source("f", "f", 1, False), None, None), layout)
-        n = json.loads(note[3])
+        columns = ps.Columns.from_schema(schema_of(column("file", "string")))
+        [note] = runner.run_shard(ps.Shard(0, 0, ps.Source("f", "f", 1, False), None, None), columns)
+        n = json.loads(note.column("stats")[0].as_py())
         self.assertEqual(n["exit"], 2)
         self.assertEqual(n["stderr"], "".join(f"pgnkit: problem {i}\n" for i in range(1, 501)))
 

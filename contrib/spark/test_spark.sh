@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The Spark job's tests: its pure parts (unittest), then the job end to end in
-# local[2] mode against the single-machine output of the release binary.
+# local[2] mode against the single-machine Parquet of the release binary.
 #
 # Needs Java 17 or 21 (Spark 4), python3 with venv, zstd, and the package
-# registry the first time: pyspark (requirements.txt) is installed into a
+# registry the first time: pyspark, pyarrow and pandas (requirements.txt) are installed into a
 # virtual environment cached under ~/.cache/pgnkit (XDG_CACHE_HOME), rebuilt
 # only when requirements.txt changes.
 #
