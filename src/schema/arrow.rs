@@ -43,7 +43,7 @@ fn data_type(ty: &Type) -> DataType {
         Type::Vocab(_) => DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
         Type::Date => DataType::Date32,
         Type::Time => DataType::Time32(arrow_schema::TimeUnit::Millisecond),
-        Type::Struct(schema) => DataType::Struct(fields(schema)),
+        Type::Struct(schema) => DataType::Struct(struct_fields(schema)),
         // As the builders make them: `item` lists, `entries` maps.
         Type::List(_) | Type::Map => Builder::new(ty)
             .finish()
@@ -68,6 +68,18 @@ fn fields(schema: &Schema) -> Fields {
         .iter()
         .filter(|c| c.is_in(Format::Arrow))
         .map(field)
+        .collect()
+}
+
+/// The fields of a struct column: all nullable, since a null struct has
+/// null children (a never-null child filled with a placeholder read back
+/// from Parquet as a key into an empty dictionary, which pyarrow refused).
+fn struct_fields(schema: &Schema) -> Fields {
+    schema
+        .columns
+        .iter()
+        .filter(|c| c.is_in(Format::Arrow))
+        .map(|c| Field::new(c.name, data_type(&c.ty), true))
         .collect()
 }
 
@@ -141,7 +153,7 @@ impl Builder {
             Type::Struct(schema) => {
                 let columns = schema.columns;
                 Builder::Struct {
-                    fields: fields(schema),
+                    fields: struct_fields(schema),
                     columns,
                     children: columns
                         .iter()
