@@ -1,7 +1,7 @@
 //! The inputs of a call: paths as the command line takes them (files,
 //! compressed files, directories) and `bytes`, which are written to a
 //! temporary file of their own and named `<bytes>` in the records
-//! (`<bytes 2>`, … when a call is given several).
+//! (`<bytes 3>` for the third input, when a call is given several).
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -43,13 +43,14 @@ impl Inputs {
             labels: Vec::new(),
             _dir: None,
         };
-        for arg in args.iter() {
+        for (index, arg) in args.iter().enumerate() {
             if let Ok(bytes) = arg.cast::<PyBytes>() {
                 let dir = match &inputs._dir {
                     Some(dir) => dir,
                     None => inputs._dir.insert(tempfile::Builder::new().prefix("pgnkit-").tempdir()?),
                 };
-                let n = inputs.labels.len() + 1;
+                // Named by their place among the inputs: `<bytes 3>` is the third.
+                let n = index + 1;
                 let path = dir.path().join(format!("input-{n}.pgn"));
                 let mut file = std::fs::File::create(&path)?;
                 file.write_all(bytes.as_bytes())?;

@@ -472,7 +472,7 @@ fn perft(fen: &str, depth: u32, divide: bool, threads: Option<u16>) -> PyResult<
     }
     threads_arg(&mut argv, threads)?;
     argv.push("--".into());
-    argv.extend(fen.split_whitespace().map(OsString::from));
+    argv.push(fen.trim().into());
     let cli = run::parse(argv).map_err(PyValueError::new_err)?;
     let spec = Spec {
         names: Vec::new(),

@@ -6,7 +6,9 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use pyo3::prelude::*;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, MapArray, RecordBatch, RecordBatchReader, StringArray, StructArray};
@@ -61,14 +63,67 @@ pub fn count_sigint() {
     });
 }
 
-/// A tick that stops the wait once a SIGINT has come since it was made.
-pub fn sigint_tick() -> Tick {
-    let start = SIGINTS.load(Ordering::Relaxed);
+/// What Python does with SIGINT, asked when one came.
+enum OnSigint {
+    /// `SIG_IGN`: nothing; the wait goes on.
+    Ignore,
+    /// The default handler: it raises `KeyboardInterrupt` at the next
+    /// instruction the interpreter runs, so the stream may simply end.
+    Raise,
+    /// A handler of the user's, which may not raise: the stream ends with
+    /// an error, lest a cut table pass for a whole one.
+    Other,
+}
+
+fn on_sigint() -> OnSigint {
+    // The GIL only now, when a signal came: a consumer may be reading on a
+    // thread of its own, and every tick asking for it would be a cost.
+    // `_signal`, not `signal`: its functions are C, so no Python code runs
+    // (which would run the handler here, on the consumer's behalf).
+    Python::attach(|py| {
+        let asked = (|| {
+            let signal = py.import("_signal")?;
+            let handler = signal.call_method1("getsignal", (signal.getattr("SIGINT")?,))?;
+            Ok::<_, PyErr>(if handler.eq(signal.getattr("SIG_IGN")?)? {
+                OnSigint::Ignore
+            } else if handler.is(&signal.getattr("default_int_handler")?) {
+                OnSigint::Raise
+            } else {
+                OnSigint::Other
+            })
+        })();
+        match asked {
+            Ok(answer) => answer,
+            Err(err) if err.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) => {
+                // The handler ran all the same and raised: raise it again
+                // where the consumer returns to Python.
+                // SAFETY: called with the GIL held.
+                unsafe { pyo3::ffi::PyErr_SetInterrupt() };
+                OnSigint::Raise
+            }
+            Err(_) => OnSigint::Other,
+        }
+    })
+}
+
+/// A tick that stops the wait once a SIGINT has come since it was made;
+/// `clean` says that the stream may end as if complete (Python raises
+/// `KeyboardInterrupt` as soon as the consumer returns to it).
+pub fn sigint_tick(clean: Arc<AtomicBool>) -> Tick {
+    let mut seen = SIGINTS.load(Ordering::Relaxed);
     Box::new(move || {
-        if SIGINTS.load(Ordering::Relaxed) == start {
-            Ok(())
-        } else {
-            Err(Interrupted)
+        let now = SIGINTS.load(Ordering::Relaxed);
+        if now == seen {
+            return Ok(());
+        }
+        seen = now;
+        match on_sigint() {
+            OnSigint::Ignore => Ok(()),
+            OnSigint::Raise => {
+                clean.store(true, Ordering::Relaxed);
+                Err(Interrupted)
+            }
+            OnSigint::Other => Err(Interrupted),
         }
     })
 }
@@ -336,11 +391,17 @@ impl Iterator for CRecords {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.records.set_tick(sigint_tick());
-        self.records
-            .next_batch()
-            .map_err(|f| ArrowError::ExternalError(Box::new(f)))
-            .transpose()
+        let clean = Arc::new(AtomicBool::new(false));
+        self.records.set_tick(sigint_tick(Arc::clone(&clean)));
+        match self.records.next_batch() {
+            Ok(batch) => batch.map(Ok),
+            // Ctrl-C under the default handler: the consumer ends as if
+            // the stream had, and Python raises `KeyboardInterrupt` the
+            // moment it runs again (an error here would reach the user
+            // first, as the consumer's own exception, e.g. polars').
+            Err(Failure::Interrupted) if clean.load(Ordering::Relaxed) => None,
+            Err(f) => Some(Err(ArrowError::ExternalError(Box::new(f)))),
+        }
     }
 }
 

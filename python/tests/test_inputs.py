@@ -76,7 +76,7 @@ def test_directory_equals_cli(tmp_path):
     d = tmp_path / "games"
     (d / "sub").mkdir(parents=True)
     shutil.copy(TWIC, d / "a.pgn")
-    compress(PGN_FIXTURES[0], d / "sub", "gz")
+    compress([p for p in PGN_FIXTURES if p.name == "illegal_move_ply_61.pgn"][0], d / "sub", "gz")
     (d / "notes.txt").write_text("not a game")
     for name, argv in [
         ("validate", ["validate", "-q", "-f", "csv"]),
@@ -139,8 +139,10 @@ def test_usage_errors_at_call_time():
         pgnkit.games(42)
     with pytest.raises(ValueError):
         pgnkit.validate(TWIC, threads=0)
-    with pytest.raises(ValueError):
+    with pytest.raises(OverflowError):
         pgnkit.perft("startpos", -1)
+    with pytest.raises(ValueError, match="depth"):
+        pgnkit.perft("startpos", 1001)
 
 
 def test_only_and_ignore():
@@ -166,8 +168,11 @@ def test_a_stream_is_read_once():
     assert list(s) == []  # iterating an ended stream ends at once
 
 
-def test_close_stops_the_run(corpus_pgn):
-    s = pgnkit.games(corpus_pgn, threads=1)
+def test_close_stops_the_run(corpus_pgn, tmp_path):
+    from conftest import repeated
+
+    path = repeated(corpus_pgn, tmp_path / "x4.pgn", 4 * corpus_pgn.stat().st_size)
+    s = pgnkit.games(path, threads=1)
     first = next(iter(s))
     assert first.num_rows == 8192
     s.close()
