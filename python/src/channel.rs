@@ -17,8 +17,9 @@ use std::time::Duration;
 use pgnkit::Error;
 use pgnkit::exit::ExitStatus;
 
-/// Chunks in flight at most.
-pub const CHUNKS: usize = 8;
+/// Chunks in flight at most: 16 MB, about two batches of games, so that
+/// the run goes on with the next batch while the consumer converts one.
+pub const CHUNKS: usize = 64;
 
 /// Bytes a chunk gathers before it is sent.
 const CHUNK_BYTES: usize = 1 << 18;
@@ -75,7 +76,15 @@ impl ChannelWriter {
 impl Write for ChannelWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if self.buf.is_empty() && buf.len() >= CHUNK_BYTES {
-            self.tx.send(Msg::Data(buf.to_vec())).map_err(|_| gone())?;
+            // A whole batch comes in one write: sent in chunks of the one
+            // size, the channel's bound is a bound in bytes.
+            let mut whole = buf.chunks_exact(CHUNK_BYTES);
+            for chunk in whole.by_ref() {
+                self.tx
+                    .send(Msg::Data(chunk.to_vec()))
+                    .map_err(|_| gone())?;
+            }
+            self.buf.extend_from_slice(whole.remainder());
             return Ok(buf.len());
         }
         self.buf.extend_from_slice(buf);

@@ -47,7 +47,9 @@ impl Inputs {
             if let Ok(bytes) = arg.cast::<PyBytes>() {
                 let dir = match &inputs._dir {
                     Some(dir) => dir,
-                    None => inputs._dir.insert(tempfile::Builder::new().prefix("pgnkit-").tempdir()?),
+                    None => inputs
+                        ._dir
+                        .insert(tempfile::Builder::new().prefix("pgnkit-").tempdir()?),
                 };
                 // Named by their place among the inputs: `<bytes 3>` is the third.
                 let n = index + 1;

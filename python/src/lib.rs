@@ -109,20 +109,15 @@ impl RecordStream {
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let _ = requested_schema;
-        let schema = with_records(self, py, |r| {
-            if r.is_done() {
-                Err(Failure::Run(String::new()))
-            } else {
-                r.schema()
-            }
-        })
-        .map_err(|e| {
-            if e.value(py).to_string().is_empty() {
-                consumed(&self.what)
-            } else {
-                e
-            }
-        })?;
+        let unread = self
+            .records
+            .try_lock()
+            .map(|r| r.as_ref().is_some_and(|r| !r.is_done()))
+            .unwrap_or(true);
+        if !unread {
+            return Err(consumed(&self.what));
+        }
+        let schema = with_records(self, py, Records::schema)?;
         let records = self
             .records
             .lock()
@@ -326,7 +321,9 @@ fn args(list: &[&str]) -> Vec<OsString> {
 fn threads_arg(argv: &mut Vec<OsString>, threads: Option<u16>) -> PyResult<()> {
     if let Some(n) = threads {
         if n == 0 {
-            return Err(PyValueError::new_err("threads: give 1 or more (None: every core)"));
+            return Err(PyValueError::new_err(
+                "threads: give 1 or more (None: every core)",
+            ));
         }
         argv.extend(args(&["--threads", &n.to_string()]));
     }
@@ -391,7 +388,14 @@ fn annotate_outcome(
     threads: Option<u16>,
 ) -> PyResult<RecordStream> {
     let inputs = Inputs::from_args(paths)?;
-    let mut argv = args(&["annotate-outcome", "--quiet", "--format", "arrow", "--rules", rules]);
+    let mut argv = args(&[
+        "annotate-outcome",
+        "--quiet",
+        "--format",
+        "arrow",
+        "--rules",
+        rules,
+    ]);
     threads_arg(&mut argv, threads)?;
     let tags = names(tags, "tags")?;
     if !tags.is_empty() {
@@ -506,7 +510,9 @@ fn _run(py: Python<'_>, argv: Vec<OsString>) -> PyResult<(u8, Vec<u8>, Option<St
             }
             pgnkit::cli::Command::Convert(a) => pgnkit::cmd::convert::run(a, &mut out),
             pgnkit::cli::Command::Perft(a) => pgnkit::cmd::perft::run(a, &mut out),
-            _ => Err(pgnkit::Error::usage("_run runs validate, annotate-outcome, convert and perft")),
+            _ => Err(pgnkit::Error::usage(
+                "_run runs validate, annotate-outcome, convert and perft",
+            )),
         };
         match result {
             Ok(status) => {
@@ -535,6 +541,9 @@ fn _pgnkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(positions, m)?)?;
     m.add_function(wrap_pyfunction!(perft, m)?)?;
     m.add_function(wrap_pyfunction!(_run, m)?)?;
-    m.add("PERFT_COLUMNS", perft_rows::COLUMNS.map(|(name, ..)| name).to_vec())?;
+    m.add(
+        "PERFT_COLUMNS",
+        perft_rows::COLUMNS.map(|(name, ..)| name).to_vec(),
+    )?;
     Ok(())
 }

@@ -33,9 +33,9 @@ pub fn schema() -> SchemaRef {
     let fields: Vec<Field> = COLUMNS
         .iter()
         .map(|(name, ty, nullable, doc)| {
-            Field::new(*name, ty.clone(), *nullable).with_metadata(
-                std::collections::HashMap::from([("doc".to_owned(), (*doc).to_owned())]),
-            )
+            Field::new(*name, ty.clone(), *nullable).with_metadata(std::collections::HashMap::from(
+                [("doc".to_owned(), (*doc).to_owned())],
+            ))
         })
         .collect();
     Arc::new(Schema::new(fields))

@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use pyo3::prelude::*;
 
 use arrow_array::cast::AsArray;
-use arrow_array::{Array, ArrayRef, MapArray, RecordBatch, RecordBatchReader, StringArray, StructArray};
+use arrow_array::{
+    Array, ArrayRef, MapArray, RecordBatch, RecordBatchReader, StringArray, StructArray,
+};
 use arrow_ipc::reader::StreamReader;
 use arrow_schema::{ArrowError, SchemaRef};
 use pgnkit::embed::Tap;
@@ -293,22 +295,23 @@ impl Records {
         let schema = batch.schema();
         let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
         for (i, field) in schema.fields().iter().enumerate() {
-            if field.name() == "file" && !self.spec.labels.is_empty() {
-                if let Some(files) = columns[i].as_string_opt::<i32>() {
-                    let renamed: StringArray = files
-                        .iter()
-                        .map(|f| {
-                            f.map(|f| {
-                                self.spec
-                                    .labels
-                                    .iter()
-                                    .find(|(path, _)| path == f)
-                                    .map_or(f, |(_, label)| label.as_str())
-                            })
+            if field.name() == "file"
+                && !self.spec.labels.is_empty()
+                && let Some(files) = columns[i].as_string_opt::<i32>()
+            {
+                let renamed: StringArray = files
+                    .iter()
+                    .map(|f| {
+                        f.map(|f| {
+                            self.spec
+                                .labels
+                                .iter()
+                                .find(|(path, _)| path == f)
+                                .map_or(f, |(_, label)| label.as_str())
                         })
-                        .collect();
-                    columns[i] = Arc::new(renamed);
-                }
+                    })
+                    .collect();
+                columns[i] = Arc::new(renamed);
             }
             if field.name() == "tags"
                 && let Some(keep) = &self.spec.keep_tags
@@ -358,13 +361,16 @@ fn keep_tags(map: &MapArray, keep: &HashSet<String>) -> Result<MapArray, ArrowEr
                 new_values.push(values.is_valid(e).then(|| values.value(e)));
             }
         }
-        offsets.push(i32::try_from(new_keys.len()).map_err(|e| ArrowError::ExternalError(e.into()))?);
+        offsets
+            .push(i32::try_from(new_keys.len()).map_err(|e| ArrowError::ExternalError(e.into()))?);
     }
     let arrow_schema::DataType::Map(field, ordered) = map.data_type() else {
         return Err(ArrowError::SchemaError("tags is not a map".to_owned()));
     };
     let arrow_schema::DataType::Struct(fields) = field.data_type() else {
-        return Err(ArrowError::SchemaError("tags' entries are not a struct".to_owned()));
+        return Err(ArrowError::SchemaError(
+            "tags' entries are not a struct".to_owned(),
+        ));
     };
     let columns: Vec<ArrayRef> = vec![
         Arc::new(StringArray::from(new_keys)),

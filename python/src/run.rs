@@ -45,8 +45,8 @@ pub fn spawn(job: Job, inputs: Option<Inputs>) -> std::io::Result<ChannelReader>
         .name("pgnkit-run".to_owned())
         .spawn(move || {
             let mut out = ChannelWriter::new(tx);
-            let result = catch_unwind(AssertUnwindSafe(|| run(&job, &mut out)))
-                .unwrap_or_else(|_| {
+            let result =
+                catch_unwind(AssertUnwindSafe(|| run(&job, &mut out))).unwrap_or_else(|_| {
                     Err(Error::internal(std::io::Error::other(
                         "the run panicked (a bug; its message is on standard error)",
                     )))
