@@ -381,7 +381,7 @@ fn short_help(command: &str) -> String {
 #[derive(Debug, Clone, Args)]
 pub struct SchemaArgs {
     /// A subcommand (`validate`, `annotate-outcome`, `convert`) or a record
-    /// kind (`finding`, `outcome`, `game`, `move`, `error`).
+    /// kind (`finding`, `outcome`, `game`, `position`, `move`, `error`).
     #[arg(value_name = "RECORD")]
     pub record: Option<String>,
     /// One JSON object per record kind, on one line each.
@@ -420,6 +420,8 @@ pub struct MergeArgs {
 pub enum MergeFormat {
     Csv,
     Jsonl,
+    Parquet,
+    Arrow,
 }
 
 /// Where games come from and where the product goes: shared by every

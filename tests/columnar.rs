@@ -311,3 +311,57 @@ fn flags_of_other_formats_are_refused() {
     }
     assert!(!Path::new("x.parquet").exists());
 }
+
+#[test]
+fn position_records_are_the_fen_lines_and_the_moves() {
+    let corpus = fixture("corpus");
+    let corpus = corpus.to_str().unwrap();
+    let fens = run(
+        &["convert", "-q", "--to", "fen", "--positions", "all", corpus],
+        None,
+    );
+    let ucis = run(&["convert", "-q", "--to", "uci", corpus], None);
+    let out = run(
+        &[
+            "convert",
+            "-q",
+            "--to",
+            "arrow",
+            "--positions",
+            "all",
+            corpus,
+        ],
+        None,
+    );
+    assert_eq!(code(&out), code(&fens), "{}", stderr(&out));
+    let fens = stdout(&fens);
+    let fens: Vec<&str> = fens.lines().collect();
+    let games: Vec<Vec<String>> = stdout(&ucis)
+        .lines()
+        .map(|l| {
+            l.split(' ')
+                .filter(|m| !m.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .collect();
+    let batches = read_stream(&out.stdout);
+    let mut at = 0;
+    for b in &batches {
+        let col = |name: &str| b.column_by_name(name).unwrap().clone();
+        let (game, ply, fen, uci) = (col("game"), col("ply"), col("fen"), col("uci"));
+        for r in 0..b.num_rows() {
+            assert_eq!(text(fen.as_ref(), r), fens[at], "position {at}");
+            let g: usize = text(game.as_ref(), r).parse().unwrap();
+            let p: usize = text(ply.as_ref(), r).parse().unwrap();
+            let expected = p
+                .checked_sub(1)
+                .map(|i| games[g - 1][i].clone())
+                .unwrap_or_default();
+            assert_eq!(text(uci.as_ref(), r), expected, "game {g} ply {p}");
+            at += 1;
+        }
+    }
+    assert_eq!(at, fens.len());
+    assert!(at > 100_000);
+}

@@ -466,7 +466,7 @@ fn shards_of_other_commands_flags_or_formats_are_refused_and_headerless_ones_mer
     );
     refused(
         &merge(dir.path(), &[], &t),
-        "merge reads CSV and JSON Lines",
+        "merge reads CSV, JSON Lines, Parquet and Arrow",
         "text shards",
     );
     // Shards without their header merge, and renumber, like the others;
@@ -807,7 +807,7 @@ fn random_tilings_merge_into_one_run() {
     let dir = tempfile::tempdir().unwrap();
     let (input, inside) = corpus(dir.path());
     let len = std::fs::metadata(&input).unwrap().len();
-    let configs: [(&[&str], &[&str]); 6] = [
+    let configs: [(&[&str], &[&str]); 10] = [
         (&["validate", "-f", "csv"], &[]),
         (&["validate", "-f", "jsonl"], &["-f", "jsonl"]),
         (&["annotate-outcome", "-f", "csv"], &[]),
@@ -817,6 +817,15 @@ fn random_tilings_merge_into_one_run() {
             &[],
         ),
         (&["convert", "--to", "jsonl"], &["-f", "jsonl"]),
+        // Columnar shards: merged row by row into the batches and row
+        // groups one run writes, so the bytes are one run's.
+        (&["validate", "-f", "parquet"], &["-f", "parquet"]),
+        (&["annotate-outcome", "-f", "arrow"], &["-f", "arrow"]),
+        (&["convert", "--to", "parquet"], &["-f", "parquet"]),
+        (
+            &["convert", "--to", "parquet", "--positions", "all"],
+            &["-f", "parquet"],
+        ),
     ];
     let plans_per_config = 40;
     let threads = 2;
@@ -827,7 +836,11 @@ fn random_tilings_merge_into_one_run() {
             scope.spawn(move || {
                 let mut rng = Rng(seed.wrapping_add(t as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
                 for (c, (args, extra)) in configs.iter().enumerate() {
+                    let columnar = extra.iter().any(|f| *f == "parquet" || *f == "arrow");
                     for headed in [true, false] {
+                        if columnar && !headed {
+                            continue;
+                        }
                         let mut shard_args = args.to_vec();
                         if !headed {
                             shard_args.push("--no-header");
@@ -995,5 +1008,79 @@ fn an_interrupted_run_leaves_no_part_files() {
         );
         assert_eq!(parts(), 0, "{signal}: temporary files left");
         assert_eq!(std::fs::read(&report).unwrap(), b"old");
+    }
+}
+
+/// A columnar shard is read back as untrusted input too: one replaced by a
+/// Parquet file of other columns (or an Arrow stream where Parquet is
+/// recorded), its statistics rewritten to match, is refused, and the old
+/// output stays.
+#[test]
+fn a_columnar_shard_that_is_not_pgnkits_records_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, bounds) = three(dir.path());
+    let args = ["validate", "-f", "parquet"];
+    let shards = make_shards(
+        dir.path(),
+        dir.path(),
+        "v",
+        &args,
+        input.as_os_str(),
+        &bounds,
+    );
+    let good = merge(dir.path(), &["-f", "parquet"], &shards);
+    assert_eq!(code(&good), 0, "{}", stderr(&good));
+    assert_eq!(good.stdout, one_run(dir.path(), &args, input.as_os_str()));
+    // The same bytes' shape from another subcommand: annotate-outcome's
+    // Parquet, passed off as validate's.
+    let other = dir.path().join("other");
+    let out = run_in(
+        dir.path(),
+        &[
+            os("annotate-outcome"),
+            os("-q"),
+            os("-f"),
+            os("parquet"),
+            os("-o"),
+            other.as_os_str(),
+            input.as_os_str(),
+        ],
+    );
+    assert!(matches!(code(&out), 0 | 1), "{}", stderr(&out));
+    let arrow = run_in(
+        dir.path(),
+        &[
+            os("validate"),
+            os("-q"),
+            os("-f"),
+            os("arrow"),
+            input.as_os_str(),
+        ],
+    )
+    .stdout;
+    let target = dir.path().join("merged.parquet");
+    std::fs::write(&target, b"old").unwrap();
+    for (bytes, says) in [
+        (
+            std::fs::read(&other).unwrap(),
+            "not pgnkit's parquet records",
+        ),
+        (arrow, "not Parquet"),
+    ] {
+        std::fs::write(&shards[1], &bytes).unwrap();
+        edit_stats(&shards[1], |s| {
+            let mut d = pgnkit::output::stats::Digest::default();
+            d.update(&bytes);
+            s.output.bytes = d.len();
+            s.output.digest = d.hex();
+        });
+        let out = merge(
+            dir.path(),
+            &["-f", "parquet", "-o", target.to_str().unwrap()],
+            &shards,
+        );
+        assert_eq!(code(&out), 2, "{}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{says}: {}", stderr(&out));
+        assert_eq!(std::fs::read(&target).unwrap(), b"old");
     }
 }

@@ -39,7 +39,10 @@ fn schema_subcommand_prints_every_kind() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let names: Vec<&str> = kinds.iter().map(|k| k["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["finding", "outcome", "game", "move", "error"]);
+    assert_eq!(
+        names,
+        ["finding", "outcome", "game", "position", "move", "error"]
+    );
     for (kind, s) in kinds.iter().zip(schema::ALL) {
         let columns: Vec<&str> = kind["columns"]
             .as_array()
@@ -403,6 +406,11 @@ fn each_column_name_is_one_literal_in_src() {
             "the UCI keyword `moves` (input and convert line readers)",
         ),
         ("tags", 2, "a word of a validate message (`tags are`)"),
+        (
+            "fen",
+            3,
+            "a word of UCI's `position fen … moves` (lines.rs)",
+        ),
         (
             "date",
             7,

@@ -19,8 +19,9 @@ use crate::input::error::chain;
 use crate::input::lines::{Line, LineFormat};
 use crate::output::columnar::{Columnar, ColumnarSink};
 use crate::output::convert::{
-    CsvColumns, CsvRecord, DroppedTags, epd_records, is_fixed_column, jsonl_head, write_columnar,
-    write_epd, write_fens, write_jsonl, write_lan, write_pgn, write_san, write_uci,
+    CsvColumns, CsvRecord, DroppedTags, PositionRow, epd_records, is_fixed_column, jsonl_head,
+    position_rows, write_columnar, write_epd, write_fens, write_jsonl, write_lan, write_pgn,
+    write_position, write_san, write_uci,
 };
 use crate::output::diag;
 use crate::output::pgn::Keep;
@@ -30,6 +31,7 @@ use crate::rules::finding::Finding;
 use crate::rules::movetext::damage;
 use crate::schema::finding::FindingPlace;
 use crate::schema::game::GAME;
+use crate::schema::position::POSITION;
 use crate::stream::{Event, GameCtx, InputFormat, Spooled};
 use crate::tasks::convert::lines::{
     game_from_fen_line, game_from_position_line, game_from_uci_line,
@@ -94,10 +96,18 @@ fn settings(args: &ConvertArgs) -> Result<Settings, Error> {
         )));
     }
     if args.positions == Positions::All
-        && !matches!(args.to, ConvertFormat::Fen | ConvertFormat::Epd)
+        && !matches!(
+            args.to,
+            ConvertFormat::Fen | ConvertFormat::Epd | ConvertFormat::Parquet | ConvertFormat::Arrow
+        )
     {
         return Err(Error::usage(
-            "--positions all applies to --to fen and --to epd only",
+            "--positions all applies to --to fen, epd, parquet and arrow only",
+        ));
+    }
+    if args.positions == Positions::All && args.san {
+        return Err(Error::usage(
+            "--san applies to game records; position records always have `san`",
         ));
     }
     let notes = matches!(args.to, ConvertFormat::Pgn | ConvertFormat::Jsonl);
@@ -118,6 +128,7 @@ fn settings(args: &ConvertArgs) -> Result<Settings, Error> {
             san_list: args.san,
             options: ConvertOptions {
                 san: args.san
+                    || (columnar.is_some() && args.positions == Positions::All)
                     || matches!(
                         args.to,
                         ConvertFormat::Pgn
@@ -154,6 +165,8 @@ enum RenderedGame {
     /// source line of a record line, else the game's number in the run.
     Epd(Vec<(usize, String)>),
     Csv(Box<CsvRecord>),
+    /// Position records (`--positions all` in a columnar format).
+    Positions(Vec<PositionRow>),
 }
 
 /// The findings of one game, with the names to report them.
@@ -201,6 +214,11 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
             // and lines match the input's games: its tags and error without
             // moves (issue 22). PGN and positions have nothing to write.
             body: match settings.format {
+                // No positions for a game that cannot be replayed, as in
+                // --to fen.
+                ConvertFormat::Parquet | ConvertFormat::Arrow if settings.positions_all => {
+                    RenderedGame::None
+                }
                 ConvertFormat::Csv | ConvertFormat::Parquet | ConvertFormat::Arrow => {
                     RenderedGame::Csv(Box::new(CsvRecord::left_out(game)))
                 }
@@ -224,6 +242,9 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
         RenderedGame::Bytes(out)
     };
     let body = match settings.format {
+        ConvertFormat::Parquet | ConvertFormat::Arrow if settings.positions_all => {
+            RenderedGame::Positions(position_rows(game))
+        }
         ConvertFormat::Uci => bytes(write_uci),
         ConvertFormat::San => bytes(write_san),
         ConvertFormat::Lan => bytes(write_lan),
@@ -324,6 +345,7 @@ impl Writer<'_> {
         self.records += match &out.body {
             RenderedGame::None => 0,
             RenderedGame::Epd(records) => records.len() as u64,
+            RenderedGame::Positions(rows) => rows.len() as u64,
             RenderedGame::Bytes(_) | RenderedGame::Csv(_) => 1,
         };
         match out.body {
@@ -354,6 +376,16 @@ impl Writer<'_> {
                 }
             }
             RenderedGame::Csv(record) => self.csv_record(ctx, *record).map_err(failed)?,
+            RenderedGame::Positions(rows) => {
+                if let Some(sink) = self.sink.as_mut() {
+                    // A batch is cut after exactly its rows, whatever the
+                    // games: so merged shards make one run's batches.
+                    for p in &rows {
+                        write_position(p, (ctx.file, ctx.game, ctx.offset), sink.rows());
+                        sink.flush_full(&mut self.out).map_err(failed)?;
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -471,6 +503,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Err
     };
     let failed = streaming.write_error(PRODUCT_NAME);
     let sink = match columnar_format(settings.format) {
+        Some(c) if settings.positions_all => Some(streaming.columnar(c, &POSITION)?),
         Some(c) => Some(streaming.columnar(c, &GAME)?),
         None => None,
     };
@@ -543,6 +576,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Err
     }
     let what = match settings.format {
         _ if settings.keep_invalid => "written up to their last legal move",
+        ConvertFormat::Parquet | ConvertFormat::Arrow if settings.positions_all => "left out",
         ConvertFormat::Csv
         | ConvertFormat::Jsonl
         | ConvertFormat::Parquet

@@ -35,8 +35,14 @@ use anyhow::{Context, bail};
 use crate::cli::MergeArgs;
 use crate::error::{Error, ErrorKind};
 use crate::exit::ExitStatus;
+use crate::output::columnar::Columnar;
 use crate::output::stats::{Digest, RunStats, path_from_hex};
 use crate::schema;
+use crate::schema::arrow::ArrowRows;
+use arrow_array::cast::AsArray;
+use arrow_array::types::UInt64Type;
+use arrow_array::{RecordBatch, StringArray, UInt64Array};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use super::identity;
 use crate::output::{atomic, diag, write_csv_record};
@@ -105,9 +111,9 @@ fn read_shard(output: &Path) -> Result<Shard, Error> {
             stats.command
         )));
     }
-    if !matches!(stats.format.as_str(), "csv" | "jsonl") {
+    if !matches!(stats.format.as_str(), "csv" | "jsonl" | "parquet" | "arrow") {
         return Err(refuse(format!(
-            "its shard is {} output; merge reads CSV and JSON Lines",
+            "its shard is {} output; merge reads CSV, JSON Lines, Parquet and Arrow",
             stats.format
         )));
     }
@@ -296,8 +302,8 @@ fn verify(shard: &Shard) -> anyhow::Result<()> {
     }
     let file = File::open(&shard.output).with_context(|| format!("cannot open {name}"))?;
     let mut records = 0u64;
-    let mut count = |_: Record<'_>| {
-        records += 1;
+    let mut count = |r: Record<'_>| {
+        records += r.len();
         Ok(())
     };
     each_record(shard, file, &mut count)?;
@@ -314,6 +320,107 @@ fn verify(shard: &Shard) -> anyhow::Result<()> {
 enum Record<'r> {
     Json(&'r [u8]),
     Csv(&'r csv::ByteRecord),
+    /// A batch of a Parquet or Arrow shard, its columns checked.
+    Batch(&'r RecordBatch),
+}
+
+impl Record<'_> {
+    /// The records it holds.
+    fn len(&self) -> u64 {
+        match self {
+            Record::Batch(b) => b.num_rows() as u64,
+            _ => 1,
+        }
+    }
+}
+
+/// Whether a shard's format is columnar, and which.
+fn columnar(format: &str) -> Option<Columnar> {
+    match format {
+        "parquet" => Some(Columnar::Parquet),
+        "arrow" => Some(Columnar::Arrow),
+        _ => None,
+    }
+}
+
+/// The record kind of a columnar shard of `stats`.
+fn columnar_schema(stats: &RunStats) -> &'static schema::Schema {
+    let positions = stats
+        .options
+        .windows(2)
+        .any(|w| w[0] == "--positions" && w[1] == "all");
+    if stats.command == "convert" && positions {
+        return &schema::position::POSITION;
+    }
+    schema::of_command(&stats.command).unwrap_or(&schema::game::GAME)
+}
+
+/// The batches of a columnar shard, each checked to have the record's
+/// columns.
+fn each_batch(
+    shard: &Shard,
+    format: Columnar,
+    file: File,
+    record: &mut dyn FnMut(Record<'_>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let name = shard.output.display();
+    let rows = ArrowRows::new(columnar_schema(&shard.stats));
+    let batches: Box<dyn Iterator<Item = Result<RecordBatch, arrow_schema::ArrowError>>> =
+        match format {
+            Columnar::Parquet => Box::new(
+                ParquetRecordBatchReaderBuilder::try_new(file)
+                    .with_context(|| format!("{name}: not Parquet"))?
+                    .with_batch_size(crate::output::columnar::BATCH_ROWS)
+                    .build()
+                    .with_context(|| format!("{name}: not Parquet"))?,
+            ),
+            Columnar::Arrow => Box::new(
+                arrow_ipc::reader::StreamReader::try_new(BufReader::new(file), None)
+                    .with_context(|| format!("{name}: not an Arrow IPC stream"))?,
+            ),
+        };
+    for batch in batches {
+        let batch = batch.with_context(|| format!("{name}: cannot read a batch"))?;
+        rows.check_columns(&batch)
+            .map_err(|e| anyhow::anyhow!("{name}: not pgnkit's {} records: {e}", format.name()))?;
+        record(Record::Batch(&batch))?;
+    }
+    Ok(())
+}
+
+/// `batch` with `by` added to its `column` (`game`, `line`).
+fn shift_column(batch: RecordBatch, column: &str, by: u64) -> anyhow::Result<RecordBatch> {
+    let Ok(at) = batch.schema_ref().index_of(column) else {
+        return Ok(batch);
+    };
+    if by == 0 {
+        return Ok(batch);
+    }
+    let values = batch
+        .column(at)
+        .as_primitive_opt::<UInt64Type>()
+        .with_context(|| format!("`{column}` is not an unsigned integer"))?;
+    let shifted = values
+        .iter()
+        .map(|v| {
+            v.map(|v| {
+                v.checked_add(by)
+                    .with_context(|| format!("`{column}` {v} cannot be shifted by {by}"))
+            })
+            .transpose()
+        })
+        .collect::<anyhow::Result<UInt64Array>>()?;
+    let mut columns = batch.columns().to_vec();
+    columns[at] = Arc::new(shifted);
+    Ok(RecordBatch::try_new(batch.schema(), columns)?)
+}
+
+/// `batch` with every `file` value `file`.
+fn rename_file(batch: RecordBatch, file: &str) -> anyhow::Result<RecordBatch> {
+    let at = batch.schema_ref().index_of(schema::common::FILE.name)?;
+    let mut columns = batch.columns().to_vec();
+    columns[at] = Arc::new(StringArray::from(vec![file; batch.num_rows()]));
+    Ok(RecordBatch::try_new(batch.schema(), columns)?)
 }
 
 /// Calls `record` with every record of a shard, checking the shape of
@@ -324,6 +431,9 @@ fn each_record(
     record: &mut dyn FnMut(Record<'_>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let name = shard.output.display();
+    if let Some(format) = columnar(&shard.stats.format) {
+        return each_batch(shard, format, file, record);
+    }
     let reader = BufReader::with_capacity(1 << 16, file);
     if shard.stats.format == "jsonl" {
         for line in reader.split(b'\n') {
@@ -708,6 +818,17 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> Result<Exi
         _ => Box::new(stdout),
     };
     let first = &shards[0].stats;
+    let mut sink = match columnar(&first.format) {
+        Some(format) => {
+            crate::output::columnar::refuse_terminal(format, to == Path::new("-"))
+                .map_err(Error::usage)?;
+            Some(
+                crate::output::columnar::ColumnarSink::new(format, columnar_schema(first))
+                    .map_err(Error::internal)?,
+            )
+        }
+        None => None,
+    };
     if first.format == "csv" && !args.no_header {
         write_csv_record(&mut out, first.columns.iter().flatten()).map_err(write_failed)?;
     }
@@ -742,6 +863,23 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> Result<Exi
                     step.file.as_deref(),
                     to,
                 ),
+                Record::Batch(batch) => {
+                    let mut batch = shift_column(batch.clone(), schema::common::GAME.name, games)?;
+                    batch = shift_column(batch, schema::finding::LINE.name, lines)?;
+                    if let Some(file) = &step.file {
+                        batch = rename_file(batch, file)?;
+                    }
+                    let Some(sink) = sink.as_mut() else {
+                        bail!("a batch in a text merge");
+                    };
+                    for row in 0..batch.num_rows() {
+                        sink.rows()
+                            .push_from(&batch, row)
+                            .map_err(|e| anyhow::anyhow!(e))?;
+                        sink.flush_full(&mut out).map_err(write_failed)?;
+                    }
+                    Ok(())
+                }
                 Record::Csv(row) => {
                     let mut fields: Vec<std::borrow::Cow<'_, [u8]>> =
                         row.iter().map(std::borrow::Cow::Borrowed).collect();
@@ -758,6 +896,9 @@ pub fn merge(args: &MergeArgs, stdout: &mut dyn Write, exe: &Path) -> Result<Exi
             }
         };
         each_record(shard, file, &mut copy).map_err(about(&shard.output))?;
+    }
+    if let Some(sink) = sink {
+        sink.finish(&mut out).map_err(write_failed)?;
     }
     out.flush().map_err(write_failed)?;
     drop(out);

@@ -46,12 +46,16 @@ pub fn run(args: &SchemaArgs, out: &mut dyn Write) -> Result<ExitStatus, Error> 
     Ok(ExitStatus::Ok)
 }
 
-/// The text form: the kind, its CSV and JSON Lines columns, then one
+/// The text form: the kind, its CSV, JSON Lines and columnar columns, then one
 /// line per column.
 fn describe(s: &Schema) -> String {
     let width = s.columns.iter().map(|c| c.name.len()).max().unwrap_or(0);
     let mut text = format!("{}: {}\n", s.name, s.doc);
-    for (label, format) in [("csv", Format::Csv), ("jsonl", Format::Jsonl)] {
+    for (label, format) in [
+        ("csv", Format::Csv),
+        ("jsonl", Format::Jsonl),
+        ("arrow", Format::Arrow),
+    ] {
         let names = s.names_in(format);
         if !names.is_empty() {
             text.push_str(&format!("  {label}: {}\n", names.join(",")));

@@ -473,14 +473,61 @@ pub fn write_columnar(r: &CsvRecord, rows: &mut ArrowRows) {
     );
     row.word(Some(r.result.as_str()));
     row.uint(r.plies.map(|p| p as u64));
-    fn list(text: Option<&str>) -> Option<impl Iterator<Item = &str>> {
-        text.map(|t| t.split(' ').filter(|m| !m.is_empty()))
-    }
-    row.strs(list(r.uci.as_deref()));
-    row.strs(list(r.san.as_deref()));
+    row.spaced(r.uci.as_deref());
+    row.spaced(r.san.as_deref());
     row.opt_str(r.final_fen.as_deref());
     row.error(r.error.as_ref());
     row.word(r.error.as_ref().map(|e| e.code.as_str()));
+    row.finish();
+}
+
+/// One position of a game's main line, for the columnar `position` record.
+#[derive(Debug, Clone)]
+pub struct PositionRow {
+    pub ply: u32,
+    pub fen: String,
+    /// The move that led to it (none for the start position).
+    pub uci: Option<String>,
+    pub san: Option<String>,
+}
+
+/// Every position of the main line, the start first; none when the
+/// game's setup failed.
+pub fn position_rows(game: &ConvertedGame) -> Vec<PositionRow> {
+    let mode = game.mode();
+    let mut rows = Vec::with_capacity(game.plies.len() + 1);
+    for (i, pos) in game.positions().enumerate() {
+        let ply = i.checked_sub(1).map(|p| &game.plies[p]);
+        let text = |f: &dyn Fn(&mut Vec<u8>)| {
+            let mut b = Vec::with_capacity(8);
+            f(&mut b);
+            String::from_utf8_lossy(&b).into_owned()
+        };
+        rows.push(PositionRow {
+            ply: u32::try_from(i).unwrap_or(u32::MAX),
+            fen: fen(&pos, mode),
+            uci: ply.map(|p| text(&|b| uci(p.mv, mode).append_ascii_to(b))),
+            san: ply.map(|p| text(&|b| append_san(&p.san, b))),
+        });
+    }
+    rows
+}
+
+/// Adds one position of the game at `place` to `rows`
+/// ([`crate::schema::position::POSITION`]).
+pub fn write_position(
+    p: &PositionRow,
+    (file, game, offset): (&str, u64, Option<u64>),
+    rows: &mut ArrowRows,
+) {
+    let mut row = rows.row();
+    row.str(file);
+    row.uint(Some(game));
+    row.uint(offset);
+    row.uint(Some(u64::from(p.ply)));
+    row.str(&p.fen);
+    row.opt_str(p.uci.as_deref());
+    row.opt_str(p.san.as_deref());
     row.finish();
 }
 

@@ -15,12 +15,17 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    ArrayBuilder, BooleanBuilder, Date32Builder, Int32Builder, ListBuilder, MapBuilder,
-    StringBuilder, Time32MillisecondBuilder, UInt8Builder, UInt32Builder, UInt64Builder,
+    ArrayBuilder, BooleanBuilder, Date32Builder, Int32Builder, MapBuilder, StringBuilder,
+    Time32MillisecondBuilder, UInt8Builder, UInt32Builder, UInt64Builder,
 };
-use arrow_array::types::Int32Type;
-use arrow_array::{ArrayRef, DictionaryArray, RecordBatch, StringArray, StructArray};
-use arrow_buffer::NullBufferBuilder;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Date32Type, Int32Type, Time32MillisecondType, UInt8Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{
+    Array, ArrayRef, DictionaryArray, ListArray, RecordBatch, StringArray, StructArray,
+};
+use arrow_buffer::{Buffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Fields, SchemaRef};
 
 use super::finding::{ERROR, ErrorCell};
@@ -72,6 +77,8 @@ pub fn arrow_schema(schema: &Schema) -> SchemaRef {
 }
 
 /// The values of one column of a batch being gathered.
+// One per column of a batch: their sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 enum Builder {
     Bool(BooleanBuilder),
     UInt8(UInt8Builder),
@@ -85,7 +92,7 @@ enum Builder {
         index: HashMap<&'static str, i32>,
     },
     /// A list of strings.
-    Words(ListBuilder<StringBuilder>),
+    Words(Words),
     Map(MapBuilder<StringBuilder, StringBuilder>),
     Struct {
         fields: Fields,
@@ -124,7 +131,7 @@ impl Builder {
                     index,
                 }
             }
-            Type::List(Type::Str) => Builder::Words(ListBuilder::new(StringBuilder::new())),
+            Type::List(Type::Str) => Builder::Words(Words::default()),
             Type::List(other) => panic!("no columnar list of {}", other.name()),
             Type::Map => Builder::Map(MapBuilder::new(
                 None,
@@ -158,7 +165,7 @@ impl Builder {
             Builder::UInt64(b) => b.append_null(),
             Builder::Str(b) => b.append_null(),
             Builder::Word { keys, .. } => keys.append_null(),
-            Builder::Words(b) => b.append(false),
+            Builder::Words(b) => b.end(false),
             Builder::Map(b) => {
                 // A map builder appends a null map only after its (no) entries.
                 let _ = b.append(false);
@@ -216,7 +223,7 @@ impl Builder {
                 keys.finish(),
                 Arc::clone(words),
             )?),
-            Builder::Words(b) => Arc::new(b.finish()),
+            Builder::Words(b) => b.finish()?,
             Builder::Map(b) => Arc::new(b.finish()),
             Builder::Struct {
                 fields,
@@ -253,6 +260,77 @@ impl Builder {
             Builder::Date(b) => b.len(),
             Builder::Time(b) => b.len(),
         }
+    }
+}
+
+/// A list-of-strings column gathered in plain buffers (the builders of
+/// arrow-rs cost twice as much per move of `uci`).
+struct Words {
+    /// The strings' bytes, one after another.
+    bytes: Vec<u8>,
+    /// Where each string ends in `bytes` (after a leading 0).
+    ends: Vec<usize>,
+    /// Where each list ends in `ends` (after a leading 0).
+    lists: Vec<usize>,
+    valid: NullBufferBuilder,
+}
+
+impl Default for Words {
+    fn default() -> Words {
+        Words {
+            bytes: Vec::new(),
+            ends: vec![0],
+            lists: vec![0],
+            valid: NullBufferBuilder::new(0),
+        }
+    }
+}
+
+impl Words {
+    /// Adds a string to the list being made.
+    fn push(&mut self, text: &[u8]) {
+        self.bytes.extend_from_slice(text);
+        self.close_item();
+    }
+
+    /// The string appended to `bytes` since the last one is one item.
+    fn close_item(&mut self) {
+        self.ends.push(self.bytes.len());
+    }
+
+    /// Ends the list being made (a null when not `valid`).
+    fn end(&mut self, valid: bool) {
+        self.lists.push(self.ends.len() - 1);
+        self.valid.append(valid);
+    }
+
+    fn len(&self) -> usize {
+        self.lists.len() - 1
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        let Words {
+            bytes,
+            ends,
+            lists,
+            valid,
+        } = std::mem::take(self);
+        let offsets = |v: Vec<usize>| -> Result<OffsetBuffer<i32>, ArrowError> {
+            let v = v
+                .into_iter()
+                .map(i32::try_from)
+                .collect::<Result<Vec<i32>, _>>()
+                .map_err(|_| ArrowError::ComputeError("a batch of over 2 GiB of moves".into()))?;
+            Ok(OffsetBuffer::new(ScalarBuffer::from(v)))
+        };
+        let mut valid = valid;
+        let values = StringArray::try_new(offsets(ends)?, Buffer::from_vec(bytes), None)?;
+        Ok(Arc::new(ListArray::try_new(
+            Arc::new(Field::new_list_field(DataType::Utf8, true)),
+            offsets(lists)?,
+            Arc::new(values),
+            valid.finish(),
+        )?))
     }
 }
 
@@ -324,6 +402,198 @@ impl ArrowRows {
     }
 }
 
+impl ArrowRows {
+    /// Checks that `batch` has this schema's columns, by name and in
+    /// order (another run's output is read back: `pgnkit merge`).
+    ///
+    /// # Errors
+    ///
+    /// Naming the first column that differs.
+    pub fn check_columns(&self, batch: &RecordBatch) -> Result<(), String> {
+        let theirs: Vec<&str> = batch
+            .schema_ref()
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect();
+        let ours: Vec<&str> = self
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect();
+        if theirs != ours {
+            let at = ours.iter().zip(&theirs).position(|(a, b)| a != b);
+            return Err(match at {
+                Some(i) => format!(
+                    "column {} is `{}` where pgnkit writes `{}`",
+                    i + 1,
+                    theirs[i],
+                    ours[i]
+                ),
+                None => format!(
+                    "{} columns where pgnkit writes {}",
+                    theirs.len(),
+                    ours.len()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Appends row `row` of `batch` (checked with
+    /// [`ArrowRows::check_columns`]) as a record, value by value, so that
+    /// what is written is this schema's exact form whatever the reader
+    /// made of it (dictionaries, for one).
+    ///
+    /// # Errors
+    ///
+    /// A value of the wrong type, or a word outside its vocabulary.
+    pub fn push_from(&mut self, batch: &RecordBatch, row: usize) -> Result<(), String> {
+        for ((builder, column), field) in self
+            .builders
+            .iter_mut()
+            .zip(batch.columns())
+            .zip(self.schema.fields())
+        {
+            if column.is_null(row) && !field.is_nullable() {
+                return Err(format!(
+                    "column `{}`: a null where pgnkit writes none",
+                    field.name()
+                ));
+            }
+            builder
+                .copy(column.as_ref(), row)
+                .map_err(|e| format!("column `{}`: {e}", field.name()))?;
+        }
+        self.rows += 1;
+        Ok(())
+    }
+}
+
+/// The text of a string or dictionary-of-strings value.
+fn text_of(array: &dyn Array, row: usize) -> Result<&str, String> {
+    if let Some(s) = array.as_string_opt::<i32>() {
+        return Ok(s.value(row));
+    }
+    if let Some(d) = array.as_dictionary_opt::<Int32Type>() {
+        let key = usize::try_from(d.keys().value(row)).map_err(|_| "a negative key".to_owned())?;
+        let values = d
+            .values()
+            .as_string_opt::<i32>()
+            .ok_or("a dictionary of no strings")?;
+        if key >= values.len() {
+            return Err("a key outside its dictionary".to_owned());
+        }
+        return Ok(values.value(key));
+    }
+    Err(format!("{} where a string was expected", array.data_type()))
+}
+
+impl Builder {
+    /// Appends the value at `row` of `array`, of this builder's type.
+    fn copy(&mut self, array: &dyn Array, row: usize) -> Result<(), String> {
+        if row >= array.len() {
+            return Err("a short column".to_owned());
+        }
+        if array.is_null(row) {
+            self.null();
+            return Ok(());
+        }
+        let wrong = || format!("{} where pgnkit writes another type", array.data_type());
+        match self {
+            Builder::Bool(b) => {
+                b.append_value(array.as_boolean_opt().ok_or_else(wrong)?.value(row))
+            }
+            Builder::UInt8(b) => b.append_value(
+                array
+                    .as_primitive_opt::<UInt8Type>()
+                    .ok_or_else(wrong)?
+                    .value(row),
+            ),
+            Builder::UInt32(b) => b.append_value(
+                array
+                    .as_primitive_opt::<UInt32Type>()
+                    .ok_or_else(wrong)?
+                    .value(row),
+            ),
+            Builder::UInt64(b) => b.append_value(
+                array
+                    .as_primitive_opt::<UInt64Type>()
+                    .ok_or_else(wrong)?
+                    .value(row),
+            ),
+            Builder::Str(b) => b.append_value(text_of(array, row)?),
+            Builder::Word { keys, index, .. } => {
+                let word = text_of(array, row)?;
+                let key = index.get(word).ok_or_else(|| {
+                    format!("`{}` is not a word of the column", word.escape_debug())
+                })?;
+                keys.append_value(*key);
+            }
+            Builder::Words(b) => {
+                let list = array.as_list_opt::<i32>().ok_or_else(wrong)?.value(row);
+                for i in 0..list.len() {
+                    if list.is_null(i) {
+                        return Err("a null in a list".to_owned());
+                    }
+                    b.push(text_of(list.as_ref(), i)?.as_bytes());
+                }
+                b.end(true);
+            }
+            Builder::Map(b) => {
+                let entries = array.as_map_opt().ok_or_else(wrong)?.value(row);
+                let (k, v) = (entries.column(0), entries.column(1));
+                for i in 0..entries.len() {
+                    if k.is_null(i) {
+                        return Err("a null tag name".to_owned());
+                    }
+                    b.keys().append_value(text_of(k.as_ref(), i)?);
+                    if v.is_null(i) {
+                        b.values().append_null();
+                    } else {
+                        b.values().append_value(text_of(v.as_ref(), i)?);
+                    }
+                }
+                b.append(true).map_err(|e| e.to_string())?;
+            }
+            Builder::Struct {
+                fields,
+                children,
+                valid,
+                ..
+            } => {
+                let s = array.as_struct_opt().ok_or_else(wrong)?;
+                if s.num_columns() != children.len()
+                    || s.fields()
+                        .iter()
+                        .zip(fields.iter())
+                        .any(|(a, b)| a.name() != b.name())
+                {
+                    return Err("a struct of other fields".to_owned());
+                }
+                for (child, column) in children.iter_mut().zip(s.columns()) {
+                    child.copy(column.as_ref(), row)?;
+                }
+                valid.append_non_null();
+            }
+            Builder::Date(b) => b.append_value(
+                array
+                    .as_primitive_opt::<Date32Type>()
+                    .ok_or_else(wrong)?
+                    .value(row),
+            ),
+            Builder::Time(b) => b.append_value(
+                array
+                    .as_primitive_opt::<Time32MillisecondType>()
+                    .ok_or_else(wrong)?
+                    .value(row),
+            ),
+        }
+        Ok(())
+    }
+}
+
 /// One record being written into [`ArrowRows`] (or a struct value inside
 /// one): each call fills the next columnar column.
 pub struct ArrowRow<'r> {
@@ -375,14 +645,28 @@ impl ArrowRow<'_> {
         }
     }
 
-    /// The next value is a list of strings, or null.
-    pub fn strs<'s>(&mut self, items: Option<impl Iterator<Item = &'s str>>) {
-        match (self.next(), items) {
-            (Builder::Words(b), Some(items)) => {
-                for s in items {
-                    b.values().append_value(s);
+    /// The next value is a list of the words of `text`, separated by
+    /// single spaces (`e2e4 e7e5`: a move list as CSV holds it), or null.
+    pub fn spaced(&mut self, text: Option<&str>) {
+        match (self.next(), text) {
+            (Builder::Words(w), Some(text)) => {
+                w.bytes.reserve(text.len());
+                let mut open = false;
+                for &b in text.as_bytes() {
+                    if b == b' ' {
+                        if open {
+                            w.close_item();
+                        }
+                        open = false;
+                    } else {
+                        w.bytes.push(b);
+                        open = true;
+                    }
                 }
-                b.append(true);
+                if open {
+                    w.close_item();
+                }
+                w.end(true);
             }
             (b, _) => b.null(),
         }
@@ -456,13 +740,18 @@ impl Cells for ArrowRow<'_> {
     fn words<T>(&mut self, items: Option<&[T]>, item: impl Fn(&T, &mut Vec<u8>)) {
         match (self.next(), items) {
             (Builder::Words(b), Some(items)) => {
-                let mut text = Vec::with_capacity(8);
                 for x in items {
-                    text.clear();
-                    item(x, &mut text);
-                    b.values().append_value(String::from_utf8_lossy(&text));
+                    let start = b.bytes.len();
+                    item(x, &mut b.bytes);
+                    if std::str::from_utf8(&b.bytes[start..]).is_err() {
+                        // Words are ASCII; anything else is kept readable.
+                        let text = String::from_utf8_lossy(&b.bytes[start..]).into_owned();
+                        b.bytes.truncate(start);
+                        b.bytes.extend_from_slice(text.as_bytes());
+                    }
+                    b.close_item();
                 }
-                b.append(true);
+                b.end(true);
             }
             (b, _) => b.null(),
         }

@@ -100,7 +100,8 @@ pub const GAME: Schema = Schema {
             "the start position when it is not the standard one, or the game is Chess960 (then with Shredder-FEN castling); with `uci`, all a replay needs",
         )
         .null_when("the game starts from the standard position")
-        .csv_only(),
+        .csv_only()
+        .distinct(),
         common::TAGS.doc("every tag of the game, in input order (a repeated tag keeps its first value); a game made from a line gets the Seven Tag Roster, and `SetUp`/`FEN` (and `Variant`) when it starts from a FEN. In CSV, one column per tag: the Seven Tag Roster, then those `--tags` names (default: every other tag the first 1,000 games use)"),
         NAGS.doc("NAGs before the first move"),
         COMMENTS.doc("comments before the first move"),
@@ -130,7 +131,8 @@ pub const GAME: Schema = Schema {
             .arrow_only(),
         Column::new("final_fen", Type::Str, "the final position, as FEN")
             .null_when("the game's setup failed, or it was left out")
-            .csv_only(),
+            .csv_only()
+            .distinct(),
         ERROR_COLUMN.null_when("the game was replayed"),
         Column::new(
             "error_code",

@@ -18,6 +18,7 @@ pub mod arrow;
 pub mod finding;
 pub mod game;
 pub mod outcome;
+pub mod position;
 
 use std::fmt::Write as _;
 
@@ -91,10 +92,11 @@ pub enum InCsv {
 
 /// Every record kind, for `pgnkit schema` and `docs/records.md`: the
 /// records, then the structs they hold.
-pub const ALL: [&Schema; 5] = [
+pub const ALL: [&Schema; 6] = [
     &finding::FINDING,
     &outcome::OUTCOME,
     &game::GAME,
+    &position::POSITION,
     &game::MOVE,
     &finding::ERROR,
 ];
@@ -141,6 +143,9 @@ pub struct Column {
     pub jsonl: Option<&'static str>,
     /// Whether the columnar form (Parquet, Arrow) holds it.
     pub arrow: bool,
+    /// Whether its values are nearly all distinct (FENs): Parquet writes
+    /// them without a dictionary.
+    pub distinct: bool,
 }
 
 impl Column {
@@ -154,6 +159,15 @@ impl Column {
             csv: InCsv::Cell,
             jsonl: Some(""),
             arrow: true,
+            distinct: false,
+        }
+    }
+
+    /// The column, whose values are nearly all distinct.
+    pub const fn distinct(self) -> Column {
+        Column {
+            distinct: true,
+            ..self
         }
     }
 

@@ -1,0 +1,98 @@
+"""The README's DuckDB queries, run on the fixtures' Parquet and held to the
+CSV the same runs write (pgnkit's own test suite has no Python: CI runs
+this with the Python package's venv)."""
+
+import csv
+import io
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = os.environ.get("PGNKIT_BIN", str(ROOT / "target" / "debug" / "pgnkit"))
+FIXTURES = str(ROOT / "fixtures")
+
+
+def pgnkit(*args):
+    out = subprocess.run([BIN, *args], capture_output=True)
+    assert out.returncode in (0, 1), out.stderr.decode()
+    return out.stdout
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("q")
+    runs = {
+        "findings": ["validate", "-q", "-f", "{f}", FIXTURES],
+        "outcomes": ["annotate-outcome", "-q", "--tags", "Event", "-f", "{f}", FIXTURES],
+        "games": ["convert", "-q", "--to", "{f}", FIXTURES],
+    }
+    csvs = {}
+    for name, args in runs.items():
+        pgnkit(*[a.format(f="parquet") for a in args], "-o", str(d / f"{name}.parquet"))
+        text = pgnkit(*[a.format(f="csv") for a in args] + (["--tags", "all"] if name == "games" else []))
+        csvs[name] = list(csv.DictReader(io.StringIO(text.decode())))
+    return d, csvs
+
+
+def queries():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Typed records:")[1].split("\n## ")[0]
+    return re.findall(r"```sql\n(.*?)```", section, re.S)
+
+
+def run(d, sql):
+    con = duckdb.connect()
+    con.execute(f"set file_search_path = '{d}'")
+    return con.sql(sql).fetchall()
+
+
+def test_the_readme_has_three_queries():
+    assert len(queries()) == 3
+
+
+def test_decisive_games_the_winner_could_not_mate(files):
+    d, csvs = files
+    got = run(d, queries()[0])
+    want = [
+        (r["file"], int(r["game"]), r["white"], r["black"], r["result"], r["fide_result"] or None, r["loss_rule"] or None)
+        for r in csvs["outcomes"]
+        if r["result"] in ("1-0", "0-1") and r["winner_can_mate"] == "no"
+    ]
+    assert got == sorted(want, key=lambda r: (r[0], r[1]))
+    assert got, "the fixtures hold such games"
+    df = pl.read_parquet(d / "outcomes.parquet").filter(
+        pl.col("result").is_in(["1-0", "0-1"]) & (pl.col("winner_can_mate") == "no")
+    )
+    assert df.height == len(got)
+
+
+def test_unclaimed_threefold(files):
+    d, csvs = files
+    got = run(d, queries()[1])
+    want = [
+        (r["file"], int(r["game"]), r["white"], r["black"], int(r["threefold_claim_ply"]), int(r["plies"]), r["result"] or None)
+        for r in csvs["outcomes"]
+        if r["threefold_claim_ply"] and int(r["plies"]) > int(r["threefold_claim_ply"])
+    ]
+    assert got == sorted(want, key=lambda r: (r[0], r[1]))
+    assert got
+
+
+def test_illegal_moves_per_event(files):
+    d, csvs = files
+    got = run(d, queries()[2])
+    event = {(r["file"], r["game"]): r["Event"] or None for r in csvs["games"]}
+    counts = {}
+    for f in csvs["findings"]:
+        if f["code"] == "illegal-move":
+            e = event[(f["file"], f["game"])]
+            counts[e] = counts.get(e, 0) + 1
+    want = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0] is None, kv[0] or ""))
+    assert sorted(got, key=lambda kv: (-kv[1], kv[0] is None, kv[0] or "")) == want
+    assert sum(c for _, c in got) >= 1
