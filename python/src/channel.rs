@@ -17,9 +17,9 @@ use std::time::Duration;
 use pgnkit::Error;
 use pgnkit::exit::ExitStatus;
 
-/// Chunks in flight at most: 16 MB, about two batches of games, so that
+/// Chunks in flight at most: 6 MB, most of a batch of games, so that
 /// the run goes on with the next batch while the consumer converts one.
-pub const CHUNKS: usize = 64;
+pub const CHUNKS: usize = 24;
 
 /// Bytes a chunk gathers before it is sent.
 const CHUNK_BYTES: usize = 1 << 18;
