@@ -14,6 +14,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod embed;
 pub mod error;
 pub mod exit;
 pub mod input;

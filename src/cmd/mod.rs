@@ -209,6 +209,9 @@ impl Streaming {
     ///
     /// When standard output is one of the inputs.
     fn check_stdout(&self) -> Result<(), Error> {
+        if crate::embed::is_embedded() {
+            return Ok(());
+        }
         let Some(meta) = fd_metadata(std::io::stdout().as_fd()).filter(Metadata::is_file) else {
             return Ok(());
         };

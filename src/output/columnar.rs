@@ -57,7 +57,7 @@ impl Columnar {
 ///
 /// When standard output is a terminal and the output goes there.
 pub fn refuse_terminal(format: Columnar, to_stdout: bool) -> Result<(), String> {
-    if to_stdout && io::stdout().is_terminal() {
+    if to_stdout && !crate::embed::is_embedded() && io::stdout().is_terminal() {
         return Err(format!(
             "refusing to write {} to a terminal: it is binary; give -o FILE or redirect standard output",
             format.name()

@@ -1,0 +1,121 @@
+"""Type stubs of pgnkit (the extension module `pgnkit._pgnkit`)."""
+
+import os
+from collections.abc import Iterable, Iterator
+from typing import Any, Optional, Union
+
+Input = Union[str, os.PathLike[str], bytes]
+"""A path (a file, plain or .gz/.zst/.bz2, or a directory of PGN files)
+as on the command line, or the bytes of a PGN file (named ``<bytes>``
+in the ``file`` column; ``<bytes 1>``, ``<bytes 2>``, … when several)."""
+
+Names = Union[str, Iterable[str]]
+"""A list of names, or one str of comma-separated names."""
+
+PERFT_COLUMNS: list[str]
+"""The columns of ``perft``'s rows: ``["move", "nodes"]``."""
+
+class PgnkitError(Exception):
+    """A run that could not do its job: an input that could not be read
+    (raised after the records of everything read before were delivered),
+    a failed run, or a stream read a second time."""
+
+class Schema:
+    """The schema of a stream's records: ``pyarrow.schema(s.schema)``."""
+
+    @property
+    def names(self) -> list[str]: ...
+    def __arrow_c_schema__(self) -> object: ...
+
+class Batch:
+    """One batch of records (at most 8192 rows): ``pyarrow.record_batch(b)``,
+    ``polars.DataFrame(b)``."""
+
+    @property
+    def num_rows(self) -> int: ...
+    def __len__(self) -> int: ...
+    def __arrow_c_array__(self, requested_schema: Optional[object] = None) -> tuple[object, object]: ...
+    def __arrow_c_schema__(self) -> object: ...
+
+class RecordStream:
+    """The records of one call, produced batch by batch while the run works.
+
+    Read it once: ``pyarrow.table(s)``, ``polars.DataFrame(s)``,
+    ``duckdb.sql("select * from s")``, ``pandas.DataFrame.from_arrow(s)``,
+    or ``for batch in s``. A second use raises :class:`PgnkitError`.
+    Ctrl-C stops the run within half a second.
+    """
+
+    @property
+    def schema(self) -> Schema:
+        """The schema; waits for the run's first batch."""
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
+    def __arrow_c_schema__(self) -> object: ...
+    def __iter__(self) -> Iterator[Batch]: ...
+    def __next__(self) -> Batch: ...
+    def close(self) -> None:
+        """Stops the run; what it had not handed out is dropped."""
+    def __enter__(self) -> "RecordStream": ...
+    def __exit__(self, *args: Any) -> None: ...
+
+def validate(
+    *paths: Input,
+    threads: Optional[int] = None,
+    only: Optional[Names] = None,
+    ignore: Optional[Names] = None,
+) -> RecordStream:
+    """Every finding of every game, one row per finding (``finding`` in
+    docs/records.md). Findings are data, never exceptions.
+
+    >>> import polars as pl, pgnkit
+    >>> pl.DataFrame(pgnkit.validate("games.pgn", only=["illegal-move"]))
+    """
+
+def annotate_outcome(
+    *paths: Input,
+    rules: str = "fide",
+    tags: Optional[Names] = None,
+    threads: Optional[int] = None,
+) -> RecordStream:
+    """What the Laws say happened in each game, one row per game
+    (``outcome`` in docs/records.md). ``rules``: ``fide``, ``app`` or
+    ``online``; ``tags``: the tags whose values fill the ``tags`` map.
+
+    >>> import pyarrow as pa, pgnkit
+    >>> t = pa.table(pgnkit.annotate_outcome("games.pgn", tags=["Event"]))
+    """
+
+def games(
+    *paths: Input,
+    tags: Optional[Names] = None,
+    san: bool = False,
+    threads: Optional[int] = None,
+) -> RecordStream:
+    """Every game converted, one row per game (``game`` in docs/records.md):
+    UCI moves (SAN too with ``san=True``), final FEN, typed tags, and all
+    tags in the ``tags`` map (only those named, with ``tags=``).
+
+    >>> import duckdb, pgnkit
+    >>> g = pgnkit.games("games.pgn", threads=2)
+    >>> duckdb.sql("select white, black, plies from g where plies > 200")
+    """
+
+def positions(*paths: Input, threads: Optional[int] = None) -> RecordStream:
+    """Every position of every game, one row per position (``position`` in
+    docs/records.md).
+
+    >>> import polars as pl, pgnkit
+    >>> pl.DataFrame(pgnkit.positions("games.pgn"))
+    """
+
+def perft(
+    fen: str, depth: int, divide: bool = False, threads: Optional[int] = None
+) -> RecordStream:
+    """Leaf nodes ``depth`` plies below ``fen`` (``"startpos"`` for the
+    standard start): rows ``move`` (UCI; null without ``divide``) and
+    ``nodes``, one per root move with ``divide``, else one of the total.
+
+    >>> import pyarrow as pa, pgnkit
+    >>> pa.table(pgnkit.perft("startpos", 3))["nodes"][0].as_py()
+    8902
+    """
