@@ -182,19 +182,8 @@ pub fn jsonl_head(out: &mut Vec<u8>, file: &str, game: u64, offset: Option<u64>)
 /// `fen_after` only with `fens` (else null: `--no-fen`). A tag that
 /// appears twice keeps its first value (JSON objects have unique keys).
 pub fn write_jsonl(game: &ConvertedGame, fens: bool, out: &mut Vec<u8>) {
-    // Earlier names are searched in a set past a few dozen tags, so that a
-    // hostile game of 100,000 tags stays linear.
-    let mut seen = (game.tags.len() > 32).then(HashSet::new);
-    let tags = game
-        .tags
-        .iter()
-        .enumerate()
-        .filter(|(i, (name, _))| !match &mut seen {
-            Some(set) => !set.insert(name.as_str()),
-            None => game.tags[..*i].iter().any(|(n, _)| n == name),
-        });
     let mut o = JsonObject::rest(out, &GAME, 3);
-    o.map(tags.map(|(_, (n, v))| (n.as_str(), Some(v.as_str()))));
+    o.map(first_of_each(&game.tags));
     write_notes(&mut o, &game.pre);
     let mode = game.mode();
     let mut pos = game.start.as_ref().map(|s| s.pos.clone());
@@ -214,6 +203,21 @@ pub fn write_jsonl(game: &ConvertedGame, fens: bool, out: &mut Vec<u8>) {
     o.word(Some(game.result().as_str()));
     o.error(game.error.as_ref());
     o.finish();
+}
+
+/// Each tag once, with its first value, in input order: the entries of a
+/// map (JSON objects and columnar maps have unique keys). Earlier names
+/// are searched in a set past a few dozen tags, so that a hostile game of
+/// 100,000 tags stays linear.
+fn first_of_each(tags: &[(String, String)]) -> impl Iterator<Item = (&str, Option<&str>)> {
+    let mut seen = (tags.len() > 32).then(HashSet::new);
+    tags.iter()
+        .enumerate()
+        .filter(move |(i, (name, _))| match &mut seen {
+            Some(set) => set.insert(name.as_str()),
+            None => !tags[..*i].iter().any(|(n, _)| n == name),
+        })
+        .map(|(_, (n, v))| (n.as_str(), Some(v.as_str())))
 }
 
 /// What a CSV row needs from a game; the columns are chosen by the caller.
@@ -460,17 +464,7 @@ pub fn write_columnar(r: &CsvRecord, rows: &mut ArrowRows) {
     row.date(tag("UTCDate").and_then(tag_date));
     row.time(tag("UTCTime").and_then(tag_time));
     row.opt_str(r.start_fen.as_deref());
-    let mut seen = (r.tags.len() > 32).then(HashSet::new);
-    row.map(
-        r.tags
-            .iter()
-            .enumerate()
-            .filter(|(i, (name, _))| match &mut seen {
-                Some(set) => set.insert(name.as_str()),
-                None => !r.tags[..*i].iter().any(|(n, _)| n == name),
-            })
-            .map(|(_, (n, v))| (n.as_str(), Some(v.as_str()))),
-    );
+    row.map(first_of_each(&r.tags));
     row.word(Some(r.result.as_str()));
     row.uint(r.plies.map(|p| p as u64));
     row.spaced(r.uci.as_deref());
