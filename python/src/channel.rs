@@ -12,7 +12,7 @@
 use std::io::{self, Read, Write};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pgnkit::Error;
 use pgnkit::exit::ExitStatus;
@@ -112,7 +112,9 @@ impl std::fmt::Display for Interrupted {
 impl std::error::Error for Interrupted {}
 
 /// What [`ChannelReader::set_tick`] is given: called each [`TICK`] while
-/// the run keeps the consumer waiting; an error stops the wait.
+/// the consumer reads, whether the run keeps it waiting or not (a run that
+/// always has the next chunk ready would otherwise never be interrupted);
+/// an error stops the read.
 pub type Tick = Box<dyn FnMut() -> Result<(), Interrupted> + Send>;
 
 struct ReaderState {
@@ -122,6 +124,8 @@ struct ReaderState {
     end: Option<Result<ExitStatus, Error>>,
     ended: bool,
     tick: Tick,
+    /// When `tick` last ran.
+    ticked: Instant,
 }
 
 /// The consumer's end: the IPC bytes as a reader. It ends (reads 0) at
@@ -139,6 +143,7 @@ impl ChannelReader {
             end: None,
             ended: false,
             tick: Box::new(|| Ok(())),
+            ticked: Instant::now(),
         })))
     }
 
@@ -187,12 +192,19 @@ impl Read for ChannelReader {
                 Ok(Msg::Data(chunk)) => {
                     state.chunk = chunk;
                     state.pos = 0;
+                    if state.ticked.elapsed() >= TICK {
+                        state.ticked = Instant::now();
+                        (state.tick)().map_err(io::Error::other)?;
+                    }
                 }
                 Ok(Msg::End(result)) => {
                     state.end = Some(result);
                     state.ended = true;
                 }
-                Err(RecvTimeoutError::Timeout) => (state.tick)().map_err(io::Error::other)?,
+                Err(RecvTimeoutError::Timeout) => {
+                    state.ticked = Instant::now();
+                    (state.tick)().map_err(io::Error::other)?;
+                }
                 Err(RecvTimeoutError::Disconnected) => {
                     state.end = Some(Err(Error::internal(io::Error::other(
                         "the run stopped without saying why (a bug)",

@@ -125,7 +125,7 @@ impl RecordStream {
             .take()
             .ok_or_else(|| consumed(&self.what))?;
         records::count_sigint();
-        let stream = FFI_ArrowArrayStream::new(Box::new(CRecords { records, schema }));
+        let stream = FFI_ArrowArrayStream::new(Box::new(CRecords::new(records, schema)));
         PyCapsule::new_with_value(py, stream, STREAM_CAPSULE)
     }
 

@@ -389,23 +389,39 @@ fn keep_tags(map: &MapArray, keep: &HashSet<String>) -> Result<MapArray, ArrowEr
 /// The records as the C stream interface wants them: an iterator of
 /// batches with a schema. Its waits stop at SIGINT, whoever holds the GIL.
 pub struct CRecords {
-    pub records: Records,
-    pub schema: SchemaRef,
+    records: Records,
+    schema: SchemaRef,
+    /// Set when the tick stopped a read at SIGINT under Python's default
+    /// handler.
+    clean: Arc<AtomicBool>,
+}
+
+impl CRecords {
+    /// One tick for the whole stream, made now: a SIGINT that comes while a
+    /// batch is decoded, between two reads, is still one the next read sees
+    /// (a tick made per batch would start counting after it).
+    pub fn new(records: Records, schema: SchemaRef) -> CRecords {
+        let clean = Arc::new(AtomicBool::new(false));
+        records.set_tick(sigint_tick(Arc::clone(&clean)));
+        CRecords {
+            records,
+            schema,
+            clean,
+        }
+    }
 }
 
 impl Iterator for CRecords {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let clean = Arc::new(AtomicBool::new(false));
-        self.records.set_tick(sigint_tick(Arc::clone(&clean)));
         match self.records.next_batch() {
             Ok(batch) => batch.map(Ok),
             // Ctrl-C under the default handler: the consumer ends as if
             // the stream had, and Python raises `KeyboardInterrupt` the
             // moment it runs again (an error here would reach the user
             // first, as the consumer's own exception, e.g. polars').
-            Err(Failure::Interrupted) if clean.load(Ordering::Relaxed) => None,
+            Err(Failure::Interrupted) if self.clean.load(Ordering::Relaxed) => None,
             Err(f) => Some(Err(ArrowError::ExternalError(Box::new(f)))),
         }
     }

@@ -106,14 +106,13 @@ CALLS = {
 }
 
 
-@pytest.mark.parametrize("how", CALLS)
-def test_ctrl_c_stops_a_long_call(big_pgn, how):
-    setup, call = CALLS[how]
-    code = INTERRUPTED.format(setup=setup, call=call)
+def _interrupt(big_pgn, setup, call):
+    """Seconds from SIGINT to the end of a child running `call`."""
+    import os
     import subprocess
     import sys
-    import os
 
+    code = INTERRUPTED.format(setup=setup, call=call)
     child = subprocess.Popen(
         [sys.executable, "-c", code, str(big_pgn)],
         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
@@ -130,7 +129,20 @@ def test_ctrl_c_stops_a_long_call(big_pgn, how):
     took = time.monotonic() - sent
     assert "KeyboardInterrupt" in err, err
     assert "finished" not in out
-    assert took < 0.5 + 0.5, f"ended {took:.2f} s after SIGINT"  # 0.5 s, plus interpreter exit
+    return took
+
+
+@pytest.mark.parametrize("how", CALLS)
+def test_ctrl_c_stops_a_long_call(big_pgn, how):
+    setup, call = CALLS[how]
+    took = _interrupt(big_pgn, setup, call)
+    # The same interpreter, with the same modules, interrupted in
+    # `time.sleep`: what is left is the latency of our call, which must stay
+    # under 0.5 s. A ratio to this run, since the interpreter's own exit
+    # (freeing the modules, joining threads) takes from 0.05 to over 0.5 s
+    # on a loaded machine.
+    exit_cost = _interrupt(big_pgn, setup, "time.sleep(60)")
+    assert took < exit_cost + 0.5, f"ended {took:.2f} s after SIGINT ({exit_cost:.2f} s for time.sleep)"
 
 
 MEMORY = """
@@ -144,7 +156,7 @@ print(rows, peak, hwm[0].split()[1] if hwm else peak)
 """
 
 
-def test_memory_stays_flat_on_200_mb(big_pgn):
+def _high_water(path):
     import os
     import subprocess
     import sys
@@ -153,7 +165,7 @@ def test_memory_stays_flat_on_200_mb(big_pgn):
     # starts with pytest's peak RSS as its own (ru_maxrss survives fork and
     # exec), hundreds of MB after the tests that build tables.
     done = subprocess.run(
-        ["sh", "-c", '"$@"; exit $?', "sh", sys.executable, "-c", MEMORY, str(big_pgn)],
+        ["sh", "-c", '"$@"; exit $?', "sh", sys.executable, "-c", MEMORY, str(path)],
         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
         capture_output=True,
         text=True,
@@ -161,7 +173,23 @@ def test_memory_stays_flat_on_200_mb(big_pgn):
     )
     assert done.returncode == 0, done.stderr
     rows, peak_kib, hwm_kib = map(int, done.stdout.split())
-    assert hwm_kib < 150 * 1024, f"VmHWM {hwm_kib / 1024:.0f} MB"
+    return rows, max(peak_kib, hwm_kib)
+
+
+def test_memory_stays_flat_on_200_mb(big_pgn, corpus_pgn, tmp_path):
+    # Flat means: four times the input does not cost more memory. The bound
+    # is against a 50 MB run in the same test (by 50 MB the bounded queue
+    # between the reader and the batches is full: below that the high water
+    # still rises with the input), not an absolute figure, since the
+    # allocator's high water on a loaded machine moves by tens of MB from run
+    # to run. Measured on an idle machine: 121 MB at 50 MB, 140 MB at 200 MB,
+    # 147 MB at 400 MB; the 200 MB of games held as a table would be ~330 MB.
+    small = repeated(corpus_pgn, tmp_path / "small.pgn", 50 << 20)
+    small_rows, small_kib = _high_water(small)
+    rows, big_kib = _high_water(big_pgn)
     assert big_pgn.stat().st_size >= 200 << 20
-    assert rows > 200_000
-    assert peak_kib < 150 * 1024, f"peak RSS {peak_kib / 1024:.0f} MB"
+    assert rows > 200_000 and rows >= 3 * small_rows
+    assert big_kib < small_kib + 64 * 1024, (
+        f"high water {big_kib / 1024:.0f} MB on 200 MB, {small_kib / 1024:.0f} MB on 50 MB"
+    )
+    assert big_kib < 400 * 1024, f"high water {big_kib / 1024:.0f} MB"
