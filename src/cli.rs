@@ -132,7 +132,9 @@ duplicate-tag        warning  the same tag twice in one tag section
 check-suffix         warning  + or # missing or wrong
 layout               warning  damage the reader recovers from (blank lines inside a game,
                               text between or after games, NUL bytes, a glued tag,
-                              control characters in a tag value or a comment)";
+                              control characters in a tag value or a comment)
+invalid-command      warning  a [%clk …] or [%eval …] in a comment that cannot be read
+                              (read as none, never as zero)";
 
 /// The examples of `command`'s `--help` (`pgnkit` for the top level).
 pub fn examples(command: &str) -> &'static [Example] {

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Date32Type, Int32Type, Time32MillisecondType, UInt8Type, UInt32Type, UInt64Type,
+    Date32Type, Float64Type, Int32Type, Time32MillisecondType, UInt8Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
@@ -48,6 +48,16 @@ fn text(column: &dyn Array, row: usize) -> String {
         DataType::UInt8 => column.as_primitive::<UInt8Type>().value(row).to_string(),
         DataType::UInt32 => column.as_primitive::<UInt32Type>().value(row).to_string(),
         DataType::UInt64 => column.as_primitive::<UInt64Type>().value(row).to_string(),
+        DataType::Int32 => column.as_primitive::<Int32Type>().value(row).to_string(),
+        // Seconds as CSV writes a clock: the digits of its milliseconds.
+        DataType::Float64 => {
+            let ms = (column.as_primitive::<Float64Type>().value(row) * 1000.0).round() as u64;
+            let frac = format!("{:03}", ms % 1000);
+            match frac.trim_end_matches('0') {
+                "" => (ms / 1000).to_string(),
+                f => format!("{}.{f}", ms / 1000),
+            }
+        }
         DataType::Boolean => column.as_boolean().value(row).to_string(),
         DataType::Dictionary(..) => {
             let d = column.as_dictionary::<Int32Type>();
@@ -56,8 +66,12 @@ fn text(column: &dyn Array, row: usize) -> String {
         }
         DataType::List(_) => {
             let items = column.as_list::<i32>().value(row);
+            // A number list's null item is `-` in CSV.
             (0..items.len())
-                .map(|i| text(&items, i))
+                .map(|i| match items.is_null(i) {
+                    true => "-".to_owned(),
+                    false => text(&items, i),
+                })
                 .collect::<Vec<_>>()
                 .join(" ")
         }

@@ -248,15 +248,24 @@ fn csv_header_from_the_first_games_or_from_tags() {
         ]
     );
     assert_eq!(
-        header[header.len() - 5..],
-        ["plies", "uci", "final_fen", "error", "error_code"]
+        header[header.len() - 8..],
+        [
+            "plies",
+            "uci",
+            "clock",
+            "eval_cp",
+            "eval_mate",
+            "final_fen",
+            "error",
+            "error_code"
+        ]
     );
     assert_eq!(reader.records().count(), 12);
 
     let chosen = convert(&["--to", "csv", "--tags", "ECO,White,Nope", TWIC], None, 0);
     assert!(
         chosen
-            .starts_with("file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Nope,plies,uci,final_fen,error,error_code\n"),
+            .starts_with("file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Nope,plies,uci,clock,eval_cp,eval_mate,final_fen,error,error_code\n"),
         "{chosen}"
     );
 }
@@ -286,7 +295,7 @@ fn csv_warns_once_about_a_tag_first_seen_after_the_header_is_fixed() {
     assert_eq!(code(&out), 0);
     let text = stdout(&out);
     assert!(text.starts_with(
-        "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,plies,uci,final_fen,error,error_code\n"
+        "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,plies,uci,clock,eval_cp,eval_mate,final_fen,error,error_code\n"
     ));
     assert_eq!(text.lines().count(), 1006);
     let err = stderr(&out);

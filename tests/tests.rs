@@ -4,6 +4,7 @@ mod annotate_outcome;
 mod between_runs;
 mod bounds;
 mod cli;
+mod clocks;
 mod columnar;
 mod convert;
 mod fuzz_replay;

@@ -465,7 +465,7 @@ def arrow_target(t: dict):
     simple = {
         "string": pa.string(), "vocabulary": pa.string(), "uint8": pa.int16(), "uint32": pa.int64(),
         "uint64": pa.int64(), "bool": pa.bool_(), "date": pa.date32(), "time": pa.time64("us"),
-        "map of strings": pa.map_(pa.string(), pa.string()),
+        "int32": pa.int32(), "float64": pa.float64(), "map of strings": pa.map_(pa.string(), pa.string()),
     }
     if kind in simple:
         return simple[kind]
@@ -492,6 +492,10 @@ def source_matches(at, t: dict) -> bool:
             ty.is_string(at)
     if kind in ("uint8", "uint32", "uint64"):
         return at == {"uint8": pa.uint8(), "uint32": pa.uint32(), "uint64": pa.uint64()}[kind]
+    if kind == "int32":
+        return at == pa.int32()
+    if kind == "float64":
+        return at == pa.float64()
     if kind == "bool":
         return ty.is_boolean(at)
     if kind == "date":

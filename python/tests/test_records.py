@@ -25,9 +25,16 @@ def csv_text(value, field):
     if pa.types.is_integer(t):
         assert isinstance(value, int) and not isinstance(value, bool), (field.name, value)
         return str(value)
+    if pa.types.is_floating(t):
+        # A clock's seconds, written with the digits of its milliseconds.
+        assert isinstance(value, float), (field.name, value)
+        ms = round(value * 1000)
+        frac = f"{ms % 1000:03d}".rstrip("0")
+        return f"{ms // 1000}.{frac}" if frac else str(ms // 1000)
     if pa.types.is_list(t):
         assert isinstance(value, list), (field.name, value)
-        return " ".join(csv_text(v, t.value_field) for v in value)
+        # A move without a clock or an evaluation is `-` in CSV.
+        return " ".join("-" if v is None else csv_text(v, t.value_field) for v in value)
     if pa.types.is_struct(t):
         # `error`: `code at ply N: message`, `code: message` without a ply.
         assert field.name == "error"

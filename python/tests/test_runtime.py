@@ -192,4 +192,4 @@ def test_memory_stays_flat_on_200_mb(big_pgn, corpus_pgn, tmp_path):
     assert big_kib < small_kib + 64 * 1024, (
         f"high water {big_kib / 1024:.0f} MB on 200 MB, {small_kib / 1024:.0f} MB on 50 MB"
     )
-    assert big_kib < 400 * 1024, f"high water {big_kib / 1024:.0f} MB"
+    assert big_kib < 200 * 1024, f"high water {big_kib / 1024:.0f} MB"

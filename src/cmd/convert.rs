@@ -141,6 +141,14 @@ fn settings(args: &ConvertArgs) -> Result<Settings, Error> {
                 nags: notes && !args.no_nags,
                 variations: notes && !args.no_variations,
                 keep_invalid: args.keep_invalid,
+                // The record formats hold the clocks and evaluations.
+                commands: matches!(
+                    args.to,
+                    ConvertFormat::Csv
+                        | ConvertFormat::Jsonl
+                        | ConvertFormat::Parquet
+                        | ConvertFormat::Arrow
+                ),
             },
         },
         tags: args.tags.clone(),

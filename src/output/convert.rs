@@ -11,6 +11,7 @@ use std::io::{self, Write};
 
 use shakmaty::CastlingMode;
 
+use crate::rules::commands::Eval;
 use crate::rules::finding::Finding;
 use crate::rules::game::{GameResult, SEVEN_TAG_ROSTER, unknown_tag_value};
 use crate::rules::laws::PgnDate;
@@ -19,8 +20,8 @@ use crate::rules::san::append_san;
 use crate::schema::arrow::ArrowRows;
 use crate::schema::finding::ErrorCell;
 use crate::schema::game::{GAME, MOVE};
-use crate::schema::{Cells, CsvRow, InCsv, JsonObject, json_str, push_uint};
-use crate::tasks::convert::{Annotations, ConvertedGame, VariationToken};
+use crate::schema::{Cells, CsvRow, InCsv, JsonObject, Number, json_str, push_uint};
+use crate::tasks::convert::{Annotations, ConvertedGame, Reading, VariationToken};
 
 /// Whether a game is written in the `fen <FEN> moves …` form of UCI: it
 /// starts from a FEN tag, or it is Chess960 (whose castling moves an engine
@@ -188,7 +189,10 @@ pub fn write_jsonl(game: &ConvertedGame, fens: bool, out: &mut Vec<u8>) {
     let mode = game.mode();
     let mut pos = game.start.as_ref().map(|s| s.pos.clone());
     let plies = if pos.is_some() { &game.plies[..] } else { &[] };
+    let mut index = 0;
     o.objects(&MOVE, plies, |ply, m| {
+        let reading = game.readings.get(index);
+        index += 1;
         let pos = pos.as_mut().expect("plies only with a start");
         m.ascii(|out| append_san(&ply.san, out));
         m.ascii(|out| uci(ply.mv, mode).append_ascii_to(out));
@@ -197,6 +201,9 @@ pub fn write_jsonl(game: &ConvertedGame, fens: bool, out: &mut Vec<u8>) {
             m.ascii(|out| append_fen(pos, mode, out));
         } else {
             m.opt_str(None);
+        }
+        for cell in reading_cells(reading) {
+            m.number(cell);
         }
         write_notes(m, ply.notes());
     });
@@ -246,6 +253,44 @@ pub struct CsvRecord {
     pub result: GameResult,
     /// The main line in SAN, space-separated, when asked for (`--san`).
     pub san: Option<String>,
+    /// The clock and evaluation after each ply; empty when no ply has one.
+    pub readings: Vec<Reading>,
+}
+
+/// The `clock`, `eval_cp` and `eval_mate` lists of a game's readings, each
+/// null when no ply has a value of its own.
+fn reading_lists(readings: &[Reading]) -> [Option<Vec<Option<Number>>>; 3] {
+    let list = |f: &dyn Fn(&Reading) -> Option<Number>| {
+        let items: Vec<Option<Number>> = readings.iter().map(f).collect();
+        items.iter().any(Option::is_some).then_some(items)
+    };
+    [
+        list(&|r| r.clock.map(Number::Millis)),
+        list(&|r| match r.eval {
+            Some(Eval::Centipawns(cp)) => Some(Number::Int(cp)),
+            _ => None,
+        }),
+        list(&|r| match r.eval {
+            Some(Eval::Mate(m)) => Some(Number::Int(m)),
+            _ => None,
+        }),
+    ]
+}
+
+/// The three readings of one ply as `clock`, `eval_cp`, `eval_mate`.
+fn reading_cells(r: Option<&Reading>) -> [Option<Number>; 3] {
+    let r = r.copied().unwrap_or_default();
+    [
+        r.clock.map(Number::Millis),
+        match r.eval {
+            Some(Eval::Centipawns(cp)) => Some(Number::Int(cp)),
+            _ => None,
+        },
+        match r.eval {
+            Some(Eval::Mate(m)) => Some(Number::Int(m)),
+            _ => None,
+        },
+    ]
 }
 
 impl CsvRecord {
@@ -268,6 +313,7 @@ impl CsvRecord {
                 }
                 String::from_utf8_lossy(&text).into_owned()
             }),
+            readings: game.readings.clone(),
             ..CsvRecord::left_out(game)
         }
     }
@@ -293,6 +339,7 @@ impl CsvRecord {
             error: game.error.clone(),
             result: game.result(),
             san: None,
+            readings: Vec::new(),
         }
     }
 
@@ -436,6 +483,9 @@ impl CsvColumns {
         row.tags(&[], &tags);
         row.uint(r.plies.map(|p| p as u64));
         row.opt_str(r.uci.as_deref());
+        for list in reading_lists(&r.readings) {
+            row.numbers(list.as_deref());
+        }
         row.opt_str(r.final_fen.as_deref());
         row.error(r.error.as_ref());
         row.word(r.error.as_ref().map(|e| e.code.as_str()));
@@ -469,6 +519,9 @@ pub fn write_columnar(r: &CsvRecord, rows: &mut ArrowRows) {
     row.uint(r.plies.map(|p| p as u64));
     row.spaced(r.uci.as_deref());
     row.spaced(r.san.as_deref());
+    for list in reading_lists(&r.readings) {
+        row.numbers(list.as_deref());
+    }
     row.opt_str(r.final_fen.as_deref());
     row.error(r.error.as_ref());
     row.word(r.error.as_ref().map(|e| e.code.as_str()));
@@ -483,6 +536,8 @@ pub struct PositionRow {
     /// The move that led to it (none for the start position).
     pub uci: Option<String>,
     pub san: Option<String>,
+    /// The clock and evaluation after that move.
+    pub reading: Option<Reading>,
 }
 
 /// Every position of the main line, the start first; none when the
@@ -502,6 +557,7 @@ pub fn position_rows(game: &ConvertedGame) -> Vec<PositionRow> {
             fen: fen(&pos, mode),
             uci: ply.map(|p| text(&|b| uci(p.mv, mode).append_ascii_to(b))),
             san: ply.map(|p| text(&|b| append_san(&p.san, b))),
+            reading: i.checked_sub(1).and_then(|p| game.readings.get(p).copied()),
         });
     }
     rows
@@ -522,6 +578,9 @@ pub fn write_position(
     row.str(&p.fen);
     row.opt_str(p.uci.as_deref());
     row.opt_str(p.san.as_deref());
+    for cell in reading_cells(p.reading.as_ref()) {
+        row.number(cell);
+    }
     row.finish();
 }
 
@@ -776,8 +835,8 @@ mod tests {
             render(|g, out| write_jsonl(g, true, out), &game),
             concat!(
                 r#","tags":{"Event":"E \"x\"","White":"Café"},"nags":null,"comments":["pre"],"variations":null,"moves":["#,
-                r#"{"san":"e4","uci":"e2e4","fen_after":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1","nags":[1],"comments":["a \"b\""],"variations":["(d4 d5)"]},"#,
-                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2","nags":null,"comments":null,"variations":null}],"result":"1-0","error":null}"#,
+                r#"{"san":"e4","uci":"e2e4","fen_after":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1","clock":null,"eval_cp":null,"eval_mate":null,"nags":[1],"comments":["a \"b\""],"variations":["(d4 d5)"]},"#,
+                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2","clock":null,"eval_cp":null,"eval_mate":null,"nags":null,"comments":null,"variations":null}],"result":"1-0","error":null}"#,
                 "\n"
             )
         );
@@ -842,8 +901,8 @@ mod tests {
         cols.write_record(&mut out, &a).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,final_fen,error,error_code\n\
-             ,0,,,e,,,,\"w, jr\",,,C60,,1,e2e4,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,,\n"
+            "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,clock,eval_cp,eval_mate,final_fen,error,error_code\n\
+             ,0,,,e,,,,\"w, jr\",,,C60,,1,e2e4,,,,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,,\n"
         );
         let exact = CsvColumns::exactly(&["White".into(), "ECO".into(), "ECO".into()]).unwrap();
         assert!(CsvColumns::exactly(&["plies".into()]).is_err());

@@ -43,6 +43,8 @@ pub enum Code {
     DuplicateTag,
     CheckSuffix,
     Layout,
+    /// A `[%clk …]` or `[%eval …]` command in a comment that cannot be read.
+    InvalidCommand,
     /// A game `annotate-outcome` could not replay to its end, so that it
     /// gives it no outcome: a code of its records, never a finding, and so
     /// not in [`Code::ALL`] (`--only`, `--ignore` and `--fail-on` refuse it).
@@ -51,7 +53,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in the order of the README's table.
-    pub const ALL: [Code; 14] = [
+    pub const ALL: [Code; 15] = [
         Code::Syntax,
         Code::IllegalMove,
         Code::AmbiguousMove,
@@ -66,12 +68,13 @@ impl Code {
         Code::DuplicateTag,
         Code::CheckSuffix,
         Code::Layout,
+        Code::InvalidCommand,
     ];
 
     /// Every code a run counts: [`Code::ALL`] and [`Code::NotReplayed`],
     /// in [`Code::index`] order.
-    pub const TALLIED: [Code; 15] = {
-        let mut tallied = [Code::NotReplayed; 15];
+    pub const TALLIED: [Code; 16] = {
+        let mut tallied = [Code::NotReplayed; 16];
         let mut i = 0;
         while i < Code::ALL.len() {
             tallied[i] = Code::ALL[i];
@@ -116,6 +119,7 @@ impl Code {
             Code::DuplicateTag => "duplicate-tag",
             Code::CheckSuffix => "check-suffix",
             Code::Layout => "layout",
+            Code::InvalidCommand => "invalid-command",
             Code::NotReplayed => "not-replayed",
         }
     }
@@ -127,7 +131,8 @@ impl Code {
             | Code::InvalidTag
             | Code::DuplicateTag
             | Code::CheckSuffix
-            | Code::Layout => Severity::Warning,
+            | Code::Layout
+            | Code::InvalidCommand => Severity::Warning,
             _ => Severity::Error,
         }
     }

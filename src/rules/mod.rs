@@ -1,6 +1,7 @@
 //! The rules core: pure functions over shakmaty positions. No files, no
 //! printing, no threads, no command-line types.
 pub mod attacks;
+pub mod commands;
 pub mod dead;
 pub mod ends;
 pub mod finding;

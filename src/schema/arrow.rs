@@ -15,12 +15,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    ArrayBuilder, BooleanBuilder, Date32Builder, Int32Builder, MapBuilder, StringBuilder,
-    Time32MillisecondBuilder, UInt8Builder, UInt32Builder, UInt64Builder,
+    ArrayBuilder, BooleanBuilder, Date32Builder, Float64Builder, Int32Builder, ListBuilder,
+    MapBuilder, StringBuilder, Time32MillisecondBuilder, UInt8Builder, UInt32Builder,
+    UInt64Builder,
 };
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Date32Type, Int32Type, Time32MillisecondType, UInt8Type, UInt32Type, UInt64Type,
+    Date32Type, Float64Type, Int32Type, Time32MillisecondType, UInt8Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{
     Array, ArrayRef, DictionaryArray, ListArray, RecordBatch, StringArray, StructArray,
@@ -29,7 +30,7 @@ use arrow_buffer::{Buffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Fields, SchemaRef};
 
 use super::finding::{ERROR, ErrorCell};
-use super::{Cells, Column, Format, Schema, Type};
+use super::{Cells, Column, Format, Number, Schema, Type};
 use crate::rules::finding::Finding;
 
 /// The Arrow type of a column of `ty`.
@@ -39,6 +40,8 @@ fn data_type(ty: &Type) -> DataType {
         Type::UInt8 => DataType::UInt8,
         Type::UInt32 => DataType::UInt32,
         Type::UInt64 => DataType::UInt64,
+        Type::Int32 => DataType::Int32,
+        Type::Float64 => DataType::Float64,
         Type::Str => DataType::Utf8,
         Type::Vocab(_) => DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
         Type::Date => DataType::Date32,
@@ -96,7 +99,12 @@ enum Builder {
     UInt8(UInt8Builder),
     UInt32(UInt32Builder),
     UInt64(UInt64Builder),
+    Int32(Int32Builder),
+    Float64(Float64Builder),
     Str(StringBuilder),
+    /// A list of numbers, each of which may be null.
+    Int32s(ListBuilder<Int32Builder>),
+    Float64s(ListBuilder<Float64Builder>),
     /// Keys into the vocabulary.
     Word {
         keys: Int32Builder,
@@ -129,7 +137,11 @@ impl Builder {
             Type::UInt8 => Builder::UInt8(UInt8Builder::new()),
             Type::UInt32 => Builder::UInt32(UInt32Builder::new()),
             Type::UInt64 => Builder::UInt64(UInt64Builder::new()),
+            Type::Int32 => Builder::Int32(Int32Builder::new()),
+            Type::Float64 => Builder::Float64(Float64Builder::new()),
             Type::Str => Builder::Str(StringBuilder::new()),
+            Type::List(Type::Int32) => Builder::Int32s(ListBuilder::new(Int32Builder::new())),
+            Type::List(Type::Float64) => Builder::Float64s(ListBuilder::new(Float64Builder::new())),
             Type::Vocab(words) => {
                 let words = words();
                 let index = words
@@ -175,6 +187,10 @@ impl Builder {
             Builder::UInt8(b) => b.append_null(),
             Builder::UInt32(b) => b.append_null(),
             Builder::UInt64(b) => b.append_null(),
+            Builder::Int32(b) => b.append_null(),
+            Builder::Float64(b) => b.append_null(),
+            Builder::Int32s(b) => b.append_null(),
+            Builder::Float64s(b) => b.append_null(),
             Builder::Str(b) => b.append_null(),
             Builder::Word { keys, .. } => keys.append_null(),
             Builder::Words(b) => b.end(false),
@@ -230,6 +246,10 @@ impl Builder {
             Builder::UInt8(b) => Arc::new(b.finish()),
             Builder::UInt32(b) => Arc::new(b.finish()),
             Builder::UInt64(b) => Arc::new(b.finish()),
+            Builder::Int32(b) => Arc::new(b.finish()),
+            Builder::Float64(b) => Arc::new(b.finish()),
+            Builder::Int32s(b) => Arc::new(b.finish()),
+            Builder::Float64s(b) => Arc::new(b.finish()),
             Builder::Str(b) => Arc::new(b.finish()),
             Builder::Word { keys, words, .. } => Arc::new(DictionaryArray::<Int32Type>::try_new(
                 keys.finish(),
@@ -264,6 +284,10 @@ impl Builder {
             Builder::UInt8(b) => b.len(),
             Builder::UInt32(b) => b.len(),
             Builder::UInt64(b) => b.len(),
+            Builder::Int32(b) => b.len(),
+            Builder::Float64(b) => b.len(),
+            Builder::Int32s(b) => b.len(),
+            Builder::Float64s(b) => b.len(),
             Builder::Str(b) => b.len(),
             Builder::Word { keys, .. } => keys.len(),
             Builder::Words(b) => b.len(),
@@ -535,6 +559,30 @@ impl Builder {
                     .ok_or_else(wrong)?
                     .value(row),
             ),
+            Builder::Int32(b) => b.append_value(
+                array
+                    .as_primitive_opt::<Int32Type>()
+                    .ok_or_else(wrong)?
+                    .value(row),
+            ),
+            Builder::Float64(b) => b.append_value(
+                array
+                    .as_primitive_opt::<Float64Type>()
+                    .ok_or_else(wrong)?
+                    .value(row),
+            ),
+            Builder::Int32s(b) => {
+                let list = array.as_list_opt::<i32>().ok_or_else(wrong)?.value(row);
+                let items = list.as_primitive_opt::<Int32Type>().ok_or_else(wrong)?;
+                b.values().extend(items.iter());
+                b.append(true);
+            }
+            Builder::Float64s(b) => {
+                let list = array.as_list_opt::<i32>().ok_or_else(wrong)?.value(row);
+                let items = list.as_primitive_opt::<Float64Type>().ok_or_else(wrong)?;
+                b.values().extend(items.iter());
+                b.append(true);
+            }
             Builder::Str(b) => b.append_value(text_of(array, row)?),
             Builder::Word { keys, index, .. } => {
                 let word = text_of(array, row)?;
@@ -771,6 +819,39 @@ impl Cells for ArrowRow<'_> {
 
     fn tags(&mut self, names: &[String], values: &[Option<&str>]) {
         self.map(names.iter().map(String::as_str).zip(values.iter().copied()));
+    }
+
+    fn number(&mut self, value: Option<Number>) {
+        match (self.next(), value) {
+            (Builder::Int32(b), Some(Number::Int(n))) => b.append_value(n),
+            (Builder::Float64(b), Some(n)) => b.append_value(n.as_f64()),
+            (b, None) => b.null(),
+            (b, Some(_)) => {
+                debug_assert!(false, "a number for a column of another type");
+                b.null();
+            }
+        }
+    }
+
+    fn numbers(&mut self, items: Option<&[Option<Number>]>) {
+        match (self.next(), items) {
+            (Builder::Int32s(b), Some(items)) => {
+                for x in items {
+                    b.values().append_option(match x {
+                        Some(Number::Int(n)) => Some(*n),
+                        _ => None,
+                    });
+                }
+                b.append(true);
+            }
+            (Builder::Float64s(b), Some(items)) => {
+                for x in items {
+                    b.values().append_option(x.map(Number::as_f64));
+                }
+                b.append(true);
+            }
+            (b, _) => b.null(),
+        }
     }
 }
 

@@ -38,6 +38,33 @@ pub const UCI: Column = Column::new(
     "the move in UCI (Chess960 castling king to rook)",
 );
 
+/// The clock after a move, from `[%clk …]`.
+pub const CLOCK: Column = Column::new(
+    "clock",
+    Type::Float64,
+    "the time left on the mover's clock after the move, in seconds, from its `[%clk H:MM:SS]` (`[%clk 0:04:58.5]` is 298.5)",
+)
+.null_when("the move's comments have no readable `[%clk …]` (an unreadable one is an `invalid-command` finding)");
+
+/// The evaluation after a move in centipawns, from `[%eval …]`.
+pub const EVAL_CP: Column = Column::new(
+    "eval_cp",
+    Type::Int32,
+    "the evaluation after the move in centipawns, as written (`[%eval 0.35]` is 35; lichess and chess.com give White's point of view)",
+)
+.null_when("the move's comments have no readable `[%eval …]` in pawns");
+
+/// The evaluation after a move as a mate distance, from `[%eval #…]`.
+pub const EVAL_MATE: Column = Column::new(
+    "eval_mate",
+    Type::Int32,
+    "the evaluation after the move as a signed distance to mate in moves, as written (`[%eval #-3]` is -3)",
+)
+.null_when("the move's comments have no readable `[%eval #…]`");
+
+/// What a game-level list of per-move readings says of its nulls.
+const READINGS_NULL: &str = "no move of the game has one (then in CSV the cell is empty); a move without one is null (in CSV `-`)";
+
 /// One ply of the main line.
 pub const MOVE: Schema = Schema {
     name: "move",
@@ -54,6 +81,9 @@ pub const MOVE: Schema = Schema {
         )
         .null_when("`--no-fen` is given")
         .jsonl_only(),
+        CLOCK.jsonl_only(),
+        EVAL_CP.jsonl_only(),
+        EVAL_MATE.jsonl_only(),
         NAGS.doc("the move's NAGs"),
         COMMENTS.doc("comments after the move"),
         VARIATIONS.doc("variations replacing the move, as PGN text"),
@@ -129,6 +159,21 @@ pub const GAME: Schema = Schema {
             .doc("the main line in normalised SAN")
             .null_when("`--san` is not given, or the game was left out")
             .arrow_only(),
+        CLOCK
+            .of_type(Type::List(&Type::Float64))
+            .doc("the clock after each move of the main line, in seconds (`[%clk …]`; in CSV space-separated)")
+            .null_when(READINGS_NULL)
+            .csv_only(),
+        EVAL_CP
+            .of_type(Type::List(&Type::Int32))
+            .doc("the evaluation after each move in centipawns (`[%eval 0.35]`; in CSV space-separated)")
+            .null_when(READINGS_NULL)
+            .csv_only(),
+        EVAL_MATE
+            .of_type(Type::List(&Type::Int32))
+            .doc("the evaluation after each move as a signed mate distance (`[%eval #-3]`; in CSV space-separated)")
+            .null_when(READINGS_NULL)
+            .csv_only(),
         Column::new("final_fen", Type::Str, "the final position, as FEN")
             .null_when("the game's setup failed, or it was left out")
             .csv_only()

@@ -42,6 +42,11 @@ pub enum Type {
     UInt32,
     /// An unsigned integer that fits 64 bits (games, lines, offsets).
     UInt64,
+    /// A signed integer that fits 32 bits (centipawns, mate distances).
+    Int32,
+    /// A number with a fraction (a clock's seconds); in CSV and JSON
+    /// written with exactly the digits it has (`298.5`).
+    Float64,
     /// Text from the input or for people, UTF-8.
     Str,
     /// One word of a fixed vocabulary: the words, in their type's order.
@@ -68,6 +73,8 @@ impl Type {
             Type::UInt8 => "uint8".into(),
             Type::UInt32 => "uint32".into(),
             Type::UInt64 => "uint64".into(),
+            Type::Int32 => "int32".into(),
+            Type::Float64 => "float64".into(),
             Type::Str => "string".into(),
             Type::Vocab(_) => "vocabulary".into(),
             Type::List(item) => format!("list of {}", item.name()),
@@ -545,6 +552,56 @@ pub fn push_uint(out: &mut Vec<u8>, n: u64) {
     out.extend_from_slice(&digits[at..]);
 }
 
+/// A value of a number column ([`Type::Int32`], [`Type::Float64`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Number {
+    Int(i32),
+    /// Milliseconds, written as seconds with their fraction (`298.5`).
+    Millis(u64),
+}
+
+impl Number {
+    /// Appends the number as CSV and JSON write it.
+    pub fn append_to(self, out: &mut Vec<u8>) {
+        match self {
+            Number::Int(n) => {
+                if n < 0 {
+                    out.push(b'-');
+                }
+                push_uint(out, u64::from(n.unsigned_abs()));
+            }
+            Number::Millis(ms) => {
+                push_uint(out, ms / 1000);
+                let frac = ms % 1000;
+                if frac > 0 {
+                    let digits = [
+                        b'0' + (frac / 100) as u8,
+                        b'0' + (frac / 10 % 10) as u8,
+                        b'0' + (frac % 10) as u8,
+                    ];
+                    let len = if frac % 100 == 0 {
+                        1
+                    } else if frac % 10 == 0 {
+                        2
+                    } else {
+                        3
+                    };
+                    out.push(b'.');
+                    out.extend_from_slice(&digits[..len]);
+                }
+            }
+        }
+    }
+
+    /// The number as a float (seconds for [`Number::Millis`]).
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Number::Int(n) => f64::from(n),
+            Number::Millis(ms) => ms as f64 / 1000.0,
+        }
+    }
+}
+
 /// What a record writes its values through, one call per column in the
 /// schema's order (columns the format does not hold are skipped by the
 /// writer: a record writes each format's columns only).
@@ -564,6 +621,10 @@ pub trait Cells {
     /// The per-tag values of a [`Type::Map`] column: the tags the run
     /// names, and each one's value in the record.
     fn tags(&mut self, names: &[String], values: &[Option<&str>]);
+    /// A number or null.
+    fn number(&mut self, value: Option<Number>);
+    /// A list of numbers, each of which may be null (in CSV `-`), or null.
+    fn numbers(&mut self, items: Option<&[Option<Number>]>);
 }
 
 /// Writes one CSV row into a buffer, quoted as the `csv` crate quotes by
@@ -689,6 +750,28 @@ impl Cells for CsvRow<'_> {
         self.advance();
         for v in values {
             self.text(v.unwrap_or("").as_bytes());
+        }
+    }
+
+    fn number(&mut self, value: Option<Number>) {
+        self.advance();
+        self.sep();
+        if let Some(n) = value {
+            n.append_to(self.out);
+        }
+    }
+
+    fn numbers(&mut self, items: Option<&[Option<Number>]>) {
+        self.advance();
+        self.sep();
+        for (i, x) in items.unwrap_or(&[]).iter().enumerate() {
+            if i > 0 {
+                self.out.push(b' ');
+            }
+            match x {
+                Some(n) => n.append_to(self.out),
+                None => self.out.push(b'-'),
+            }
         }
     }
 }
@@ -916,5 +999,32 @@ impl Cells for JsonObject<'_> {
 
     fn tags(&mut self, names: &[String], values: &[Option<&str>]) {
         self.map(names.iter().map(String::as_str).zip(values.iter().copied()));
+    }
+
+    fn number(&mut self, value: Option<Number>) {
+        self.key();
+        match value {
+            Some(n) => n.append_to(self.out),
+            None => self.out.extend_from_slice(b"null"),
+        }
+    }
+
+    fn numbers(&mut self, items: Option<&[Option<Number>]>) {
+        self.key();
+        let Some(items) = items else {
+            self.out.extend_from_slice(b"null");
+            return;
+        };
+        self.out.push(b'[');
+        for (i, x) in items.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            match x {
+                Some(n) => n.append_to(self.out),
+                None => self.out.extend_from_slice(b"null"),
+            }
+        }
+        self.out.push(b']');
     }
 }

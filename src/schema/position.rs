@@ -4,7 +4,7 @@
 //! `--to epd` for positions.
 
 use super::finding::{PLY, SAN};
-use super::game::UCI;
+use super::game::{CLOCK, EVAL_CP, EVAL_MATE, UCI};
 use super::{Column, Schema, Type, common};
 
 /// One position.
@@ -28,5 +28,8 @@ pub const POSITION: Schema = Schema {
         SAN.doc("that move in normalised SAN")
             .null_when("`ply` is 0")
             .arrow_only(),
+        CLOCK.arrow_only(),
+        EVAL_CP.arrow_only(),
+        EVAL_MATE.arrow_only(),
     ],
 };

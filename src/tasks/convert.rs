@@ -22,6 +22,7 @@ use shakmaty::san::{San, SanError, SanPlus, Suffix};
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use crate::rules::attacks::is_checkmate;
+use crate::rules::commands::{Eval, commands, may_hold_command};
 use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{GameResult, RawGame, Token, TokenKind, decode_text};
 use crate::rules::replay::replay;
@@ -46,6 +47,9 @@ pub struct ConvertOptions {
     /// and why it was not replayed, where it stood (after the comments of
     /// the move it follows), instead of leaving it out.
     pub keep_invalid: bool,
+    /// Read the clock and evaluation commands of the main line's comments
+    /// ([`ConvertedGame::readings`]); an unreadable one is a finding.
+    pub commands: bool,
 }
 
 impl Default for ConvertOptions {
@@ -56,6 +60,7 @@ impl Default for ConvertOptions {
             nags: true,
             variations: true,
             keep_invalid: false,
+            commands: true,
         }
     }
 }
@@ -136,8 +141,21 @@ pub struct ConvertedGame {
     /// failed, or the `(` of a variation that replaces no move), in input
     /// order: left out, or kept as comments. A variation the end of the
     /// game cut off before its `)` is dropped (or kept) without a finding
-    /// here: the scanner's finding says it.
+    /// here: the scanner's finding says it. Also each `[%clk …]` or
+    /// `[%eval …]` command that could not be read (read as none).
     pub left_out: Vec<Finding>,
+    /// The clock and evaluation after each ply, from the `[%clk …]` and
+    /// `[%eval …]` commands of the comments that follow it: one per ply,
+    /// or empty when no ply has either (most games).
+    pub readings: Vec<Reading>,
+}
+
+/// What the comments after one ply say of the clock and the evaluation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reading {
+    /// Time left in milliseconds.
+    pub clock: Option<u64>,
+    pub eval: Option<Eval>,
 }
 
 impl ConvertedGame {
@@ -152,6 +170,7 @@ impl ConvertedGame {
             marker: self.marker,
             error: self.error.clone(),
             left_out: Vec::new(),
+            readings: Vec::new(),
         }
     }
 
@@ -248,6 +267,7 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
         marker: game.marker.map(|m| m.result),
         error: None,
         left_out: Vec::new(),
+        readings: Vec::new(),
     };
     let start = match start_position(game) {
         Ok(start) => start,
@@ -286,7 +306,7 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
     converted.plies = plies;
     converted.error = done.error;
     converted.start = Some(start);
-    if options.comments || options.nags || options.variations {
+    if options.comments || options.nags || options.variations || options.commands {
         attach_annotations(game, options, &mut converted);
     }
     converted
@@ -328,10 +348,15 @@ fn attach_annotations(game: &RawGame<'_>, options: ConvertOptions, out: &mut Con
                     notes(out, seen).nags.push(n);
                 }
             }
-            TokenKind::Comment if options.comments => {
-                notes(out, seen)
-                    .comments
-                    .push(decode_text(t.text).into_owned());
+            TokenKind::Comment => {
+                if options.commands && may_hold_command(t.text) {
+                    read_commands(out, seen, t);
+                }
+                if options.comments {
+                    notes(out, seen)
+                        .comments
+                        .push(decode_text(t.text).into_owned());
+                }
             }
             TokenKind::VariationStart => {
                 let (end, closed) = variation_end(tokens, i - 1);
@@ -385,6 +410,39 @@ fn attach_annotations(game: &RawGame<'_>, options: ConvertOptions, out: &mut Con
             _ => {}
         }
     }
+}
+
+/// Takes the clock and evaluation of the comment `t` after ply `seen` (the
+/// first of each after a ply counts); an unreadable command is a finding.
+fn read_commands(out: &mut ConvertedGame, seen: usize, t: &Token<'_>) {
+    let found = commands(t.text);
+    for why in found.errors() {
+        let message = format!("invalid command {why}: read as none");
+        out.left_out.push(match seen.checked_sub(1) {
+            Some(i) => Finding::at_ply(
+                Code::InvalidCommand,
+                t.line,
+                u32::try_from(seen).unwrap_or(u32::MAX),
+                out.plies[i].san.to_string(),
+                message,
+            ),
+            None => Finding::game(Code::InvalidCommand, t.line, message),
+        });
+    }
+    let (clock, eval) = (
+        found.clock.and_then(Result::ok),
+        found.eval.and_then(Result::ok),
+    );
+    let Some(i) = seen.checked_sub(1) else { return };
+    if clock.is_none() && eval.is_none() {
+        return;
+    }
+    if out.readings.is_empty() {
+        out.readings = vec![Reading::default(); out.plies.len()];
+    }
+    let reading = &mut out.readings[i];
+    reading.clock = reading.clock.or(clock);
+    reading.eval = reading.eval.or(eval);
 }
 
 /// The NAG number of a NAG token (the scanner keeps only 0 to 255).
@@ -906,6 +964,7 @@ mod tests {
                 nags: false,
                 variations: false,
                 keep_invalid: false,
+                commands: false,
             },
         );
         assert!(bare.pre.is_empty() && bare.plies.iter().all(|p| p.notes().is_empty()));

@@ -15,6 +15,7 @@
 use shakmaty::san::Suffix;
 use shakmaty::{Chess, Color, Position};
 
+use crate::rules::commands::{commands, may_hold_command};
 use crate::rules::ends::{End, EndRules, EndTracker, Step};
 use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, TokenKind, recorded_result};
@@ -273,9 +274,16 @@ fn is_pgn_date(b: &[u8]) -> bool {
 /// a start position), and the control characters of comments
 /// ([`control_finding`]).
 fn check_tokens(game: &RawGame<'_>, moves: bool, findings: &mut Vec<Finding>) {
+    // The main-line move a depth-0 comment follows, as (ply, text).
+    let mut last_move: Option<(u32, &[u8])> = None;
+    let mut plies = 0u32;
     for token in &game.tokens {
         match token.kind {
-            TokenKind::Move if moves && token.depth > 0 => {
+            TokenKind::Move if token.depth == 0 => {
+                plies = plies.saturating_add(1);
+                last_move = Some((plies, token.text));
+            }
+            TokenKind::Move if moves => {
                 if let Err(message) = parse_san(token.text) {
                     findings.push(Finding {
                         line: token.line,
@@ -286,8 +294,26 @@ fn check_tokens(game: &RawGame<'_>, moves: bool, findings: &mut Vec<Finding>) {
                     });
                 }
             }
-            TokenKind::Comment if may_hold_control(token.text) => {
-                findings.extend(control_finding(token.text, token.line, Holder::Comment));
+            TokenKind::Comment => {
+                if may_hold_control(token.text) {
+                    findings.extend(control_finding(token.text, token.line, Holder::Comment));
+                }
+                if may_hold_command(token.text) {
+                    let on = last_move.filter(|_| token.depth == 0);
+                    for why in commands(token.text).errors() {
+                        let message = format!("invalid command {why}: read as none");
+                        findings.push(match on {
+                            Some((ply, text)) => Finding::at_ply(
+                                Code::InvalidCommand,
+                                token.line,
+                                ply,
+                                String::from_utf8_lossy(text),
+                                message,
+                            ),
+                            None => Finding::game(Code::InvalidCommand, token.line, message),
+                        });
+                    }
+                }
             }
             _ => {}
         }

@@ -56,6 +56,7 @@ fn failed_game(tags: Vec<(String, String)>, finding: Finding) -> ConvertedGame {
         marker: None,
         error: Some(finding),
         left_out: Vec::new(),
+        readings: Vec::new(),
     }
 }
 
@@ -105,6 +106,7 @@ fn game_from_line_position(text: &str, line: u64, leniency: FenLeniency) -> Conv
             marker: Some(GameResult::Unfinished),
             error: None,
             left_out: Vec::new(),
+            readings: Vec::new(),
         },
         Err(err) => failed_game(
             roster(GameResult::Unfinished),
@@ -206,6 +208,7 @@ pub fn game_from_uci_line(text: &str, line: u64) -> ConvertedGame {
         marker: Some(result),
         error,
         left_out: Vec::new(),
+        readings: Vec::new(),
     }
 }
 
