@@ -41,7 +41,9 @@ fn schema_subcommand_prints_every_kind() {
     let names: Vec<&str> = kinds.iter().map(|k| k["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["finding", "outcome", "game", "position", "move", "error"]
+        [
+            "finding", "outcome", "game", "position", "perft", "move", "error"
+        ]
     );
     for (kind, s) in kinds.iter().zip(schema::ALL) {
         let columns: Vec<&str> = kind["columns"]
@@ -407,6 +409,11 @@ fn each_column_name_is_one_literal_in_src() {
     // Words that are column names and also, elsewhere, another thing: how
     // many times each may be written in all, and why.
     let also = [
+        (
+            "move",
+            2,
+            "the name of the move struct (the perft record's root move column is the other)",
+        ),
         (
             "error",
             5,

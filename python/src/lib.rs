@@ -543,7 +543,11 @@ fn _pgnkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_run, m)?)?;
     m.add(
         "PERFT_COLUMNS",
-        perft_rows::COLUMNS.map(|(name, ..)| name).to_vec(),
+        perft_rows::PERFT
+            .columns
+            .iter()
+            .map(|c| c.name)
+            .collect::<Vec<_>>(),
     )?;
     Ok(())
 }

@@ -1,45 +1,16 @@
-//! `pgnkit.perft`: the library's perft, its lines made into rows of a
-//! small record defined here once ([`COLUMNS`]): the root move and the
+//! `pgnkit.perft`: the library's perft, its lines made into rows of the
+//! perft record of the one definition ([`PERFT`]): the root move and the
 //! leaf nodes below it (with `divide`), else one row of the total.
 
 use std::io::Write;
-use std::sync::Arc;
 
-use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt64Array};
 use arrow_ipc::writer::StreamWriter;
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use pgnkit::Error;
 use pgnkit::cli::PerftArgs;
 use pgnkit::exit::ExitStatus;
-
-/// The perft record's columns: name, type, nullable, meaning.
-pub const COLUMNS: [(&str, DataType, bool, &str); 2] = [
-    (
-        "move",
-        DataType::Utf8,
-        true,
-        "the root move in UCI (with divide); null on the one row of the total",
-    ),
-    (
-        "nodes",
-        DataType::UInt64,
-        false,
-        "leaf nodes at the depth below the move (or the position)",
-    ),
-];
-
-/// The perft record as an Arrow schema.
-pub fn schema() -> SchemaRef {
-    let fields: Vec<Field> = COLUMNS
-        .iter()
-        .map(|(name, ty, nullable, doc)| {
-            Field::new(*name, ty.clone(), *nullable).with_metadata(std::collections::HashMap::from(
-                [("doc".to_owned(), (*doc).to_owned())],
-            ))
-        })
-        .collect();
-    Arc::new(Schema::new(fields))
-}
+use pgnkit::schema::Cells;
+use pgnkit::schema::arrow::ArrowRows;
+pub use pgnkit::schema::perft::PERFT;
 
 /// Runs perft as the command line does and writes its rows as an Arrow
 /// stream to `out`.
@@ -67,13 +38,15 @@ pub fn run(args: &PerftArgs, out: &mut dyn Write) -> Result<ExitStatus, Error> {
         moves = vec![None];
         nodes = vec![total.unwrap_or(0)];
     }
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from(moves)),
-        Arc::new(UInt64Array::from(nodes)),
-    ];
-    let schema = schema();
-    let batch = RecordBatch::try_new(Arc::clone(&schema), columns).map_err(Error::internal)?;
-    let mut writer = StreamWriter::try_new(out, &schema).map_err(Error::internal)?;
+    let mut rows = ArrowRows::new(&PERFT);
+    for (uci, count) in moves.iter().zip(&nodes) {
+        let mut row = rows.row();
+        row.opt_str(uci.as_deref());
+        row.uint(Some(*count));
+        row.finish();
+    }
+    let batch = rows.batch().map_err(Error::internal)?;
+    let mut writer = StreamWriter::try_new(out, rows.schema()).map_err(Error::internal)?;
     writer.write(&batch).map_err(Error::internal)?;
     writer.finish().map_err(Error::internal)?;
     Ok(status)

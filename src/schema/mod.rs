@@ -18,6 +18,7 @@ pub mod arrow;
 pub mod finding;
 pub mod game;
 pub mod outcome;
+pub mod perft;
 pub mod position;
 
 use std::fmt::Write as _;
@@ -99,11 +100,12 @@ pub enum InCsv {
 
 /// Every record kind, for `pgnkit schema` and `docs/records.md`: the
 /// records, then the structs they hold.
-pub const ALL: [&Schema; 6] = [
+pub const ALL: [&Schema; 7] = [
     &finding::FINDING,
     &outcome::OUTCOME,
     &game::GAME,
     &position::POSITION,
+    &perft::PERFT,
     &game::MOVE,
     &finding::ERROR,
 ];
