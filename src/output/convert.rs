@@ -189,10 +189,7 @@ pub fn write_jsonl(game: &ConvertedGame, fens: bool, out: &mut Vec<u8>) {
     let mode = game.mode();
     let mut pos = game.start.as_ref().map(|s| s.pos.clone());
     let plies = if pos.is_some() { &game.plies[..] } else { &[] };
-    let mut index = 0;
     o.objects(&MOVE, plies, |ply, m| {
-        let reading = game.readings.get(index);
-        index += 1;
         let pos = pos.as_mut().expect("plies only with a start");
         m.ascii(|out| append_san(&ply.san, out));
         m.ascii(|out| uci(ply.mv, mode).append_ascii_to(out));
@@ -202,12 +199,12 @@ pub fn write_jsonl(game: &ConvertedGame, fens: bool, out: &mut Vec<u8>) {
         } else {
             m.opt_str(None);
         }
-        for cell in reading_cells(reading) {
-            m.number(cell);
-        }
         write_notes(m, ply.notes());
     });
     o.word(Some(game.result().as_str()));
+    for list in reading_lists(&game.readings) {
+        o.numbers(list.as_deref());
+    }
     o.error(game.error.as_ref());
     o.finish();
 }
@@ -835,8 +832,8 @@ mod tests {
             render(|g, out| write_jsonl(g, true, out), &game),
             concat!(
                 r#","tags":{"Event":"E \"x\"","White":"Café"},"nags":null,"comments":["pre"],"variations":null,"moves":["#,
-                r#"{"san":"e4","uci":"e2e4","fen_after":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1","clock":null,"eval_cp":null,"eval_mate":null,"nags":[1],"comments":["a \"b\""],"variations":["(d4 d5)"]},"#,
-                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2","clock":null,"eval_cp":null,"eval_mate":null,"nags":null,"comments":null,"variations":null}],"result":"1-0","error":null}"#,
+                r#"{"san":"e4","uci":"e2e4","fen_after":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1","nags":[1],"comments":["a \"b\""],"variations":["(d4 d5)"]},"#,
+                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2","nags":null,"comments":null,"variations":null}],"result":"1-0","clock":null,"eval_cp":null,"eval_mate":null,"error":null}"#,
                 "\n"
             )
         );
@@ -844,7 +841,7 @@ mod tests {
         let text = render(|g, out| write_jsonl(g, true, out), &broken);
         assert!(
             text.ends_with(
-                r#""result":"*","error":{"ply":2,"san":"e2e4","code":"illegal-move","message":"`e2e4` is not a legal move"}}
+                r#""result":"*","clock":null,"eval_cp":null,"eval_mate":null,"error":{"ply":2,"san":"e2e4","code":"illegal-move","message":"`e2e4` is not a legal move"}}
 "#
             ),
             "{text}"

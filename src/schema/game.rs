@@ -38,7 +38,8 @@ pub const UCI: Column = Column::new(
     "the move in UCI (Chess960 castling king to rook)",
 );
 
-/// The clock after a move, from `[%clk …]`.
+/// The clock after a move, from `[%clk …]` (a list of them in game records,
+/// one value in position records).
 pub const CLOCK: Column = Column::new(
     "clock",
     Type::Float64,
@@ -81,9 +82,6 @@ pub const MOVE: Schema = Schema {
         )
         .null_when("`--no-fen` is given")
         .jsonl_only(),
-        CLOCK.jsonl_only(),
-        EVAL_CP.jsonl_only(),
-        EVAL_MATE.jsonl_only(),
         NAGS.doc("the move's NAGs"),
         COMMENTS.doc("comments after the move"),
         VARIATIONS.doc("variations replacing the move, as PGN text"),
@@ -162,18 +160,15 @@ pub const GAME: Schema = Schema {
         CLOCK
             .of_type(Type::List(&Type::Float64))
             .doc("the clock after each move of the main line, in seconds (`[%clk …]`; in CSV space-separated)")
-            .null_when(READINGS_NULL)
-            .csv_only(),
+            .null_when(READINGS_NULL),
         EVAL_CP
             .of_type(Type::List(&Type::Int32))
             .doc("the evaluation after each move in centipawns (`[%eval 0.35]`; in CSV space-separated)")
-            .null_when(READINGS_NULL)
-            .csv_only(),
+            .null_when(READINGS_NULL),
         EVAL_MATE
             .of_type(Type::List(&Type::Int32))
             .doc("the evaluation after each move as a signed mate distance (`[%eval #-3]`; in CSV space-separated)")
-            .null_when(READINGS_NULL)
-            .csv_only(),
+            .null_when(READINGS_NULL),
         Column::new("final_fen", Type::Str, "the final position, as FEN")
             .null_when("the game's setup failed, or it was left out")
             .csv_only()
