@@ -92,8 +92,11 @@ def games(
     threads: Optional[int] = None,
 ) -> RecordStream:
     """Every game converted, one row per game (``game`` in docs/records.md):
-    UCI moves (SAN too with ``san=True``), final FEN, typed tags, and all
-    tags in the ``tags`` map (only those named, with ``tags=``).
+    UCI moves (SAN too with ``san=True``), final FEN, typed tags, all tags
+    in the ``tags`` map (only those named, with ``tags=``), and per move the
+    clock in seconds (``clock``, from ``[%clk]``) and the evaluation
+    (``eval_cp``, ``eval_mate``, from ``[%eval]``), null where a move has
+    none.
 
     >>> import duckdb, pgnkit
     >>> g = pgnkit.games("games.pgn", threads=2)
@@ -102,7 +105,8 @@ def games(
 
 def positions(*paths: Input, threads: Optional[int] = None) -> RecordStream:
     """Every position of every game, one row per position (``position`` in
-    docs/records.md).
+    docs/records.md), with the FEN, the move that led to it, and that
+    move's clock and evaluation.
 
     >>> import polars as pl, pgnkit
     >>> pl.DataFrame(pgnkit.positions("games.pgn"))

@@ -410,8 +410,10 @@ fn annotate_outcome(
 /// Converts every game, one row per game (``pgnkit convert --to arrow``;
 /// columns: ``docs/records.md``, ``game``): the Seven Tag Roster and
 /// typed well-known tags as columns, every tag in the ``tags`` map, the
-/// moves as a list of UCI strings (and SAN with ``san=True``),
-/// ``final_fen``, ``plies`` and ``error``.
+/// moves as a list of UCI strings (and SAN with ``san=True``), the
+/// clock (seconds) and evaluation (``eval_cp``, ``eval_mate``) after each
+/// move from its ``[%clk]`` and ``[%eval]`` comments, ``final_fen``,
+/// ``plies`` and ``error``.
 ///
 /// ``tags``: when given, the ``tags`` map keeps only these tags (the
 /// columns are unchanged); inputs as for ``validate``.
@@ -440,7 +442,8 @@ fn games(
 /// positions(*paths, threads=None)
 /// --
 ///
-/// One row per position of every game (``pgnkit convert --to arrow
+/// One row per position of every game, with the move that led to it and
+/// that move's clock and evaluation (``pgnkit convert --to arrow
 /// --positions all``; columns: ``docs/records.md``, ``position``).
 /// Inputs as for ``validate``.
 ///
