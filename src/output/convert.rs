@@ -257,21 +257,11 @@ pub struct CsvRecord {
 /// The `clock`, `eval_cp` and `eval_mate` lists of a game's readings, each
 /// null when no ply has a value of its own.
 fn reading_lists(readings: &[Reading]) -> [Option<Vec<Option<Number>>>; 3] {
-    let list = |f: &dyn Fn(&Reading) -> Option<Number>| {
-        let items: Vec<Option<Number>> = readings.iter().map(f).collect();
+    std::array::from_fn(|i| {
+        let items: Vec<Option<Number>> =
+            readings.iter().map(|r| reading_cells(Some(r))[i]).collect();
         items.iter().any(Option::is_some).then_some(items)
-    };
-    [
-        list(&|r| r.clock.map(Number::Millis)),
-        list(&|r| match r.eval {
-            Some(Eval::Centipawns(cp)) => Some(Number::Int(cp)),
-            _ => None,
-        }),
-        list(&|r| match r.eval {
-            Some(Eval::Mate(m)) => Some(Number::Int(m)),
-            _ => None,
-        }),
-    ]
+    })
 }
 
 /// The three readings of one ply as `clock`, `eval_cp`, `eval_mate`.

@@ -16,15 +16,16 @@ use std::sync::Arc;
 
 use arrow_array::builder::{
     ArrayBuilder, BooleanBuilder, Date32Builder, Float64Builder, Int32Builder, ListBuilder,
-    MapBuilder, StringBuilder, Time32MillisecondBuilder, UInt8Builder, UInt32Builder,
-    UInt64Builder,
+    MapBuilder, PrimitiveBuilder, StringBuilder, Time32MillisecondBuilder, UInt8Builder,
+    UInt32Builder, UInt64Builder,
 };
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Date32Type, Float64Type, Int32Type, Time32MillisecondType, UInt8Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{
-    Array, ArrayRef, DictionaryArray, ListArray, RecordBatch, StringArray, StructArray,
+    Array, ArrayRef, ArrowPrimitiveType, DictionaryArray, ListArray, RecordBatch, StringArray,
+    StructArray,
 };
 use arrow_buffer::{Buffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Fields, SchemaRef};
@@ -541,48 +542,19 @@ impl Builder {
             Builder::Bool(b) => {
                 b.append_value(array.as_boolean_opt().ok_or_else(wrong)?.value(row))
             }
-            Builder::UInt8(b) => b.append_value(
-                array
-                    .as_primitive_opt::<UInt8Type>()
-                    .ok_or_else(wrong)?
-                    .value(row),
-            ),
-            Builder::UInt32(b) => b.append_value(
-                array
-                    .as_primitive_opt::<UInt32Type>()
-                    .ok_or_else(wrong)?
-                    .value(row),
-            ),
-            Builder::UInt64(b) => b.append_value(
-                array
-                    .as_primitive_opt::<UInt64Type>()
-                    .ok_or_else(wrong)?
-                    .value(row),
-            ),
-            Builder::Int32(b) => b.append_value(
-                array
-                    .as_primitive_opt::<Int32Type>()
-                    .ok_or_else(wrong)?
-                    .value(row),
-            ),
-            Builder::Float64(b) => b.append_value(
-                array
-                    .as_primitive_opt::<Float64Type>()
-                    .ok_or_else(wrong)?
-                    .value(row),
-            ),
-            Builder::Int32s(b) => {
-                let list = array.as_list_opt::<i32>().ok_or_else(wrong)?.value(row);
-                let items = list.as_primitive_opt::<Int32Type>().ok_or_else(wrong)?;
-                b.values().extend(items.iter());
-                b.append(true);
+            Builder::UInt8(b) => b.append_value(value::<UInt8Type>(array, row).ok_or_else(wrong)?),
+            Builder::UInt32(b) => {
+                b.append_value(value::<UInt32Type>(array, row).ok_or_else(wrong)?)
             }
-            Builder::Float64s(b) => {
-                let list = array.as_list_opt::<i32>().ok_or_else(wrong)?.value(row);
-                let items = list.as_primitive_opt::<Float64Type>().ok_or_else(wrong)?;
-                b.values().extend(items.iter());
-                b.append(true);
+            Builder::UInt64(b) => {
+                b.append_value(value::<UInt64Type>(array, row).ok_or_else(wrong)?)
             }
+            Builder::Int32(b) => b.append_value(value::<Int32Type>(array, row).ok_or_else(wrong)?),
+            Builder::Float64(b) => {
+                b.append_value(value::<Float64Type>(array, row).ok_or_else(wrong)?)
+            }
+            Builder::Int32s(b) => copy_numbers(b, array, row).ok_or_else(wrong)?,
+            Builder::Float64s(b) => copy_numbers(b, array, row).ok_or_else(wrong)?,
             Builder::Str(b) => b.append_value(text_of(array, row)?),
             Builder::Word { keys, index, .. } => {
                 let word = text_of(array, row)?;
@@ -637,21 +609,31 @@ impl Builder {
                 }
                 valid.append_non_null();
             }
-            Builder::Date(b) => b.append_value(
-                array
-                    .as_primitive_opt::<Date32Type>()
-                    .ok_or_else(wrong)?
-                    .value(row),
-            ),
-            Builder::Time(b) => b.append_value(
-                array
-                    .as_primitive_opt::<Time32MillisecondType>()
-                    .ok_or_else(wrong)?
-                    .value(row),
-            ),
+            Builder::Date(b) => b.append_value(value::<Date32Type>(array, row).ok_or_else(wrong)?),
+            Builder::Time(b) => {
+                b.append_value(value::<Time32MillisecondType>(array, row).ok_or_else(wrong)?)
+            }
         }
         Ok(())
     }
+}
+
+/// The value at `row` of a primitive `array` of type `T`, if it is one.
+fn value<T: ArrowPrimitiveType>(array: &dyn Array, row: usize) -> Option<T::Native> {
+    Some(array.as_primitive_opt::<T>()?.value(row))
+}
+
+/// Appends the list at `row` of `array`, a list of `T` (with nulls), if
+/// it is one.
+fn copy_numbers<T: ArrowPrimitiveType>(
+    b: &mut ListBuilder<PrimitiveBuilder<T>>,
+    array: &dyn Array,
+    row: usize,
+) -> Option<()> {
+    let list = array.as_list_opt::<i32>()?.value(row);
+    b.values().extend(list.as_primitive_opt::<T>()?.iter());
+    b.append(true);
+    Some(())
 }
 
 /// One record being written into [`ArrowRows`] (or a struct value inside

@@ -917,6 +917,24 @@ impl<'b> JsonObject<'b> {
         self.out.push(b'}');
     }
 
+    /// The next value is a JSON array of `items`, each appended by `item`
+    /// (an empty one stays an array), or `null`.
+    fn array<T>(&mut self, items: Option<&[T]>, item: impl Fn(&T, &mut Vec<u8>)) {
+        self.key();
+        let Some(items) = items else {
+            self.out.extend_from_slice(b"null");
+            return;
+        };
+        self.out.push(b'[');
+        for (i, x) in items.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            item(x, self.out);
+        }
+        self.out.push(b']');
+    }
+
     /// Closes the object and hands back its buffer.
     fn finish_inner(self) -> &'b mut Vec<u8> {
         debug_assert!(
@@ -982,21 +1000,11 @@ impl Cells for JsonObject<'_> {
     }
 
     fn words<T>(&mut self, items: Option<&[T]>, item: impl Fn(&T, &mut Vec<u8>)) {
-        self.key();
-        let Some(items) = items else {
-            self.out.extend_from_slice(b"null");
-            return;
-        };
-        self.out.push(b'[');
-        for (i, x) in items.iter().enumerate() {
-            if i > 0 {
-                self.out.push(b',');
-            }
-            self.out.push(b'"');
-            item(x, self.out);
-            self.out.push(b'"');
-        }
-        self.out.push(b']');
+        self.array(items, |x, out| {
+            out.push(b'"');
+            item(x, out);
+            out.push(b'"');
+        });
     }
 
     fn tags(&mut self, names: &[String], values: &[Option<&str>]) {
@@ -1012,21 +1020,9 @@ impl Cells for JsonObject<'_> {
     }
 
     fn numbers(&mut self, items: Option<&[Option<Number>]>) {
-        self.key();
-        let Some(items) = items else {
-            self.out.extend_from_slice(b"null");
-            return;
-        };
-        self.out.push(b'[');
-        for (i, x) in items.iter().enumerate() {
-            if i > 0 {
-                self.out.push(b',');
-            }
-            match x {
-                Some(n) => n.append_to(self.out),
-                None => self.out.extend_from_slice(b"null"),
-            }
-        }
-        self.out.push(b']');
+        self.array(items, |x, out| match x {
+            Some(n) => n.append_to(out),
+            None => out.extend_from_slice(b"null"),
+        });
     }
 }
