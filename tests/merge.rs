@@ -965,7 +965,9 @@ fn an_interrupted_run_leaves_no_part_files() {
     let dir = tempfile::tempdir().unwrap();
     let (input, _) = corpus(dir.path());
     let big = dir.path().join("big.pgn");
-    std::fs::write(&big, std::fs::read(&input).unwrap().repeat(6)).unwrap();
+    // Large enough that the run is still going when the signal comes, on a
+    // loaded machine too (at 6 copies a CI run once ended before the kill).
+    std::fs::write(&big, std::fs::read(&input).unwrap().repeat(40)).unwrap();
     let out_dir = dir.path().join("out");
     std::fs::create_dir_all(&out_dir).unwrap();
     let report = out_dir.join("report.csv");
