@@ -848,21 +848,8 @@ impl<'b> JsonObject<'b> {
 
     /// The next value is a list of JSON values, each written by `item`
     /// (the buffer it appends to), or null when empty or absent.
-    pub fn list<T>(&mut self, items: Option<&[T]>, mut item: impl FnMut(&T, &mut Vec<u8>)) {
-        self.key();
-        match items {
-            Some(items) if !items.is_empty() => {
-                self.out.push(b'[');
-                for (i, x) in items.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(b',');
-                    }
-                    item(x, self.out);
-                }
-                self.out.push(b']');
-            }
-            _ => self.out.extend_from_slice(b"null"),
-        }
+    pub fn list<T>(&mut self, items: Option<&[T]>, item: impl FnMut(&T, &mut Vec<u8>)) {
+        self.array(items.filter(|i| !i.is_empty()), item);
     }
 
     /// The next value is an object written by `inner` through its own
@@ -919,7 +906,7 @@ impl<'b> JsonObject<'b> {
 
     /// The next value is a JSON array of `items`, each appended by `item`
     /// (an empty one stays an array), or `null`.
-    fn array<T>(&mut self, items: Option<&[T]>, item: impl Fn(&T, &mut Vec<u8>)) {
+    fn array<T>(&mut self, items: Option<&[T]>, mut item: impl FnMut(&T, &mut Vec<u8>)) {
         self.key();
         let Some(items) = items else {
             self.out.extend_from_slice(b"null");
