@@ -9,6 +9,8 @@
 //! `[%clk …]` or `[%eval …]` that cannot be read is an error of its own
 //! (never a zero), which the callers report as an `invalid-command` finding.
 
+use crate::rules::finding::{Code, Finding};
+
 /// An engine's evaluation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Eval {
@@ -38,6 +40,23 @@ impl Commands {
         let clock = self.clock.as_ref().and_then(|c| c.as_ref().err());
         let eval = self.eval.as_ref().and_then(|e| e.as_ref().err());
         clock.into_iter().chain(eval).map(String::as_str)
+    }
+
+    /// An `invalid-command` finding for each unreadable command of a
+    /// comment at `line`, after the main-line move `on` (its ply and text)
+    /// when it follows one.
+    pub fn findings<'a>(
+        &'a self,
+        line: u64,
+        on: Option<(u32, &'a str)>,
+    ) -> impl Iterator<Item = Finding> + 'a {
+        self.errors().map(move |why| {
+            let message = format!("invalid command {why}: read as none");
+            match on {
+                Some((ply, san)) => Finding::at_ply(Code::InvalidCommand, line, ply, san, message),
+                None => Finding::game(Code::InvalidCommand, line, message),
+            }
+        })
     }
 }
 

@@ -416,19 +416,11 @@ fn attach_annotations(game: &RawGame<'_>, options: ConvertOptions, out: &mut Con
 /// first of each after a ply counts); an unreadable command is a finding.
 fn read_commands(out: &mut ConvertedGame, seen: usize, t: &Token<'_>) {
     let found = commands(t.text);
-    for why in found.errors() {
-        let message = format!("invalid command {why}: read as none");
-        out.left_out.push(match seen.checked_sub(1) {
-            Some(i) => Finding::at_ply(
-                Code::InvalidCommand,
-                t.line,
-                u32::try_from(seen).unwrap_or(u32::MAX),
-                out.plies[i].san.to_string(),
-                message,
-            ),
-            None => Finding::game(Code::InvalidCommand, t.line, message),
-        });
-    }
+    let san = seen.checked_sub(1).map(|i| out.plies[i].san.to_string());
+    let on = san
+        .as_deref()
+        .map(|san| (u32::try_from(seen).unwrap_or(u32::MAX), san));
+    out.left_out.extend(found.findings(t.line, on));
     let (clock, eval) = (
         found.clock.and_then(Result::ok),
         found.eval.and_then(Result::ok),

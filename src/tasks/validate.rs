@@ -299,20 +299,11 @@ fn check_tokens(game: &RawGame<'_>, moves: bool, findings: &mut Vec<Finding>) {
                     findings.extend(control_finding(token.text, token.line, Holder::Comment));
                 }
                 if may_hold_command(token.text) {
-                    let on = last_move.filter(|_| token.depth == 0);
-                    for why in commands(token.text).errors() {
-                        let message = format!("invalid command {why}: read as none");
-                        findings.push(match on {
-                            Some((ply, text)) => Finding::at_ply(
-                                Code::InvalidCommand,
-                                token.line,
-                                ply,
-                                String::from_utf8_lossy(text),
-                                message,
-                            ),
-                            None => Finding::game(Code::InvalidCommand, token.line, message),
-                        });
-                    }
+                    let san = last_move
+                        .filter(|_| token.depth == 0)
+                        .map(|(ply, text)| (ply, String::from_utf8_lossy(text)));
+                    let on = san.as_ref().map(|(ply, text)| (*ply, text.as_ref()));
+                    findings.extend(commands(token.text).findings(token.line, on));
                 }
             }
             _ => {}
