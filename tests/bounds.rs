@@ -37,7 +37,7 @@ fn plies_after_the_end_are_reported_once() {
         .collect();
     assert_eq!(after.len(), 1, "{report}");
     assert!(
-        after[0].contains("ended by fivefold repetition at ply 16"),
+        after[0].contains("ended by fivefold repetition after 8...Ng8"),
         "{report}"
     );
 

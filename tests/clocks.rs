@@ -176,7 +176,7 @@ fn a_malformed_clock_is_a_finding_and_a_null_never_a_zero() {
     assert_eq!(code(&fail), 1);
     let text = run(&["validate", path], None);
     assert!(
-        stdout(&text).contains("ply 3 (2. Nf3)"),
+        stdout(&text).contains("ply 3 (2.Nf3)"),
         "the finding names the move: {}",
         stdout(&text)
     );

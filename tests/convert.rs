@@ -116,7 +116,7 @@ fn invalid_games_are_reported_and_get_an_empty_record() {
         lines.next(),
         Some(
             "pgnkit: fixtures/pgn/illegal_move_ply_61.pgn:16: game 1 (Gelfand,B - Gareev,T), \
-             ply 61 (31. Qxe1): illegal-move: `Qxe1` is not a legal move"
+             ply 61 (31.Qxe1): illegal-move: `Qxe1` is not a legal move"
         )
     );
     assert!(
@@ -385,7 +385,7 @@ fn uci_input_forms_and_detection() {
     );
     assert_eq!(
         stderr(&out),
-        "pgnkit: fixtures/convert/games.uci:6: game 6 (? - ?), ply 2 (1... e2e4): \
+        "pgnkit: fixtures/convert/games.uci:6: game 6 (? - ?), ply 2 (1...e2e4): \
          illegal-move: `e2e4` is not a legal move\n"
     );
     // The same from standard input, detected by content.

@@ -411,8 +411,8 @@ fn each_column_name_is_one_literal_in_src() {
     let also = [
         (
             "move",
-            2,
-            "the name of the move struct (the perft record's root move column is the other)",
+            3,
+            "the name of the move struct, the perft record's root move (UCI) and a finding's move (`54...Nxg2`)",
         ),
         (
             "error",

@@ -14,6 +14,7 @@ mod perft;
 mod problem_games;
 mod readme;
 mod records;
+mod repairs;
 mod shards;
 mod solver_bound;
 mod util;

@@ -43,14 +43,12 @@ fn each_game_is_judged_by_the_laws_of_its_date() {
     let text = stdout(&out);
     assert!(
         text.contains(
-            "wrong-result: the game ended by fivefold repetition at ply 57, which gives 1/2-1/2, but the result is 0-1\n"
+            "wrong-result: the game ended by fivefold repetition after 29.Qh5+, which gives 1/2-1/2, but the result is 0-1\n"
         ),
         "{text}"
     );
     assert!(
-        text.contains(
-            "move-after-end: move after the game ended by fivefold repetition at ply 57\n"
-        ),
+        text.contains("move-after-end: the game had ended by fivefold repetition after 29.Qh5+\n"),
         "{text}"
     );
     // 2017: 9.6 was in force; the same finding whatever --laws says.
@@ -108,16 +106,16 @@ fn a_later_end_names_the_laws_that_judged_it() {
         Some(pgn.as_bytes()),
     );
     let text = stdout(&out);
-    let note = "(under the Laws in force on 2010.05.01, fivefold repetition at ply 16 did not end the game)";
+    let note = "(under the Laws in force on 2010.05.01, fivefold repetition after 8...Ng8 did not end the game)";
     assert!(
         text.contains(&format!(
-            "wrong-result: the game ended by checkmate at ply 23, which gives 1-0, but the result is 1/2-1/2 {note}\n"
+            "wrong-result: the game ended by checkmate after 12.Qxf7#, which gives 1-0, but the result is 1/2-1/2 {note}\n"
         )),
         "{text}"
     );
     assert!(
         text.contains(&format!(
-            "move-after-end: move after the game ended by checkmate at ply 23 {note}\n"
+            "move-after-end: the game had ended by checkmate after 12.Qxf7# {note}\n"
         )),
         "{text}"
     );
@@ -136,9 +134,7 @@ fn a_later_end_names_the_laws_that_judged_it() {
     );
     let text = stdout(&out);
     assert!(
-        text.contains(
-            "move-after-end: move after the game ended by fivefold repetition at ply 16\n"
-        ),
+        text.contains("move-after-end: the game had ended by fivefold repetition after 8...Ng8\n"),
         "{text}"
     );
     assert!(!text.contains("wrong-result"), "{text}");
@@ -161,7 +157,17 @@ fn rows(csv_text: &str) -> Vec<(String, String, String, String, String)> {
     let headers = reader.headers().expect("csv header").clone();
     assert!(
         headers.iter().collect::<Vec<_>>().starts_with(&[
-            "file", "game", "offset", "line", "ply", "san", "severity", "code", "message"
+            "file",
+            "game",
+            "offset",
+            "line",
+            "ply",
+            "move",
+            "san",
+            "severity",
+            "code",
+            "message",
+            "suggestion"
         ]),
         "{headers:?}"
     );
@@ -173,8 +179,8 @@ fn rows(csv_text: &str) -> Vec<(String, String, String, String, String)> {
                 r[1].to_owned(),
                 r[3].to_owned(),
                 r[4].to_owned(),
-                r[5].to_owned(),
-                r[7].to_owned(),
+                r[6].to_owned(),
+                r[8].to_owned(),
             )
         })
         .collect()
@@ -206,8 +212,9 @@ fn illegal_move_in_a_real_game() {
     assert_eq!(code(&out), 1);
     assert_eq!(
         stdout(&out),
-        "fixtures/pgn/illegal_move_ply_61.pgn:16: game 1 (Gelfand,B - Gareev,T), ply 61 (31. Qxe1): \
-         illegal-move: `Qxe1` is not a legal move\n"
+        "fixtures/pgn/illegal_move_ply_61.pgn:16: game 1 (Gelfand,B - Gareev,T), ply 61 (31.Qxe1): \
+         illegal-move: `Qxe1` is not a legal move; did you mean 31.Qd1 (the remaining ply replays); \
+         or 31.Qf1 (the remaining ply replays); or 31.Qf2 (the remaining ply replays) (a tie)?\n"
     );
     assert!(
         stderr(&out).starts_with("1 game, 1 with errors, 0 with warnings"),
@@ -402,7 +409,7 @@ fn latin1_names_are_reported_as_utf8() {
     let out = run(&["validate", "-q", path.to_str().unwrap()], None);
     assert_eq!(code(&out), 1);
     assert!(
-        stdout(&out).contains("game 1 (Réti - Grünfeld), ply 3 (2. Ke3): illegal-move"),
+        stdout(&out).contains("game 1 (Réti - Grünfeld), ply 3 (2.Ke3): illegal-move"),
         "{}",
         stdout(&out)
     );
@@ -430,7 +437,8 @@ fn standard_input() {
         assert_eq!(code(&out), 1);
         assert_eq!(
             stdout(&out),
-            "<stdin>:9: game 1 (White - Black), ply 5 (3. Nd2): ambiguous-move: `Nd2` matches several legal moves\n"
+            "<stdin>:9: game 1 (White - Black), ply 5 (3.Nd2): ambiguous-move: `Nd2` matches several legal moves; \
+             did you mean 3.Nbd2 (the remaining ply replays); or 3.Nfd2 (the remaining ply replays) (a tie)?\n"
         );
     }
 }
@@ -588,8 +596,9 @@ fn formats_and_output_file() {
     assert_eq!(stdout(&out), "");
     assert_eq!(
         std::fs::read_to_string(&target).unwrap(),
-        "{\"file\":\"fixtures/pgn/ambiguous_move.pgn\",\"game\":1,\"offset\":0,\"line\":9,\"ply\":5,\"san\":\"Nd2\",\
-         \"severity\":\"error\",\"code\":\"ambiguous-move\",\"message\":\"`Nd2` matches several legal moves\",\
+        "{\"file\":\"fixtures/pgn/ambiguous_move.pgn\",\"game\":1,\"offset\":0,\"line\":9,\"ply\":5,\"move\":\"3.Nd2\",\
+         \"san\":\"Nd2\",\"severity\":\"error\",\"code\":\"ambiguous-move\",\"message\":\"`Nd2` matches several legal moves\",\
+         \"suggestion\":\"3.Nbd2 (the remaining ply replays); or 3.Nfd2 (the remaining ply replays) (a tie)\",\
          \"white\":\"White\",\"black\":\"Black\"}\n"
     );
     let out = run(
@@ -598,7 +607,7 @@ fn formats_and_output_file() {
     );
     assert_eq!(
         stdout(&out),
-        "file,game,offset,line,ply,san,severity,code,message,white,black\n"
+        "file,game,offset,line,ply,move,san,severity,code,message,suggestion,white,black\n"
     );
 }
 
@@ -1042,7 +1051,7 @@ fn bad_and_good_games_are_the_input_games_byte_for_byte() {
     let errors: std::collections::BTreeSet<(String, usize)> = reader
         .records()
         .map(|r| r.unwrap())
-        .filter(|r| &r[6] == "error")
+        .filter(|r| &r[7] == "error")
         .map(|r| (r[0].to_owned(), r[1].parse().unwrap()))
         .collect();
     assert!(errors.len() >= 8, "{errors:?}");
@@ -1095,7 +1104,7 @@ fn bad_and_good_games_are_the_input_games_byte_for_byte() {
     let bad_games: std::collections::BTreeSet<String> = reader
         .records()
         .map(|r| r.unwrap())
-        .filter(|r| &r[6] == "error")
+        .filter(|r| &r[7] == "error")
         .map(|r| r[1].to_owned())
         .collect();
     assert_eq!(bad_games.len(), errors.len());

@@ -6,11 +6,10 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use shakmaty::Color;
-
 use super::diag;
 use crate::rules::finding::{Code, Finding};
 use crate::rules::game::unknown_tag_value;
+use crate::rules::notation::move_name;
 use crate::schema::{
     self,
     finding::{FINDING, FindingPlace, FindingRecord},
@@ -47,27 +46,6 @@ pub enum Format {
 pub fn players<S: Into<String>>(tag: impl Fn(&str) -> Option<S>) -> (String, String) {
     let name = |name| tag(name).map_or_else(|| unknown_tag_value(name).to_owned(), Into::into);
     (name("White"), name("Black"))
-}
-
-/// `12. Nf3` or `12... Nf3` for ply `ply` of a game starting at `first`.
-///
-/// # Examples
-///
-/// ```
-/// use pgnkit::output::report::move_label;
-/// use shakmaty::Color;
-/// assert_eq!(move_label(1, (1, Color::White), "e4"), "1. e4");
-/// assert_eq!(move_label(24, (1, Color::White), "Nf3"), "12... Nf3");
-/// assert_eq!(move_label(1, (30, Color::Black), "Kg7"), "30... Kg7");
-/// // A FEN's largest move number does not wrap to 0.
-/// assert_eq!(move_label(3, (u32::MAX, Color::White), "Kb1"), "4294967296. Kb1");
-/// ```
-pub fn move_label(ply: u32, first: (u32, Color), san: &str) -> String {
-    // In u64: a FEN may start at move 4294967295, and a ply count is a u32.
-    let index = u64::from(ply.max(1) - 1) + u64::from(first.1 == Color::Black);
-    let number = u64::from(first.0) + index / 2;
-    let dots = if index % 2 == 1 { "..." } else { "." };
-    format!("{number}{dots} {san}")
 }
 
 /// Writes the header, if the format has one.
@@ -108,7 +86,7 @@ pub fn write_finding(
                     write!(
                         out,
                         ", ply {ply} ({})",
-                        move_label(ply, place.first_move, &san)
+                        move_name(ply, place.first_move, &san)
                     )?;
                 } else if let Some(san) = &f.san {
                     write!(out, " ({})", shown(san))?;
@@ -116,7 +94,11 @@ pub fn write_finding(
                 write!(out, ": ")?;
             }
             let message = diag::clipped(&f.message, MESSAGE_SHOWN);
-            writeln!(out, "{}: {message}", f.code)
+            write!(out, "{}: {message}", f.code)?;
+            if let Some(s) = &f.suggestion {
+                write!(out, "; did you mean {}?", diag::clipped(s, MESSAGE_SHOWN))?;
+            }
+            writeln!(out)
         }
         Format::Csv | Format::Jsonl => {
             let format = if format == Format::Csv {

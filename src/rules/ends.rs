@@ -19,6 +19,11 @@ use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Move, Position, Rol
 use super::finding::{Code, Finding};
 use super::game::GameResult;
 
+/// How a message names the position at a ply: `after 4.Qxf7#` (the move
+/// that led to it, as the scoresheet names it), `in the starting position`
+/// at ply 0.
+pub type At<'a> = &'a dyn Fn(u32) -> String;
+
 /// An end of the game on the board, in order of precedence when two fall on
 /// the same ply: a move that mates stands even when it also completes a
 /// repetition or a move count (FIDE 9.6.2), and stalemate, which leaves no
@@ -113,24 +118,25 @@ impl End {
     /// What a message about a later end adds when this end, a fivefold
     /// repetition or a 75th move, ended nothing under `laws` (which had no
     /// 9.6): " (under the Laws in force on 1937.03.10, fivefold repetition
-    /// at ply 16 did not end the game)".
-    pub fn suspended_note(self, laws: super::laws::Laws) -> String {
+    /// after 8...Ng8 did not end the game)"; `at` names the position at a
+    /// ply ([`At`]).
+    pub fn suspended_note(self, laws: super::laws::Laws, at: At<'_>) -> String {
         format!(
-            " ({}, {} at ply {} did not end the game)",
+            " ({}, {} {} did not end the game)",
             laws.under()
                 .unwrap_or_else(|| "under the Laws applied".to_owned()),
             self.kind.describe(),
-            self.ply
+            at(self.ply)
         )
     }
 
-    /// Why a move made after this end is reported: "move after the game
-    /// ended by checkmate at ply 7", the one wording of `move-after-end`.
-    pub fn move_after_message(self) -> String {
+    /// Why a move made after this end is reported: "the game had ended by
+    /// checkmate after 4.Qxf7#", the one wording of `move-after-end`.
+    pub fn move_after_message(self, at: At<'_>) -> String {
         format!(
-            "move after the game ended by {} at ply {}",
+            "the game had ended by {} {}",
             self.kind.describe(),
-            self.ply
+            at(self.ply)
         )
     }
 }
@@ -596,11 +602,11 @@ impl FinalEnd {
     /// A move after checkmate or stalemate cannot be played at all: makes
     /// `error`, the illegal move that stopped the replay there, a
     /// `move-after-end`. Returns whether it did.
-    pub fn mark_move_after_end(&self, error: &mut Finding) -> bool {
+    pub fn mark_move_after_end(&self, error: &mut Finding, at: At<'_>) -> bool {
         match self.on_board {
             Some(end) if error.code == Code::IllegalMove => {
                 error.code = Code::MoveAfterEnd;
-                error.message = end.move_after_message();
+                error.message = end.move_after_message(at);
                 true
             }
             _ => false,
@@ -877,8 +883,8 @@ mod tests {
         assert_eq!(closed.end, Some(dead));
         assert_eq!(closed.on_board, None);
         assert_eq!(
-            dead.move_after_message(),
-            "move after the game ended by a dead position at ply 1"
+            dead.move_after_message(&|ply| format!("after ply {ply}")),
+            "the game had ended by a dead position after ply 1"
         );
     }
 
@@ -887,15 +893,13 @@ mod tests {
         let start = from_fen("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1");
         let (_, closed) = track(start, &["Qf7"], false);
         let mut error = Finding::at_ply(Code::IllegalMove, 3, 2, "Kh7", "illegal");
-        assert!(closed.mark_move_after_end(&mut error));
+        let at = |ply| format!("after ply {ply}");
+        assert!(closed.mark_move_after_end(&mut error, &at));
         assert_eq!(error.code, Code::MoveAfterEnd);
-        assert_eq!(
-            error.message,
-            "move after the game ended by stalemate at ply 1"
-        );
+        assert_eq!(error.message, "the game had ended by stalemate after ply 1");
         // Any other problem stays what it is.
         let mut error = Finding::at_ply(Code::Syntax, 3, 2, "Kh9", "not a move");
-        assert!(!closed.mark_move_after_end(&mut error));
+        assert!(!closed.mark_move_after_end(&mut error, &at));
         assert_eq!(error.code, Code::Syntax);
     }
 

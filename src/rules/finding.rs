@@ -156,6 +156,9 @@ pub struct Finding {
     pub code: Code,
     /// Lowercase, no trailing period.
     pub message: String,
+    /// The repairs proposed for a move that could not be played
+    /// ([`super::repair`]), as the report writes them.
+    pub suggestion: Option<String>,
 }
 
 impl Finding {
@@ -167,6 +170,7 @@ impl Finding {
             san: None,
             code,
             message: message.into(),
+            suggestion: None,
         }
     }
 
@@ -184,6 +188,7 @@ impl Finding {
             san: Some(san.into()),
             code,
             message: message.into(),
+            suggestion: None,
         }
     }
 

@@ -202,6 +202,22 @@ impl<'a> RawGame<'a> {
         self.tag(name).map(Tag::text)
     }
 
+    /// The position after main-line ply `ply`, named by the move that led
+    /// to it as written (`after 4.Qxf7#`), for a game whose moves start at
+    /// `first_move`; `in the starting position` at ply 0.
+    pub fn after_ply(&self, ply: u32, first_move: (u32, shakmaty::Color)) -> String {
+        match ply
+            .checked_sub(1)
+            .and_then(|i| self.main_line().nth(i as usize))
+        {
+            Some(t) => format!(
+                "after {}",
+                super::notation::move_name(ply, first_move, &decode_text(t.text))
+            ),
+            None => "in the starting position".to_owned(),
+        }
+    }
+
     /// The main-line move tokens, in order.
     pub fn main_line(&self) -> impl Iterator<Item = &Token<'a>> {
         self.tokens

@@ -12,6 +12,7 @@ pub mod mateability;
 pub mod movetext;
 pub mod notation;
 pub mod perft;
+pub mod repair;
 pub mod replay;
 pub mod san;
 pub mod setup;

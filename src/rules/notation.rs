@@ -21,6 +21,28 @@ pub fn uci(mv: Move, mode: CastlingMode) -> UciMove {
     UciMove::from_move(mv, mode)
 }
 
+/// `12.Nf3` or `12...Nf3` for ply `ply` of a game starting at `first`: a
+/// move as the scoresheet names it.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::notation::move_name;
+/// use shakmaty::Color;
+/// assert_eq!(move_name(1, (1, Color::White), "e4"), "1.e4");
+/// assert_eq!(move_name(108, (1, Color::White), "Nxg2"), "54...Nxg2");
+/// assert_eq!(move_name(1, (30, Color::Black), "Kg7"), "30...Kg7");
+/// // A FEN's largest move number does not wrap to 0.
+/// assert_eq!(move_name(3, (u32::MAX, Color::White), "Kb1"), "4294967296.Kb1");
+/// ```
+pub fn move_name(ply: u32, first: (u32, Color), san: &str) -> String {
+    // In u64: a FEN may start at move 4294967295, and a ply count is a u32.
+    let index = u64::from(ply.max(1) - 1) + u64::from(first.1 == Color::Black);
+    let number = u64::from(first.0) + index / 2;
+    let dots = if index % 2 == 1 { "..." } else { "." };
+    format!("{number}{dots}{san}")
+}
+
 /// The move in long algebraic notation with piece letters: `Ng1-f3`,
 /// `e4xd5`, `e7-e8=Q`, `O-O`, with the check suffix of `san`.
 ///

@@ -143,6 +143,12 @@ fn stopped(pos: Chess, ply: u32, finding: Finding) -> Replayed {
     }
 }
 
+/// Whether `text` is a legal move in UCI notation (`g1f3`) in `pos`: a game
+/// written in UCI, not a slip.
+pub fn is_uci_move(text: &[u8], pos: &Chess) -> bool {
+    uci_hint(text, pos).is_some()
+}
+
 /// When `text` is a legal move in UCI notation (`g1f3`), says so.
 fn uci_hint(text: &[u8], pos: &Chess) -> Option<&'static str> {
     let looks_uci = matches!(text.len(), 4 | 5)

@@ -6,6 +6,7 @@ use shakmaty::Color;
 use super::arrow::ArrowRows;
 use super::{Cells, Column, CsvRow, Format, JsonObject, Schema, Type, common};
 use crate::rules::finding::{Code, Finding, Severity};
+use crate::rules::notation::move_name;
 
 /// The ply a finding is about.
 pub const PLY: Column = Column::new(
@@ -17,6 +18,22 @@ pub const PLY: Column = Column::new(
 /// That move as written.
 pub const SAN: Column =
     Column::new("san", Type::Str, "that move as written in the input").null_when("`ply` is null");
+
+/// The move a finding is about, as the scoresheet names it.
+pub const MOVE: Column = Column::new(
+    "move",
+    Type::Str,
+    "that move as the scoresheet names it: its number, `.` for White or `...` for Black, and the move as written (`54...Nxg2`)",
+)
+.null_when("`ply` is null");
+
+/// The repairs proposed for a move that could not be played.
+pub const SUGGESTION: Column = Column::new(
+    "suggestion",
+    Type::Str,
+    "the moves that were probably meant, each verified by replaying the rest of the recorded game, best first (at most three, `; or ` between them): `23...Nbd7 (the remaining 45 plies replay)`; full repairs (every later move replays and the result agrees) before partial ones",
+)
+.null_when("the finding is not about a move that could not be played, or no repair replays further than the record");
 
 /// The finding's code.
 pub const CODE: Column = Column::new(
@@ -46,6 +63,7 @@ pub const FINDING: Schema = Schema {
         common::OFFSET.null_when("`game` is null"),
         LINE,
         PLY.null_when("the finding is about no move (a tag, the layout, the result)"),
+        MOVE,
         SAN,
         Column::new(
             "severity",
@@ -54,6 +72,7 @@ pub const FINDING: Schema = Schema {
         ),
         CODE,
         MESSAGE,
+        SUGGESTION,
         common::WHITE,
         common::BLACK,
     ],
@@ -178,10 +197,15 @@ impl FindingRecord<'_> {
         c.uint(p.offset);
         c.uint(Some(f.line));
         c.uint(f.ply.map(u64::from));
+        let name = f
+            .ply
+            .map(|ply| move_name(ply, p.first_move, f.san.as_deref().unwrap_or("")));
+        c.opt_str(name.as_deref());
         c.opt_str(f.san.as_deref());
         c.word(Some(f.severity().as_str()));
         c.word(Some(f.code.as_str()));
         c.str(&f.message);
+        c.opt_str(f.suggestion.as_deref());
         c.str(p.white);
         c.str(p.black);
     }

@@ -252,11 +252,12 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile, laws: LawsChoice) -> Outco
     let closed = tracker.ends.close(&done.pos, done.plies);
     let suspended = tracker.ends.suspended();
     let mut error = done.error;
+    let at = |ply| game.after_ply(ply, first_move);
     if let Some(e) = &mut error
-        && closed.mark_move_after_end(e)
+        && closed.mark_move_after_end(e, &at)
         && let Some(suspended) = suspended
     {
-        e.message.push_str(&suspended.suspended_note(laws));
+        e.message.push_str(&suspended.suspended_note(laws, &at));
     }
     let replayed = error.as_ref().is_none_or(|e| e.code == Code::MoveAfterEnd);
 
@@ -799,7 +800,7 @@ mod tests {
         assert_eq!(error.ply, Some(8));
         assert_eq!(
             error.message,
-            "move after the game ended by checkmate at ply 7"
+            "the game had ended by checkmate after 4.Qxf7#"
         );
     }
 

@@ -638,6 +638,7 @@ fn resolve_written(pos: &Chess, t: &Token<'_>) -> Result<Move, Finding> {
         san: Some(shown()),
         code,
         message,
+        suggestion: None,
     };
     let san = parse_san(t.text).map_err(|e| finding(Code::Syntax, e.to_string()))?;
     match resolve_with_check(pos, &san.san, pos.is_check()) {

@@ -21,7 +21,8 @@ use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, TokenKind, recorded_result};
 use crate::rules::laws::{Laws, LawsChoice};
 use crate::rules::movetext::marker_finding;
-use crate::rules::replay::replay;
+use crate::rules::repair::{At, repairs};
+use crate::rules::replay::{is_uci_move, replay};
 use crate::rules::san::parse_san;
 use crate::rules::setup::start_position;
 
@@ -81,6 +82,7 @@ fn check_moves(
     // The suffix of a check waits for the next move: a position followed by
     // a legal move is not mate, so mate is looked for once, at the end.
     let mut pending: Option<PendingSuffix<'_>> = None;
+    let at = |ply| game.after_ply(ply, first_move);
     let done = replay(game, start.pos.clone(), |ev| {
         if let Some(p) = pending.take() {
             p.resolve(false, &mut findings);
@@ -95,7 +97,7 @@ fn check_moves(
                 ev.token.line,
                 ev.ply,
                 String::from_utf8_lossy(ev.token.text),
-                end.move_after_message(),
+                end.move_after_message(&at),
             ));
         }
         pending = Some(PendingSuffix {
@@ -114,17 +116,21 @@ fn check_moves(
     if let Some(mut error) = done.error {
         // The illegal move after mate or stalemate is reported as a move
         // after the end, unless one was already.
-        if !closed.mark_move_after_end(&mut error) || !after_end_reported {
+        let after_end = closed.mark_move_after_end(&mut error, &at);
+        if !after_end {
+            error.suggestion = suggest(game, &done.pos, first_move, &error);
+        }
+        if !after_end || !after_end_reported {
             findings.push(error);
         }
     }
 
     check_result_marker(game, &mut findings);
-    check_result_against_board(game, closed.end, first_move.1, &mut findings);
+    check_result_against_board(game, closed.end, first_move, &mut findings);
     // Under today's Laws the game would have ended at the suspended end:
     // what is said about a later end depends on the Laws that judged it.
     if let Some(suspended) = ends.suspended() {
-        let note = suspended.suspended_note(laws);
+        let note = suspended.suspended_note(laws, &at);
         for f in &mut findings {
             if matches!(f.code, Code::MoveAfterEnd | Code::WrongResult) {
                 f.message.push_str(&note);
@@ -132,6 +138,28 @@ fn check_moves(
         }
     }
     finish(findings, done.plies, first_move)
+}
+
+/// The repairs of the move `error` says could not be played from `pos`
+/// ([`crate::rules::repair`]), as the report writes them.
+fn suggest(
+    game: &RawGame<'_>,
+    pos: &Chess,
+    first_move: (u32, Color),
+    error: &Finding,
+) -> Option<String> {
+    let ply = error.ply?;
+    let tokens: Vec<_> = game.main_line().skip(ply as usize - 1).collect();
+    // A game written in UCI is told so; its moves are not slips.
+    if is_uci_move(tokens.first()?.text, pos) {
+        return None;
+    }
+    let at = At {
+        pos,
+        ply,
+        first_move,
+    };
+    repairs(at, &tokens, recorded_result(game)).text()
 }
 
 fn finish(mut findings: Vec<Finding>, plies: u32, first_move: (u32, Color)) -> GameCheck {
@@ -291,6 +319,7 @@ fn check_tokens(game: &RawGame<'_>, moves: bool, findings: &mut Vec<Finding>) {
                         san: Some(String::from_utf8_lossy(token.text).into_owned()),
                         code: Code::Syntax,
                         message: format!("{message} (in a variation)"),
+                        suggestion: None,
                     });
                 }
             }
@@ -403,13 +432,13 @@ fn check_result_marker(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
 fn check_result_against_board(
     game: &RawGame<'_>,
     end: Option<End>,
-    first: Color,
+    first_move: (u32, Color),
     findings: &mut Vec<Finding>,
 ) {
     let (Some(result), Some(end)) = (recorded_result(game), end) else {
         return;
     };
-    let due = end.result(first);
+    let due = end.result(first_move.1);
     if result != due {
         let line = game
             .tag("Result")
@@ -420,9 +449,9 @@ fn check_result_against_board(
             Code::WrongResult,
             line,
             format!(
-                "the game ended by {} at ply {}, which gives {due}, but the result is {result}",
+                "the game ended by {} {}, which gives {due}, but the result is {result}",
                 end.kind.describe(),
-                end.ply
+                game.after_ply(end.ply, first_move)
             ),
         ));
     }
