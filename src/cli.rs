@@ -134,7 +134,9 @@ layout               warning  damage the reader recovers from (blank lines insid
                               text between or after games, NUL bytes, a glued tag,
                               control characters in a tag value or a comment)
 invalid-command      warning  a [%clk …] or [%eval …] in a comment that cannot be read
-                              (read as none, never as zero)";
+                              (read as none, never as zero)
+played-on            warning  a move after the game had ended automatically, the recorded
+                              result being the one that end gives (move-after-end otherwise)";
 
 /// The examples of `command`'s `--help` (`pgnkit` for the top level).
 pub fn examples(command: &str) -> &'static [Example] {

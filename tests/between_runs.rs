@@ -96,19 +96,12 @@ fn fail_on_a_code_the_report_leaves_out_is_refused() {
         &[
             "validate",
             "--fail-on",
-            "move-after-end",
+            "played-on",
             "--ignore",
-            "move-after-end",
+            "played-on",
             t,
         ][..],
-        &[
-            "validate",
-            "--fail-on",
-            "move-after-end",
-            "--only",
-            "syntax",
-            t,
-        ],
+        &["validate", "--fail-on", "played-on", "--only", "syntax", t],
     ] {
         let out = run(args, None);
         assert_eq!(code(&out), 2, "{args:?}");
@@ -124,9 +117,9 @@ fn fail_on_a_code_the_report_leaves_out_is_refused() {
             "validate",
             "-q",
             "--fail-on",
-            "move-after-end",
+            "played-on",
             "--only",
-            "move-after-end",
+            "played-on",
             t,
         ],
         None,

@@ -178,7 +178,8 @@ fn a_stats_file_that_is_an_input_or_another_output_is_refused() {
         .arg(&input)
         .output()
         .unwrap();
-    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    // Its one finding (played-on) is a warning.
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(
         std::fs::read_to_string(&stats)
             .unwrap()

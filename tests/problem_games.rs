@@ -42,8 +42,10 @@ fn split_is_whole(input: &[u8], bad: &Path, good: &Path, what: &str) {
 #[test]
 fn standard_input_pipes_and_fifos_are_split_from_the_one_read() {
     let dir = tempfile::tempdir().unwrap();
-    let t = fixture("pgn/twic1599_excerpt.pgn");
-    let input = std::fs::read(&t).unwrap();
+    // Twelve good games (one played on after its end, a warning) and a
+    // real scoresheet error.
+    let mut input = std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap();
+    input.extend(std::fs::read(fixture("pgn/illegal_move_ply_61.pgn")).unwrap());
     let (bad, good) = (dir.path().join("b.pgn"), dir.path().join("g.pgn"));
     // `-` and `/dev/stdin`, fed through a pipe.
     for name in ["-", "/dev/stdin"] {
@@ -88,7 +90,8 @@ fn standard_input_pipes_and_fifos_are_split_from_the_one_read() {
 #[test]
 fn inputs_whose_names_display_alike_keep_their_own_games() {
     let dir = tempfile::tempdir().unwrap();
-    let one = std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap();
+    let mut one = std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap();
+    one.extend(std::fs::read(fixture("pgn/ambiguous_move.pgn")).unwrap());
     let two = std::fs::read(fixture("pgn/illegal_move_ply_61.pgn")).unwrap();
     let a = dir.path().join(OsStr::from_bytes(b"a\xff.pgn"));
     let b = dir.path().join(OsStr::from_bytes(b"a\xfe.pgn"));
@@ -111,7 +114,7 @@ fn inputs_whose_names_display_alike_keep_their_own_games() {
     // In input order: the first input's bad game before the second's.
     let bad_games = games(&std::fs::read(&bad).unwrap());
     assert_eq!(bad_games.len(), 2);
-    assert!(String::from_utf8_lossy(&bad_games[0]).contains("Erigaisi"));
+    assert!(String::from_utf8_lossy(&bad_games[0]).contains("3. Nd2"));
     assert!(String::from_utf8_lossy(&bad_games[1]).contains("Gelfand"));
 }
 

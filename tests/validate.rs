@@ -53,7 +53,9 @@ fn each_game_is_judged_by_the_laws_of_its_date() {
     );
     // 2017: 9.6 was in force; the same finding whatever --laws says.
     let new = "fixtures/annotate/fivefold_after_2014.pgn";
-    let now = [row("1", "19", "98", "Kc8", "move-after-end")];
+    // Drawn, as the fivefold repetition says: the moves after it are
+    // played on, a warning.
+    let now = [row("1", "19", "98", "Kc8", "played-on")];
     for laws in ["date", "current"] {
         assert_eq!(findings_under(laws, new), now, "{laws}");
     }
@@ -127,14 +129,16 @@ fn a_later_end_names_the_laws_that_judged_it() {
             "--laws",
             "current",
             "--only",
-            "wrong-result,move-after-end",
+            "wrong-result,move-after-end,played-on",
             "-",
         ],
         Some(pgn.as_bytes()),
     );
     let text = stdout(&out);
+    // The draw the fivefold repetition gives is the recorded result: the
+    // moves after it are played on.
     assert!(
-        text.contains("move-after-end: the game had ended by fivefold repetition after 8...Ng8\n"),
+        text.contains("played-on: the game had ended by fivefold repetition after 8...Ng8, and the result 1/2-1/2 is the one it gives\n"),
         "{text}"
     );
     assert!(!text.contains("wrong-result"), "{text}");
@@ -249,7 +253,7 @@ fn dropped_tokens_are_named_not_the_move_after_them() {
 fn moves_after_the_end() {
     assert_eq!(
         findings("fixtures/pgn/move_after_mate.pgn"),
-        [row("1", "9", "8", "Ke7", "move-after-end")]
+        [row("1", "9", "8", "Ke7", "played-on")]
     );
     // A real game of 2009 that went on after its fifth repetition (CRLF
     // lines): no move after the end under the Laws of its date, which had
@@ -257,11 +261,40 @@ fn moves_after_the_end() {
     assert_eq!(findings("fixtures/pgn/fivefold_then_move.pgn"), []);
     assert_eq!(
         findings_under("current", "fixtures/pgn/fivefold_then_move.pgn"),
-        [row("1", "18", "98", "Bf7", "move-after-end")]
+        [row("1", "18", "98", "Bf7", "played-on")]
     );
-    // A real game that went on in K+B v K.
+    // A real game that went on in K+B v K, drawn as the dead position says:
+    // played on, a warning, and the archive is clean.
     let twic = findings("fixtures/pgn/twic1599_excerpt.pgn");
-    assert_eq!(twic, [row("2", "51", "115", "Ke4", "move-after-end")]);
+    assert_eq!(twic, [row("2", "51", "115", "Ke4", "played-on")]);
+    let out = run(
+        &["validate", "-q", "fixtures/pgn/twic1599_excerpt.pgn"],
+        None,
+    );
+    assert_eq!(code(&out), 0);
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "--fail-on",
+            "played-on",
+            "fixtures/pgn/twic1599_excerpt.pgn",
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 1);
+    // The same game with the result changed to a win: an error.
+    let text = std::fs::read_to_string(fixture("pgn/twic1599_excerpt.pgn")).unwrap();
+    let game = text.split("\n\n[Event ").nth(1).unwrap();
+    let won = format!("[Event {}", game.replace("1/2-1/2", "1-0"));
+    let out = run(&["validate", "-q", "-f", "csv", "-"], Some(won.as_bytes()));
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).contains(",move-after-end,"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains(",wrong-result,"), "{}", stdout(&out));
 }
 
 #[test]
@@ -620,7 +653,7 @@ fn quiet_silences_the_summary() {
     assert_eq!(stderr(&out), "");
     let out = run(&["validate", "fixtures/pgn/twic1599_excerpt.pgn"], None);
     assert!(
-        stderr(&out).starts_with("12 games, 1 with errors, 0 with warnings ("),
+        stderr(&out).starts_with("12 games, 0 with errors, 1 with warnings ("),
         "{}",
         stderr(&out)
     );
@@ -763,13 +796,17 @@ fn codes_with(flags: &[&str], path: &str) -> (Vec<String>, i32) {
 fn ignore_and_only_filter_what_is_reported_and_counted() {
     let twic = "fixtures/pgn/twic1599_excerpt.pgn";
     // A real game played on after a dead position: ignored, it is neither
-    // reported nor counted, and the run succeeds.
-    assert_eq!(codes_with(&[], twic), (vec!["move-after-end".into()], 1));
+    // reported nor counted, and the run succeeds even when warnings fail it.
+    assert_eq!(codes_with(&[], twic), (vec!["played-on".into()], 0));
     assert_eq!(
-        codes_with(&["--ignore", "move-after-end"], twic),
+        codes_with(&["--fail-on", "warning"], twic),
+        (vec!["played-on".into()], 1)
+    );
+    assert_eq!(
+        codes_with(&["--fail-on", "warning", "--ignore", "played-on"], twic),
         (vec![], 0)
     );
-    let out = run(&["validate", "--ignore", "move-after-end", twic], None);
+    let out = run(&["validate", "--ignore", "played-on", twic], None);
     assert!(
         stderr(&out).starts_with("12 games, 0 with errors, 0 with warnings ("),
         "{}",
@@ -832,7 +869,7 @@ fn fail_on_decides_exit_1() {
     // A code list: only those codes fail the run, whatever their severity.
     assert_eq!(codes_with(&["--fail-on", "illegal-move"], twic).1, 0);
     assert_eq!(
-        codes_with(&["--fail-on", "illegal-move,move-after-end"], twic).1,
+        codes_with(&["--fail-on", "illegal-move,played-on"], twic).1,
         1
     );
     assert_eq!(codes_with(&["--fail-on", "never"], twic).1, 0);
@@ -906,7 +943,7 @@ fn a_per_code_table_ends_the_run() {
     let err = stderr(&out);
     let lines: Vec<&str> = err.lines().collect();
     assert!(
-        lines[0].starts_with("17 games, 2 with errors, 4 with warnings ("),
+        lines[0].starts_with("17 games, 1 with errors, 5 with warnings ("),
         "{err}"
     );
     assert_eq!(
@@ -914,9 +951,9 @@ fn a_per_code_table_ends_the_run() {
         [
             "code                 severity  findings  games",
             "layout               warning          4      3",
-            "move-after-end       error            1      1",
             "unsupported-variant  error            1      1",
             "missing-tag          warning          1      1",
+            "played-on            warning          1      1",
         ],
         "{err}"
     );
@@ -1162,17 +1199,19 @@ fn bad_and_good_games_follow_ignore_and_refuse_an_input() {
         std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap()
     );
     // Standard input is read once, and split as it is read (issue 20).
-    let twic = std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap();
+    let mut twic = std::fs::read(fixture("pgn/twic1599_excerpt.pgn")).unwrap();
+    twic.extend(std::fs::read(fixture("pgn/illegal_move_ply_61.pgn")).unwrap());
     let out = run(
         &["validate", "-q", "--good-games", good.to_str().unwrap()],
         Some(&twic),
     );
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     let kept = std::fs::read_to_string(&good).unwrap();
-    assert_eq!(kept.matches("[Event ").count(), 11);
+    assert_eq!(kept.matches("[Event ").count(), 12);
     // The same bytes as from the file itself.
     let from_file = dir.path().join("from_file.pgn");
-    let path = fixture("pgn/twic1599_excerpt.pgn");
+    let path = dir.path().join("twic_and_gelfand.pgn");
+    std::fs::write(&path, &twic).unwrap();
     let out = run(
         &[
             "validate",

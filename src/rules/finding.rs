@@ -45,6 +45,10 @@ pub enum Code {
     Layout,
     /// A `[%clk …]` or `[%eval …]` command in a comment that cannot be read.
     InvalidCommand,
+    /// Moves recorded after the game had ended automatically, with the
+    /// recorded result the one that end gives: the record says what
+    /// happened, only more.
+    PlayedOn,
     /// A game `annotate-outcome` could not replay to its end, so that it
     /// gives it no outcome: a code of its records, never a finding, and so
     /// not in [`Code::ALL`] (`--only`, `--ignore` and `--fail-on` refuse it).
@@ -53,7 +57,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in the order of the README's table.
-    pub const ALL: [Code; 15] = [
+    pub const ALL: [Code; 16] = [
         Code::Syntax,
         Code::IllegalMove,
         Code::AmbiguousMove,
@@ -69,12 +73,13 @@ impl Code {
         Code::CheckSuffix,
         Code::Layout,
         Code::InvalidCommand,
+        Code::PlayedOn,
     ];
 
     /// Every code a run counts: [`Code::ALL`] and [`Code::NotReplayed`],
     /// in [`Code::index`] order.
-    pub const TALLIED: [Code; 16] = {
-        let mut tallied = [Code::NotReplayed; 16];
+    pub const TALLIED: [Code; 17] = {
+        let mut tallied = [Code::NotReplayed; 17];
         let mut i = 0;
         while i < Code::ALL.len() {
             tallied[i] = Code::ALL[i];
@@ -120,6 +125,7 @@ impl Code {
             Code::CheckSuffix => "check-suffix",
             Code::Layout => "layout",
             Code::InvalidCommand => "invalid-command",
+            Code::PlayedOn => "played-on",
             Code::NotReplayed => "not-replayed",
         }
     }
@@ -132,7 +138,8 @@ impl Code {
             | Code::DuplicateTag
             | Code::CheckSuffix
             | Code::Layout
-            | Code::InvalidCommand => Severity::Warning,
+            | Code::InvalidCommand
+            | Code::PlayedOn => Severity::Warning,
             _ => Severity::Error,
         }
     }

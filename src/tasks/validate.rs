@@ -127,12 +127,16 @@ fn check_moves(
 
     check_result_marker(game, &mut findings);
     check_result_against_board(game, closed.end, first_move, &mut findings);
+    played_on(game, closed.end, first_move.1, &mut findings);
     // Under today's Laws the game would have ended at the suspended end:
     // what is said about a later end depends on the Laws that judged it.
     if let Some(suspended) = ends.suspended() {
         let note = suspended.suspended_note(laws, &at);
         for f in &mut findings {
-            if matches!(f.code, Code::MoveAfterEnd | Code::WrongResult) {
+            if matches!(
+                f.code,
+                Code::MoveAfterEnd | Code::PlayedOn | Code::WrongResult
+            ) {
                 f.message.push_str(&note);
             }
         }
@@ -429,6 +433,23 @@ fn check_result_marker(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
     findings.extend(marker_finding(game, tag_result));
 }
 
+/// Moves after the end of a game whose recorded result is the one that end
+/// gives are `played-on` (a warning), not `move-after-end`: the record
+/// says what happened, and more.
+fn played_on(game: &RawGame<'_>, end: Option<End>, first: Color, findings: &mut [Finding]) {
+    let (Some(result), Some(end)) = (recorded_result(game), end) else {
+        return;
+    };
+    if result != end.result(first) {
+        return;
+    }
+    for f in findings.iter_mut().filter(|f| f.code == Code::MoveAfterEnd) {
+        f.code = Code::PlayedOn;
+        f.message
+            .push_str(&format!(", and the result {result} is the one it gives"));
+    }
+}
+
 fn check_result_against_board(
     game: &RawGame<'_>,
     end: Option<End>,
@@ -550,7 +571,13 @@ mod tests {
         let pgn = format!(
             "{ROSTER}[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# Ke7 1-0\n"
         );
-        assert_eq!(codes(&pgn), [("move-after-end", Some(8))]);
+        assert_eq!(codes(&pgn), [("played-on", Some(8))]);
+        // Scored otherwise: the moves after the end are an error.
+        let pgn = pgn.replace("1-0", "0-1");
+        assert_eq!(
+            codes(&pgn),
+            [("wrong-result", None), ("move-after-end", Some(8))]
+        );
     }
 
     #[test]
