@@ -513,6 +513,13 @@ pub struct ValidateArgs {
     )]
     pub fail_on: Vec<String>,
 
+    /// Add these tags' values to each finding, as a chief arbiter files
+    /// them (`--tags Board,WhiteFideId`): in CSV one column each, after the
+    /// others; in JSON Lines a `tags` object, `null` when a game lacks the
+    /// tag. Every finding already names its game's players, event and round.
+    #[arg(long, value_name = "T1,T2", value_delimiter = ',')]
+    pub tags: Option<Vec<String>>,
+
     /// Write every game with an error finding (after `--ignore` and
     /// `--only`; warnings alone leave a game good) to FILE, byte for byte
     /// as it stands in the input, so that only these are fixed and merged

@@ -115,8 +115,8 @@ fn invalid_games_are_reported_and_get_an_empty_record() {
     assert_eq!(
         lines.next(),
         Some(
-            "pgnkit: fixtures/pgn/illegal_move_ply_61.pgn:16: game 1 (Gelfand,B - Gareev,T), \
-             ply 61 (31.Qxe1): illegal-move: `Qxe1` is not a legal move"
+            "pgnkit: fixtures/pgn/illegal_move_ply_61.pgn:16: game 1 (Gelfand,B - Gareev,T; World \
+             Blitz 2019, round 11.16), ply 61 (31.Qxe1): illegal-move: `Qxe1` is not a legal move"
         )
     );
     assert!(
@@ -767,8 +767,8 @@ fn variations_are_replayed_and_those_that_do_not_replay_are_left_out() {
     assert_eq!(
         reports(&out),
         [
-            "pgnkit: <stdin>:4: game 1 (? - ?) (Qh5xh8): illegal-move: `Qh5xh8` is not a legal move: \
-          the variation on 1. e4 is left out"
+            "pgnkit: <stdin>:4: game 1 (? - ?; a) (Qh5xh8): illegal-move: `Qh5xh8` is not a legal move: \
+          the variation on 1.e4 is left out"
         ]
     );
 
@@ -794,30 +794,30 @@ fn variations_are_replayed_and_those_that_do_not_replay_are_left_out() {
     );
     let at = |line: u32, game: &str| format!("pgnkit: {file}:{line}: game {game}");
     let (jansen, bakker) = (
-        "1 (Jansen, Pieter - de Vries, Anna)",
-        "2 (Bakker, Joost - Visser, Lotte)",
+        "1 (Jansen, Pieter - de Vries, Anna; Club championship, round 4)",
+        "2 (Bakker, Joost - Visser, Lotte; Rapid open, round 7)",
     );
     assert_eq!(
         reports(&out),
         [
             format!(
                 "{} (Qh5xh8): illegal-move: `Qh5xh8` is not a legal move: the variation on \
-                 1. e4 is left out",
+                 1.e4 is left out",
                 at(9, jansen)
             ),
             // Legal first moves then an illegal one: the whole variation.
             format!(
-                "{} (Ke3): illegal-move: `Ke3` is not a legal move: the variation on 2... d6 \
+                "{} (Ke3): illegal-move: `Ke3` is not a legal move: the variation on 2...d6 \
                  is left out",
                 at(11, jansen)
             ),
             format!(
-                "{} (Nb3..): syntax: `Nb3..` is not a move in SAN: the variation on 6. Be3 is \
+                "{} (Nb3..): syntax: `Nb3..` is not a move in SAN: the variation on 6.Be3 is \
                  left out",
                 at(13, jansen)
             ),
             format!(
-                "{} (--): null-move: a null move is not a legal move: the variation on 6. Be3 \
+                "{} (--): null-move: a null move is not a legal move: the variation on 6.Be3 \
                  is left out",
                 at(13, jansen)
             ),
@@ -828,13 +828,13 @@ fn variations_are_replayed_and_those_that_do_not_replay_are_left_out() {
             ),
             format!(
                 "{} (Nf4): illegal-move: `Nf4` is not a legal move: the variation on \
-                 11... Nxd5 is left out",
+                 11...Nxd5 is left out",
                 at(28, bakker)
             ),
             format!(
                 "{} (Ng5): ambiguous-move: `Ng5` matches several legal moves: the variation on \
-                 3. e3 is left out",
-                at(39, "3 (kasparov_fan - nimzo77)")
+                 3.e3 is left out",
+                at(39, "3 (kasparov_fan - nimzo77; Blitz, round -)")
             ),
         ]
     );
@@ -866,7 +866,7 @@ fn keep_invalid_keeps_a_variation_that_does_not_replay_as_a_comment() {
     let once = stdout(&out);
     assert!(
         once.ends_with(
-            "\n\n1. e4 {pgnkit: variation on 1. e4 not replayed (illegal-move: `Qh5xh8` is not a\n\
+            "\n\n1. e4 {pgnkit: variation on 1.e4 not replayed (illegal-move: `Qh5xh8` is not a\n\
              legal move): (Qh5xh8 <mate?> Kxe1)} (1. d4 d5 {pgnkit: a variation not replayed\n\
              (syntax: `Zz9` is not a move in SAN): (Zz9 <)>)} 2. c4) 1... e5 *\n\n"
         ),
@@ -875,7 +875,7 @@ fn keep_invalid_keeps_a_variation_that_does_not_replay_as_a_comment() {
     assert_eq!(
         reports(&out)[1],
         "pgnkit: <stdin>:1: game 1 (? - ?) (Zz9): syntax: `Zz9` is not a move in SAN: a variation \
-         inside the variation on 1. e4 is kept as a comment"
+         inside the variation on 1.e4 is kept as a comment"
     );
     // The comments are comments: the output reads back as it is.
     assert_eq!(convert(&["--to", "pgn"], Some(once.as_bytes()), 0), once);
@@ -908,17 +908,23 @@ fn damaged_movetext_is_reported_and_the_game_written_repaired() {
     let marker = "result-mismatch: the movetext has no termination marker (1-0, 0-1, \
                   1/2-1/2 or *)";
     let expected = [
-        format!("{file}:10: game 1 (Kasparov, Garry - Topalov, Veselin): {marker}"),
         format!(
-            "{file}:20: game 2 (Anand, Viswanathan - Kramnik, Vladimir): syntax: variation \
+            "{file}:10: game 1 (Kasparov, Garry - Topalov, Veselin; Hoogovens, round 4): {marker}"
+        ),
+        format!(
+            "{file}:20: game 2 (Anand, Viswanathan - Kramnik, Vladimir; Hoogovens, round 5): syntax: variation \
              not closed before the next game"
         ),
-        format!("{file}:21: game 2 (Anand, Viswanathan - Kramnik, Vladimir): {marker}"),
         format!(
-            "{file}:41: game 4 (Topalov, Veselin - Anand, Viswanathan): syntax: comment not \
+            "{file}:21: game 2 (Anand, Viswanathan - Kramnik, Vladimir; Hoogovens, round 5): {marker}"
+        ),
+        format!(
+            "{file}:41: game 4 (Topalov, Veselin - Anand, Viswanathan; Hoogovens, round 7): syntax: comment not \
              closed before the end of the input"
         ),
-        format!("{file}:41: game 4 (Topalov, Veselin - Anand, Viswanathan): {marker}"),
+        format!(
+            "{file}:41: game 4 (Topalov, Veselin - Anand, Viswanathan; Hoogovens, round 7): {marker}"
+        ),
     ];
     let with_prefix: Vec<String> = expected.iter().map(|l| format!("pgnkit: {l}")).collect();
     assert_eq!(reports(&out), with_prefix);
@@ -934,7 +940,7 @@ fn damaged_movetext_is_reported_and_the_game_written_repaired() {
     let kept = convert(&["--to", "pgn", "--keep-invalid", file], None, 1);
     assert!(
         kept.contains(
-            "6. Bd3 Be7 {pgnkit:\nvariation on 6... Be7 not closed: (Nc6 O-O Be7 c4 Nb4 (Be6} \
+            "6. Bd3 Be7 {pgnkit:\nvariation on 6...Be7 not closed: (Nc6 O-O Be7 c4 Nb4 (Be6} \
              1/2-1/2\n"
         ),
         "{kept}"

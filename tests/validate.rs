@@ -216,7 +216,7 @@ fn illegal_move_in_a_real_game() {
     assert_eq!(code(&out), 1);
     assert_eq!(
         stdout(&out),
-        "fixtures/pgn/illegal_move_ply_61.pgn:16: game 1 (Gelfand,B - Gareev,T), ply 61 (31.Qxe1): \
+        "fixtures/pgn/illegal_move_ply_61.pgn:16: game 1 (Gelfand,B - Gareev,T; World Blitz 2019, round 11.16), ply 61 (31.Qxe1): \
          illegal-move: `Qxe1` is not a legal move; did you mean 31.Qd1 (the remaining ply replays); \
          or 31.Qf1 (the remaining ply replays); or 31.Qf2 (the remaining ply replays) (a tie)?\n"
     );
@@ -470,7 +470,7 @@ fn standard_input() {
         assert_eq!(code(&out), 1);
         assert_eq!(
             stdout(&out),
-            "<stdin>:9: game 1 (White - Black), ply 5 (3.Nd2): ambiguous-move: `Nd2` matches several legal moves; \
+            "<stdin>:9: game 1 (White - Black; pgnkit fixture, round 1), ply 5 (3.Nd2): ambiguous-move: `Nd2` matches several legal moves; \
              did you mean 3.Nbd2 (the remaining ply replays); or 3.Nfd2 (the remaining ply replays) (a tie)?\n"
         );
     }
@@ -632,7 +632,7 @@ fn formats_and_output_file() {
         "{\"file\":\"fixtures/pgn/ambiguous_move.pgn\",\"game\":1,\"offset\":0,\"line\":9,\"ply\":5,\"move\":\"3.Nd2\",\
          \"san\":\"Nd2\",\"severity\":\"error\",\"code\":\"ambiguous-move\",\"message\":\"`Nd2` matches several legal moves\",\
          \"suggestion\":\"3.Nbd2 (the remaining ply replays); or 3.Nfd2 (the remaining ply replays) (a tie)\",\
-         \"white\":\"White\",\"black\":\"Black\"}\n"
+         \"white\":\"White\",\"black\":\"Black\",\"event\":\"pgnkit fixture\",\"round\":\"1\"}\n"
     );
     let out = run(
         &["validate", "-q", "-f", "csv", "fixtures/pgn/empty.pgn"],
@@ -640,7 +640,7 @@ fn formats_and_output_file() {
     );
     assert_eq!(
         stdout(&out),
-        "file,game,offset,line,ply,move,san,severity,code,message,suggestion,white,black\n"
+        "file,game,offset,line,ply,move,san,severity,code,message,suggestion,white,black,event,round\n"
     );
 }
 
@@ -1224,4 +1224,82 @@ fn bad_and_good_games_follow_ignore_and_refuse_an_input() {
     );
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     assert_eq!(kept, std::fs::read_to_string(&from_file).unwrap());
+}
+
+/// Issue 23: every finding names the event and round, and `--tags` adds
+/// the tags an arbiter files it by, in CSV and JSON Lines alike.
+#[test]
+fn findings_name_the_event_round_and_the_tags_asked_for() {
+    let file = "fixtures/pgn/illegal_move_ply_61.pgn";
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "-f",
+            "csv",
+            "--tags",
+            "ECO,Board,WhiteElo",
+            file,
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 1);
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let headers: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        headers[11..],
+        [
+            "white", "black", "event", "round", "ECO", "Board", "WhiteElo"
+        ]
+    );
+    let row: Vec<String> = reader
+        .records()
+        .next()
+        .unwrap()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    // The tags as the file has them; a tag the game lacks is empty.
+    assert_eq!(
+        row[11..],
+        [
+            "Gelfand,B",
+            "Gareev,T",
+            "World Blitz 2019",
+            "11.16",
+            "A41",
+            "",
+            "2684"
+        ]
+    );
+    let out = run(
+        &["validate", "-q", "-f", "jsonl", "--tags", "ECO,Board", file],
+        None,
+    );
+    let record: serde_json::Value =
+        serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!(record["event"], "World Blitz 2019");
+    assert_eq!(record["round"], "11.16");
+    assert_eq!(
+        record["tags"],
+        serde_json::json!({"ECO": "A41", "Board": null})
+    );
+    // Without --tags, no tags key; the text names event and round.
+    let out = run(&["validate", "-q", "-f", "jsonl", file], None);
+    assert!(!stdout(&out).contains("\"tags\""));
+    let out = run(&["validate", "-q", file], None);
+    assert!(
+        stdout(&out).contains("game 1 (Gelfand,B - Gareev,T; World Blitz 2019, round 11.16)"),
+        "{}",
+        stdout(&out)
+    );
+    // A fixed column's name is refused.
+    let out = run(&["validate", "--tags", "round", file], None);
+    assert_eq!(code(&out), 2);
 }

@@ -187,6 +187,9 @@ struct Report {
     broken: bool,
     white: String,
     black: String,
+    /// The `Event` and `Round` tags.
+    event: Option<String>,
+    round: Option<String>,
     first_move: (u32, shakmaty::Color),
 }
 
@@ -213,6 +216,8 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
             broken,
             white,
             black,
+            event: game.tag("Event").map(str::to_owned),
+            round: game.tag("Round").map(str::to_owned),
             first_move: game.first_move(),
         }
     });
@@ -342,7 +347,8 @@ impl Writer<'_> {
             }
             let white = diag::clipped(&report.white, diag::SHOWN);
             let black = diag::clipped(&report.black, diag::SHOWN);
-            let place = FindingPlace::in_game(ctx.place(), (&white, &black), report.first_move);
+            let place = FindingPlace::in_game(ctx.place(), (&white, &black), report.first_move)
+                .with_tags((report.event.as_deref(), report.round.as_deref()), &[], &[]);
             for finding in report.findings {
                 self.codes.add(finding.code);
                 report_finding(&self.out, &place, ctx.line_offset, finding);

@@ -8,6 +8,7 @@ use crate::cli::{ReportFormat, ValidateArgs};
 use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::input::error::chain;
+use crate::output::annotate::TagColumns;
 use crate::output::columnar::{Columnar, ColumnarSink};
 use crate::output::diag;
 use crate::output::problem_games::ProblemGames;
@@ -242,6 +243,16 @@ fn write(
     }
 }
 
+/// What a game with findings lends them: its players, event, round and
+/// the `--tags` values.
+#[derive(Debug, Default)]
+struct Names {
+    players: (String, String),
+    event: Option<String>,
+    round: Option<String>,
+    tags: Vec<Option<String>>,
+}
+
 /// Runs `validate`.
 ///
 /// # Errors
@@ -264,6 +275,8 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
         .filter_map(|p| p.as_deref())
         .collect();
     streaming.check_stats(&copies)?;
+    let tags =
+        TagColumns::of(&FINDING, args.tags.as_deref().unwrap_or_default()).map_err(Error::usage)?;
     let mut sink = match columnar {
         Some(c) => Some(streaming.columnar(c, &FINDING)?),
         None => None,
@@ -272,7 +285,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
     let failed = streaming.write_error(PRODUCT_NAME);
     streaming.check_range()?;
     let mut split = problem_games(args, &streaming)?;
-    report::write_header(&mut out, format, !streaming.no_header).map_err(&failed)?;
+    report::write_header(&mut out, format, !streaming.no_header, tags.names()).map_err(&failed)?;
     let mut records = 0u64;
     // The games are noted in input order, one input after another: with
     // --bad-games or --good-games, inputs are not read at once; nor for a
@@ -284,7 +297,15 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
             let mut check = check_game(game, args.laws);
             check.findings.retain(|f| policy.keeps(f.code));
             // Names are only decoded for games that have something to say.
-            let names = (!check.findings.is_empty()).then(|| players(|tag| game.tag_text(tag)));
+            let names = (!check.findings.is_empty()).then(|| {
+                let tag = |name| game.tag_text(name).map(std::borrow::Cow::into_owned);
+                Names {
+                    players: players(|t| game.tag_text(t)),
+                    event: tag("Event"),
+                    round: tag("Round"),
+                    tags: tags.values(game),
+                }
+            });
             (check, names)
         },
         |event| {
@@ -295,8 +316,14 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
                         first_move,
                         ..
                     } = check;
-                    let (white, black) = names.unwrap_or_default();
-                    let place = FindingPlace::in_game(ctx.place(), (&white, &black), first_move);
+                    let names = names.unwrap_or_default();
+                    let (white, black) = &names.players;
+                    let place = FindingPlace::in_game(ctx.place(), (white, black), first_move)
+                        .with_tags(
+                            (names.event.as_deref(), names.round.as_deref()),
+                            tags.names(),
+                            &names.tags,
+                        );
                     let bad = findings.iter().any(|f| f.severity() == Severity::Error);
                     with_errors += u64::from(bad);
                     if let Some(split) = split.as_mut() {
@@ -340,16 +367,15 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
         what: PRODUCT_NAME,
         command: "validate",
         format: value_name(&args.format),
-        columns: (format == Format::Csv).then(|| {
-            FINDING
-                .csv_names(&[])
-                .into_iter()
-                .map(str::to_owned)
-                .collect()
-        }),
+        columns: (format == Format::Csv).then(|| tags.csv_columns()),
         options: [
             vec!["--laws".to_owned(), args.laws.as_arg()],
             policy.options(),
+            if tags.is_empty() {
+                Vec::new()
+            } else {
+                vec!["--tags".to_owned(), tags.names().join(",")]
+            },
         ]
         .concat(),
         records,

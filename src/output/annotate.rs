@@ -34,6 +34,7 @@ pub mod tags {
 #[derive(Debug, Clone, Default)]
 pub struct TagColumns {
     names: Vec<String>,
+    schema: Option<&'static crate::schema::Schema>,
 }
 
 impl TagColumns {
@@ -44,12 +45,24 @@ impl TagColumns {
     /// An empty name, or one that is the name of a fixed column (a CSV
     /// header, and the keys of a JSON record, name each column once).
     pub fn new(names: &[String]) -> Result<TagColumns, String> {
+        TagColumns::of(&OUTCOME, names)
+    }
+
+    /// The `--tags` columns of `schema`'s records.
+    ///
+    /// # Errors
+    ///
+    /// As [`TagColumns::new`].
+    pub fn of(
+        schema: &'static crate::schema::Schema,
+        names: &[String],
+    ) -> Result<TagColumns, String> {
         let mut unique: Vec<String> = Vec::new();
         for name in names {
             if name.is_empty() {
                 return Err("--tags holds an empty tag name".to_owned());
             }
-            if OUTCOME.columns.iter().any(|fixed| fixed.name == name) {
+            if schema.columns.iter().any(|fixed| fixed.name == name) {
                 return Err(format!(
                     "--tags: `{name}` is the name of a fixed column (tags are named as in the PGN, e.g. `White`)"
                 ));
@@ -58,7 +71,10 @@ impl TagColumns {
                 unique.push(name.clone());
             }
         }
-        Ok(TagColumns { names: unique })
+        Ok(TagColumns {
+            names: unique,
+            schema: Some(schema),
+        })
     }
 
     pub fn is_empty(&self) -> bool {
@@ -73,7 +89,8 @@ impl TagColumns {
     /// Every CSV column: the fixed ones, then these.
     pub fn csv_columns(&self) -> Vec<String> {
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
-        OUTCOME
+        self.schema
+            .unwrap_or(&OUTCOME)
             .csv_names(&names)
             .into_iter()
             .map(str::to_owned)

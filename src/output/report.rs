@@ -53,11 +53,22 @@ pub fn players<S: Into<String>>(tag: impl Fn(&str) -> Option<S>) -> (String, Str
 /// # Errors
 ///
 /// When writing fails.
-pub fn write_header(out: &mut dyn Write, format: Format, header: bool) -> io::Result<()> {
+pub fn write_header(
+    out: &mut dyn Write,
+    format: Format,
+    header: bool,
+    tags: &[String],
+) -> io::Result<()> {
     if format == Format::Csv && header {
-        super::write_csv_record(out, FINDING.csv_names(&[]))?;
+        let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
+        super::write_csv_record(out, FINDING.csv_names(&tags))?;
     }
     Ok(())
+}
+
+/// A tag value the text report shows: not empty, not `?` (unknown).
+fn known(value: Option<&str>) -> Option<&str> {
+    value.filter(|v| !matches!(v.trim(), "" | "?"))
 }
 
 /// Writes one finding.
@@ -80,7 +91,15 @@ pub fn write_finding(
             write!(out, "{}:{}: ", place.file, f.line)?;
             if let Some(game) = place.game {
                 let (white, black) = (shown(place.white), shown(place.black));
-                write!(out, "game {game} ({white} - {black})")?;
+                write!(out, "game {game} ({white} - {black}")?;
+                // As an arbiter files it: the event and the round.
+                match (known(place.event), known(place.round)) {
+                    (Some(e), Some(r)) => write!(out, "; {}, round {}", shown(e), shown(r))?,
+                    (Some(e), None) => write!(out, "; {}", shown(e))?,
+                    (None, Some(r)) => write!(out, "; round {}", shown(r))?,
+                    (None, None) => {}
+                }
+                write!(out, ")")?;
                 if let Some(ply) = f.ply {
                     let san = shown(f.san.as_deref().unwrap_or(""));
                     write!(

@@ -75,6 +75,11 @@ pub const FINDING: Schema = Schema {
         SUGGESTION,
         common::WHITE,
         common::BLACK,
+        super::game::EVENT
+            .null_when("the game has no `Event` tag, or the finding belongs to no game"),
+        super::game::ROUND
+            .null_when("the game has no `Round` tag, or the finding belongs to no game"),
+        super::outcome::TAGS,
     ],
 };
 
@@ -149,9 +154,31 @@ pub struct FindingPlace<'a> {
     pub black: &'a str,
     /// Fullmove number and side to move at the game's start.
     pub first_move: (u32, Color),
+    /// The `Event` and `Round` tags, as an arbiter files a finding.
+    pub event: Option<&'a str>,
+    pub round: Option<&'a str>,
+    /// The tags `--tags` names, and each one's value in the game.
+    pub tag_names: &'a [String],
+    pub tags: &'a [Option<String>],
 }
 
 impl<'a> FindingPlace<'a> {
+    /// The place with the game's event and round, and the `--tags` values.
+    pub fn with_tags(
+        self,
+        (event, round): (Option<&'a str>, Option<&'a str>),
+        tag_names: &'a [String],
+        tags: &'a [Option<String>],
+    ) -> FindingPlace<'a> {
+        FindingPlace {
+            event,
+            round,
+            tag_names,
+            tags,
+            ..self
+        }
+    }
+
     /// The place of a finding in game `game` (at `offset`) of `file`
     /// between `white` and `black`, whose moves start at `first_move`.
     pub fn in_game(
@@ -166,6 +193,10 @@ impl<'a> FindingPlace<'a> {
             white,
             black,
             first_move,
+            event: None,
+            round: None,
+            tag_names: &[],
+            tags: &[],
         }
     }
 
@@ -178,6 +209,10 @@ impl<'a> FindingPlace<'a> {
             white: "",
             black: "",
             first_move: (1, Color::White),
+            event: None,
+            round: None,
+            tag_names: &[],
+            tags: &[],
         }
     }
 }
@@ -190,7 +225,7 @@ pub struct FindingRecord<'a> {
 }
 
 impl FindingRecord<'_> {
-    fn cells<C: Cells>(&self, c: &mut C) {
+    fn cells<C: Cells>(&self, c: &mut C, tags_column: bool) {
         let (p, f) = (self.place, self.finding);
         c.str(p.file);
         c.uint(p.game);
@@ -208,6 +243,12 @@ impl FindingRecord<'_> {
         c.opt_str(f.suggestion.as_deref());
         c.str(p.white);
         c.str(p.black);
+        c.opt_str(p.event);
+        c.opt_str(p.round);
+        if tags_column {
+            let values: Vec<Option<&str>> = p.tags.iter().map(Option::as_deref).collect();
+            c.tags(p.tag_names, &values);
+        }
     }
 
     /// Appends the record in `format`.
@@ -215,22 +256,24 @@ impl FindingRecord<'_> {
         match format {
             Format::Csv => {
                 let mut row = CsvRow::new(out, &FINDING);
-                self.cells(&mut row);
+                self.cells(&mut row, !self.place.tag_names.is_empty());
                 row.finish();
             }
             Format::Jsonl => {
-                let mut o = JsonObject::new(out, &FINDING, false);
-                self.cells(&mut o);
+                let with_tags = !self.place.tag_names.is_empty();
+                let mut o = JsonObject::new(out, &FINDING, with_tags);
+                self.cells(&mut o, with_tags);
                 o.finish();
             }
             Format::Arrow => unreachable!("the columnar form is written by `columnar`"),
         }
     }
 
-    /// Adds the record to `rows` (the columnar form).
+    /// Adds the record to `rows` (the columnar form, whose `tags` map is
+    /// always there, empty without `--tags`).
     pub fn columnar(&self, rows: &mut ArrowRows) {
         let mut row = rows.row();
-        self.cells(&mut row);
+        self.cells(&mut row, true);
         row.finish();
     }
 }

@@ -462,11 +462,12 @@ fn on_ply(game: &ConvertedGame, seen: usize) -> String {
     let Some(ply) = seen.checked_sub(1).and_then(|i| game.plies.get(i)) else {
         return "before the first move".to_owned();
     };
-    let (first, side) = game.first_move();
-    let index = seen - 1 + usize::from(side == Color::Black);
-    let number = first as usize + index / 2;
-    let dots = if index % 2 == 1 { "..." } else { "." };
-    format!("on {number}{dots} {}", ply.san)
+    let name = crate::rules::notation::move_name(
+        u32::try_from(seen).unwrap_or(u32::MAX),
+        game.first_move(),
+        &ply.san.to_string(),
+    );
+    format!("on {name}")
 }
 
 /// The finding for a variation whose `(` (the token `open`) stands before
@@ -767,7 +768,7 @@ mod tests {
             [(
                 1,
                 Code::IllegalMove,
-                "`Ke3` is not a legal move: the variation on 1. e4 is left out"
+                "`Ke3` is not a legal move: the variation on 1.e4 is left out"
             )]
         );
         // A bad nested variation goes alone; its parent stays.
@@ -780,7 +781,7 @@ mod tests {
         assert!(
             left_out(&game)[0]
                 .2
-                .ends_with("the variation on 1... e5 is left out")
+                .ends_with("the variation on 1...e5 is left out")
         );
         // Before any move there is no move to replace; nor is there one
         // for a variation that opens a variation.
@@ -802,7 +803,7 @@ mod tests {
         );
         assert!(
             left_out(&game)[0].2.ends_with(
-                "replaces no move: a variation inside the variation on 1. e4 is left out"
+                "replaces no move: a variation inside the variation on 1.e4 is left out"
             )
         );
         // Ambiguous and null moves are not legal moves either.
@@ -834,7 +835,7 @@ mod tests {
         assert_eq!(
             game.plies[0].notes().comments,
             [
-                "pgnkit: variation on 1. e4 not replayed (illegal-move: `Qh5xh8` is not a \
+                "pgnkit: variation on 1.e4 not replayed (illegal-move: `Qh5xh8` is not a \
               legal move): (Qh5xh8 <a {b> c $2 Kxe1)"
             ]
         );
@@ -858,12 +859,12 @@ mod tests {
                 (
                     1,
                     Code::IllegalMove,
-                    "`Qh5xh8` is not a legal move: the variation on 1. e4 is kept as a comment"
+                    "`Qh5xh8` is not a legal move: the variation on 1.e4 is kept as a comment"
                 ),
                 (
                     1,
                     Code::Syntax,
-                    "`Zz9` is not a move in SAN: a variation inside the variation on 1. e4 \
+                    "`Zz9` is not a move in SAN: a variation inside the variation on 1.e4 \
                      is kept as a comment"
                 )
             ]
