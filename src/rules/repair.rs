@@ -238,8 +238,9 @@ pub struct At<'p> {
 /// use pgnkit::input::scan::scan;
 /// use pgnkit::rules::repair::{At, repairs};
 /// use shakmaty::{Chess, Color, Position};
-/// // 2. Nc3 was written Nc4: the knight to a neighbouring square.
-/// let scan = scan(b"1. e4 e5 2. Nc4 Nc6 3. Nf3 Nf6 *", true);
+/// // 2. Nc3 was written Nc4: the knight to a neighbouring square. Only
+/// // the knight on c3 can go on to b5.
+/// let scan = scan(b"1. e4 e5 2. Nc4 Nc6 3. Nb5 Nf6 *", true);
 /// let tokens: Vec<_> = scan.games[0].main_line().collect();
 /// let mut pos = Chess::default();
 /// for t in &tokens[..2] {
@@ -248,6 +249,7 @@ pub struct At<'p> {
 /// }
 /// let at = At { pos: &pos, ply: 3, first_move: (1, Color::White) };
 /// let found = repairs(at, &tokens[2..], None);
+/// assert_eq!(found.best.len(), 1);
 /// assert_eq!(found.best[0].moves, ["2.Nc3"]);
 /// assert!(found.best[0].is_full());
 /// ```
