@@ -552,6 +552,9 @@ pub struct ValidateArgs {
     /// Laws.
     #[arg(long, value_name = "WHEN", default_value = "date")]
     pub laws: crate::rules::laws::LawsChoice,
+
+    #[command(flatten)]
+    pub html: HtmlArgs,
 }
 
 /// Formats of the `validate` report.
@@ -568,6 +571,11 @@ pub enum ReportFormat {
     Parquet,
     /// The CSV columns, typed, as an Arrow IPC stream (for pipes: `pyarrow.ipc.open_stream`).
     Arrow,
+    /// The arbiter's page: one self-contained HTML file (give -o FILE)
+    /// with the counts per code, and for each game with findings, the
+    /// position before each move found wrong on a board, with the
+    /// suggested repairs (README "The arbiter's page").
+    Html,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -615,6 +623,27 @@ pub struct AnnotateOutcomeArgs {
     /// in JSON a `tags` object, `null` when a game lacks the tag.
     #[arg(long, value_name = "T1,T2", value_delimiter = ',')]
     pub tags: Option<Vec<String>>,
+
+    /// Write only the games whose outcome an arbiter must look at (in any
+    /// format): a result the rules contradict or two results that
+    /// disagree, a game not replayed, a dead position, a draw that could
+    /// have been claimed in a game not drawn, a loss that stood although the
+    /// winner could not mate, an undecided question. `-f text` and `-f html`
+    /// write only those anyway.
+    #[arg(long)]
+    pub problems: bool,
+
+    #[command(flatten)]
+    pub html: HtmlArgs,
+}
+
+/// The page's options (`-f html`).
+#[derive(Debug, Clone, Args)]
+pub struct HtmlArgs {
+    /// With `-f html`: draw a board for at most N findings (the first, in
+    /// input order); the rest are listed in a table with their FEN.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub html_boards: u64,
 }
 
 /// Output formats of `annotate-outcome`.
@@ -633,6 +662,13 @@ pub enum AnnotateFormat {
     Parquet,
     /// The JSON Lines columns, typed, as an Arrow IPC stream.
     Arrow,
+    /// One line per game whose outcome an arbiter must look at:
+    /// `FILE:LINE: game G (White - Black; Event, round R): RESULT: what`.
+    Text,
+    /// The arbiter's page: one self-contained HTML file (give -o FILE)
+    /// with the counts, and for each game to look at, the position it is
+    /// about on a board (README "The arbiter's page").
+    Html,
 }
 
 /// Rule profiles: the FIDE Laws, or the readings of apps and online sites

@@ -575,13 +575,57 @@ fn a_marker_that_disagrees_with_the_result_tag_is_reported() {
         let out = run(args, Some(pgn));
         assert_eq!(code(&out), 1, "{args:?}");
         assert_eq!(stderr(&out).trim_end(), report, "{args:?}");
-        // Written back with the Result tag's result, as the row records it.
+        // Written back with the Result tag's result, as the row records it;
+        // annotate-outcome keeps the marker's in a tag.
         if args.contains(&"pgn") {
             assert!(stdout(&out).contains("1. e4 e5 1-0"), "{}", stdout(&out));
+            assert_eq!(
+                stdout(&out).contains("[PgnkitMarkerResult \"0-1\"]\n"),
+                args[0] == "annotate-outcome",
+                "{}",
+                stdout(&out)
+            );
         }
     }
-    let (_, rows) = rows(&[], Some(pgn));
-    assert_eq!(pick(&rows[0], &["result", "result_ok"]), ["1-0", "true"]);
+    // Both results are in the row, and the record is not ok although the
+    // rules allow the tag's result.
+    let (_, table) = rows(&[], Some(pgn));
+    let cols = ["result", "marker_result", "fide_result", "result_ok"];
+    assert_eq!(pick(&table[0], &cols), ["1-0", "0-1", "1-0", "false"]);
+    // The summary counts it as damaged, not as a wrong result.
+    let out = run(&["annotate-outcome"], Some(pgn));
+    assert!(
+        stderr(&out).contains(
+            "0 with a result the rules do not give, 0 not replayed, 1 with damaged movetext"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // --fix-results changes nothing the rules allow, and loses neither.
+    let out = run(
+        &["annotate-outcome", "-q", "-f", "pgn", "--fix-results"],
+        Some(pgn),
+    );
+    assert!(stdout(&out).contains("[PgnkitMarkerResult \"0-1\"]\n"));
+    assert!(!stdout(&out).contains("PgnkitRecordedResult"));
+    // Where the rules give neither, the tag's goes to PgnkitRecordedResult and
+    // the marker's to PgnkitMarkerResult.
+    let mate = b"[Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 1/2-1/2\n";
+    let out = run(
+        &["annotate-outcome", "-q", "-f", "pgn", "--fix-results"],
+        Some(mate),
+    );
+    let text = stdout(&out);
+    for tag in [
+        "[Result \"0-1\"]",
+        "[PgnkitRecordedResult \"1-0\"]",
+        "[PgnkitMarkerResult \"1/2-1/2\"]",
+    ] {
+        assert!(text.contains(tag), "{tag} in {text}");
+    }
+    assert!(text.contains("Qh4# 0-1"), "{text}");
+    let (_, table) = rows(&[], Some(mate));
+    assert_eq!(pick(&table[0], &cols), ["1-0", "1/2-1/2", "0-1", "false"]);
 }
 
 #[test]
@@ -677,4 +721,131 @@ fn flags_that_do_not_apply_to_the_format_are_errors() {
     );
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("`game` is the name of a fixed column"));
+}
+
+#[test]
+fn text_names_each_game_an_arbiter_must_look_at_and_why() {
+    let files = [
+        "annotate/time_forfeit_walled_in.pgn",
+        "pgn/twic1599_excerpt.pgn",
+        "pgn/stalemate_scored_win.pgn",
+    ];
+    let out = run(&["annotate-outcome", "-q", "-f", "text"], None);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let mut args = vec!["annotate-outcome", "-q", "-f", "text"];
+    args.extend(files.iter().map(|f| fixture_str(f)));
+    let out = run(&args, None);
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = |file: &str, line: u32| {
+        lines
+            .iter()
+            .find(|l| l.contains(&format!("{file}:{line}: ")))
+            .copied()
+            .unwrap_or_else(|| panic!("no line for {file}:{line} in {text}"))
+    };
+    assert!(
+        at("time_forfeit_walled_in.pgn", 1).ends_with(
+            "game 1 (Walled - Free; hand-made: chasolver README position): 0-1: recorded 0-1, \
+             the rules give 1/2-1/2: a loss on time, and Black could not mate by any series of \
+             legal moves (6.9)"
+        ),
+        "{text}"
+    );
+    assert!(
+        at("time_forfeit_walled_in.pgn", 14)
+            .ends_with("under the Laws before 2023 the resignation stands"),
+        "{text}"
+    );
+    assert!(
+        at("twic1599_excerpt.pgn", 26).ends_with(
+            "round 6.2): 1/2-1/2: a dead position after 57...Kxb3 (too little material to mate): \
+             the game was drawn there"
+        ),
+        "{text}"
+    );
+    assert!(
+        at("twic1599_excerpt.pgn", 81).ends_with(
+            "a draw by threefold repetition could be claimed after 113...Kg8, and the game went on to 1-0"
+        ),
+        "{text}"
+    );
+    assert!(
+        at("stalemate_scored_win.pgn", 1).ends_with(
+            "1-0: recorded 1-0, the rules give 1/2-1/2: the game ended by stalemate after 10.Qe6"
+        ),
+        "{text}"
+    );
+    // Only those games: the clean ones of the excerpt have no line.
+    let (_, all) = rows(&files.map(fixture_str), None);
+    let games_to_see = all
+        .iter()
+        .filter(|r| {
+            r["result_ok"] == "false"
+                || r["termination"] == "dead-position"
+                || (r["result"] != "1/2-1/2"
+                    && (!r["threefold_claim_ply"].is_empty() || !r["fifty_claim_ply"].is_empty()))
+                || r["winner_can_mate"] == "no"
+                || r["winner_can_mate"] == "undetermined"
+        })
+        .count();
+    assert_eq!(lines.len(), games_to_see);
+    assert!(lines.len() < all.len());
+}
+
+/// The path of a fixture, as the tests' working directory sees it.
+fn fixture_str(rel: &str) -> &'static str {
+    Box::leak(fixture(rel).to_string_lossy().into_owned().into_boxed_str())
+}
+
+#[test]
+fn problems_keeps_only_the_games_to_look_at_in_every_format() {
+    let file = fixture_str("pgn/twic1599_excerpt.pgn");
+    let (_, all) = rows(&[file], None);
+    let (_, some) = rows(&["--problems", file], None);
+    assert!(!some.is_empty() && some.len() < all.len());
+    // The same rows as the full table's, game numbers kept.
+    for row in &some {
+        assert_eq!(&all[row["game"].parse::<usize>().unwrap() - 1], row);
+    }
+    let text = run(&["annotate-outcome", "-q", "-f", "text", file], None);
+    assert_eq!(stdout(&text).lines().count(), some.len());
+    let pgn = run(
+        &["annotate-outcome", "-q", "-f", "pgn", "--problems", file],
+        None,
+    );
+    assert_eq!(stdout(&pgn).matches("[Event ").count(), some.len());
+    let jsonl = run(
+        &["annotate-outcome", "-q", "-f", "jsonl", "--problems", file],
+        None,
+    );
+    assert_eq!(stdout(&jsonl).lines().count(), some.len());
+}
+
+#[test]
+fn the_page_has_a_board_for_each_position_to_look_at() {
+    let file = fixture_str("annotate/time_forfeit_walled_in.pgn");
+    let out = run(&["annotate-outcome", "-q", "-f", "html", file], None);
+    assert_eq!(code(&out), 1);
+    let html = stdout(&out);
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert_eq!(html.matches("<article class=\"game\"").count(), 3, "{html}");
+    // The three games end in the same position: a board each.
+    assert_eq!(html.matches("<svg class=\"board\"").count(), 3);
+    assert!(
+        html.contains(
+            "a loss on time, and Black could not mate by any series of legal moves (6.9)"
+        )
+    );
+    assert!(
+        html.contains("<td><code>wrong-result</code></td><td class=\"n\">2</td>"),
+        "{html}"
+    );
+    // --tags has no place on the page.
+    let out = run(
+        &["annotate-outcome", "-f", "html", "--tags", "Site", file],
+        None,
+    );
+    assert_eq!(code(&out), 2);
 }

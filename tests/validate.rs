@@ -1303,3 +1303,68 @@ fn findings_name_the_event_round_and_the_tags_asked_for() {
     let out = run(&["validate", "--tags", "round", file], None);
     assert_eq!(code(&out), 2);
 }
+
+#[test]
+fn the_page_draws_the_position_before_each_move_found_wrong() {
+    let files = [
+        fixture("pgn/illegal_move_ply_61.pgn"),
+        fixture("pgn/check_suffix.pgn"),
+        fixture("pgn/wrong_result_mate.pgn"),
+    ];
+    let files: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let page = dir.join("report.html");
+    let mut args = vec!["validate", "-q", "-f", "html", "-o", page.to_str().unwrap()];
+    args.extend(&files);
+    let out = run(&args, None);
+    // The exit status is the report's.
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let mut csv_args = vec!["validate", "-q", "-f", "csv"];
+    csv_args.extend(&files);
+    let csv = stdout(&run(&csv_args, None));
+    let findings = csv.lines().count() - 1;
+    let with_board = csv
+        .lines()
+        .skip(1)
+        .filter(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            !cells[4].is_empty() || l.contains(",wrong-result,") || l.contains(",result-mismatch,")
+        })
+        .count();
+    assert!(with_board >= 3);
+    assert_eq!(html.matches("<div class=\"finding\"").count(), findings);
+    assert_eq!(html.matches("<svg class=\"board\"").count(), with_board);
+    // 31.Qxe1 is drawn from the queen's square, and its repair is named.
+    assert!(html.contains("ply 61 (31.Qxe1)"));
+    assert!(html.contains("Probably meant: 31.Qd1"));
+    assert!(html.contains("data-fen=\"r2k3r/2pPp3/p4n2/3b2B1/1p5P/2qP4/3RQ1P1/4K2R w - - 2 31\""));
+    assert!(
+        html.contains("<line class=\"arrow\" x1=\"202\" y1=\"292\""),
+        "e2 to e1"
+    );
+    // Each piece drawn once, reused on every board.
+    assert_eq!(html.matches("<symbol id=\"pc-").count(), 12);
+    // A board limit: the rest in a table, with their FEN.
+    let limited = dir.join("limited.html");
+    let mut args = vec![
+        "validate",
+        "-q",
+        "-f",
+        "html",
+        "--html-boards",
+        "1",
+        "-o",
+        limited.to_str().unwrap(),
+    ];
+    args.extend(&files);
+    run(&args, None);
+    let html = std::fs::read_to_string(&limited).unwrap();
+    assert_eq!(html.matches("<svg class=\"board\"").count(), 1);
+    assert_eq!(
+        html.matches("<tr><td>").count() - html.matches("<tr><td><code>").count(),
+        with_board - 1
+    );
+}

@@ -286,6 +286,23 @@ impl Streaming {
         crate::output::columnar::ColumnarSink::new(format, schema).map_err(Error::internal)
     }
 
+    /// Refuses to write the HTML page onto a terminal.
+    ///
+    /// # Errors
+    ///
+    /// When standard output is a terminal and the page goes there.
+    pub fn check_page(&self) -> Result<(), Error> {
+        if self.product_path() == Path::new("-")
+            && !crate::embed::is_embedded()
+            && std::io::stdout().is_terminal()
+        {
+            return Err(Error::usage(
+                "refusing to write the HTML page to a terminal: give -o FILE (then open it in a browser) or redirect standard output",
+            ));
+        }
+        Ok(())
+    }
+
     /// Opens the `-o` file `path` ([`crate::output::atomic::create`]): a
     /// regular file is written as a temporary file beside it, which
     /// [`Streaming::finish`] renames onto it, so a run that fails leaves the

@@ -11,10 +11,16 @@ use crate::input::error::chain;
 use crate::output::annotate::TagColumns;
 use crate::output::columnar::{Columnar, ColumnarSink};
 use crate::output::diag;
+use crate::output::html::{Board, Head, Item, Page};
 use crate::output::problem_games::ProblemGames;
 use crate::output::report::{self, Format, players};
 use crate::output::tally::Tally;
+use crate::rules::diagram::{diagrams, written_squares};
+use crate::rules::finding::Finding;
 use crate::rules::finding::{Code, Severity};
+use crate::rules::game::{RawGame, recorded_result};
+use crate::rules::notation::move_name;
+use crate::rules::setup::start_position;
 use crate::schema::finding::{FINDING, FindingPlace, FindingRecord};
 use crate::stream::Event;
 use crate::tasks::validate::{GameCheck, check_game};
@@ -28,6 +34,9 @@ struct Settings {
     format: Format,
     /// `-f parquet` or `-f arrow` (then `format` is unused).
     columnar: Option<Columnar>,
+    /// `-f html`: the page, with at most this many boards (then `format`
+    /// is unused).
+    page: Option<u64>,
     policy: Policy,
 }
 
@@ -38,8 +47,9 @@ fn settings(args: &ValidateArgs) -> Result<Settings, Error> {
             ReportFormat::Text => Format::Text,
             ReportFormat::Csv => Format::Csv,
             ReportFormat::Jsonl => Format::Jsonl,
-            ReportFormat::Parquet | ReportFormat::Arrow => Format::Text,
+            ReportFormat::Parquet | ReportFormat::Arrow | ReportFormat::Html => Format::Text,
         },
+        page: (args.format == ReportFormat::Html).then_some(args.html.html_boards),
         columnar: match args.format {
             ReportFormat::Parquet => Some(Columnar::Parquet),
             ReportFormat::Arrow => Some(Columnar::Arrow),
@@ -244,13 +254,90 @@ fn write(
 }
 
 /// What a game with findings lends them: its players, event, round and
-/// the `--tags` values.
+/// the `--tags` values; for the page, its first line, its result and the
+/// boards of its findings.
 #[derive(Debug, Default)]
 struct Names {
     players: (String, String),
     event: Option<String>,
     round: Option<String>,
     tags: Vec<Option<String>>,
+    line: u64,
+    result: String,
+    boards: Vec<Option<Board>>,
+}
+
+/// The board of each of `findings` of `game`: the position before the move
+/// a finding is about (the move as written drawn where it can be), the
+/// final position for one about the result, none for the others.
+fn boards(game: &RawGame<'_>, findings: &[Finding]) -> Vec<Option<Board>> {
+    let wanted = |f: &Finding| match (f.ply, f.code) {
+        (Some(ply), _) => Some(ply - 1),
+        (None, Code::ResultMismatch | Code::WrongResult) => Some(u32::MAX),
+        _ => None,
+    };
+    let plies: Vec<u32> = findings.iter().filter_map(wanted).collect();
+    let Ok(start) = start_position(game) else {
+        return vec![None; findings.len()];
+    };
+    if plies.is_empty() {
+        return vec![None; findings.len()];
+    }
+    let mut diagrams = diagrams(game, &start.pos, &plies).into_iter();
+    findings
+        .iter()
+        .map(|f| {
+            wanted(f)?;
+            let diagram = diagrams.next()?;
+            // Only where the position is the one before the move.
+            let arrow = match (&f.san, f.ply) {
+                (Some(san), Some(ply)) if diagram.plies + 1 == ply => {
+                    written_squares(&diagram.pos, san.as_bytes())
+                }
+                _ => None,
+            };
+            Some(Board { diagram, arrow })
+        })
+        .collect()
+}
+
+/// The page's item for `finding`, in a game whose moves start at `first_move`.
+fn item(finding: &Finding, first_move: (u32, shakmaty::Color), board: Option<Board>) -> Item {
+    Item {
+        severity: Some(finding.severity().as_str()),
+        code: finding.code.as_str().to_owned(),
+        line: finding.line,
+        at: finding.ply.map(|ply| {
+            format!(
+                "ply {ply} ({})",
+                move_name(ply, first_move, finding.san.as_deref().unwrap_or(""))
+            )
+        }),
+        message: finding.message.clone(),
+        suggestion: finding.suggestion.clone(),
+        line_of_moves: None,
+        board,
+    }
+}
+
+/// What the exit status of a run says, for the page.
+fn status_meaning(failing: u64, unread: u64) -> String {
+    let mut s = if failing > 0 {
+        format!(
+            "Exit status 1: {failing} game{} with findings that fail the run (errors, and the codes --fail-on names); 0 would have meant none.",
+            if failing == 1 { "" } else { "s" }
+        )
+    } else {
+        "Exit status 0: no finding fails the run (warnings alone do not, unless --fail-on says so)."
+            .to_owned()
+    };
+    if unread > 0 {
+        s = format!(
+            "Exit status 2: {unread} input{} could not be read to the end (standard error names them); what was read is here.",
+            if unread == 1 { "" } else { "s" }
+        );
+    }
+    s
 }
 
 /// Runs `validate`.
@@ -263,8 +350,13 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
         streaming,
         format,
         columnar,
+        page: page_boards,
         policy,
     } = settings(args)?;
+    if page_boards.is_some() {
+        streaming.check_page()?;
+    }
+    let mut page = page_boards.map(|n| Page::new("validate", n));
     let mut with_errors = 0u64;
     let mut failing = 0u64;
     let mut tally = Tally::new();
@@ -304,6 +396,13 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
                     event: tag("Event"),
                     round: tag("Round"),
                     tags: tags.values(game),
+                    line: game.line,
+                    result: recorded_result(game).map_or("*", |r| r.as_str()).to_owned(),
+                    boards: if page_boards.is_some() {
+                        boards(game, &check.findings)
+                    } else {
+                        Vec::new()
+                    },
                 }
             });
             (check, names)
@@ -336,6 +435,22 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
                         failing += 1;
                     }
                     tally.add_game(&findings);
+                    if let Some(page) = page.as_mut() {
+                        if !findings.is_empty() {
+                            let mut boards = names.boards.iter().cloned();
+                            let items: Vec<Item> = findings
+                                .iter()
+                                .map(|f| {
+                                    let mut f = f.clone();
+                                    f.line += ctx.line_offset;
+                                    item(&f, first_move, boards.next().flatten())
+                                })
+                                .collect();
+                            records += items.len() as u64;
+                            page.game(&place, &names.result, names.line + ctx.line_offset, &items);
+                        }
+                        return Ok(());
+                    }
                     for mut finding in findings {
                         records += 1;
                         finding.line += ctx.line_offset;
@@ -349,6 +464,15 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
                     tally.add(finding.code);
                     let place = FindingPlace::outside_games(file);
                     records += 1;
+                    if let Some(page) = page.as_mut() {
+                        page.game(
+                            &place,
+                            "",
+                            finding.line,
+                            &[item(&finding, (1, shakmaty::Color::White), None)],
+                        );
+                        return Ok(());
+                    }
                     write(&mut out, sink.as_mut(), format, &place, &finding).map_err(&failed)?;
                 }
                 Event::Failed(file, err) => out.error(format!("{file}: {}", chain(&err))),
@@ -363,6 +487,27 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
         sink.finish(&mut out).map_err(&failed)?;
     }
     let summary = format!("{with_errors} with errors, {with_warnings} with warnings");
+    if let Some(page) = page {
+        let head = Head {
+            inputs: totals.inputs.iter().map(|i| i.file.clone()).collect(),
+            games: totals.games,
+            counted: crate::schema::finding::CODE.name,
+            counts: tally
+                .rows()
+                .map(|c| {
+                    (
+                        c.code.as_str().to_owned(),
+                        Some(c.code.severity().as_str()),
+                        c.findings,
+                        c.games,
+                    )
+                })
+                .collect(),
+            summary: format!("{}, {summary}.", crate::output::diag::games(totals.games)),
+            status: status_meaning(failing, totals.failed),
+        };
+        page.finish(&mut out, &head).map_err(&failed)?;
+    }
     let product = Product {
         what: PRODUCT_NAME,
         command: "validate",

@@ -12,7 +12,7 @@ use crate::rules::game::{GameResult, RawGame};
 use crate::rules::mateability::Mateability;
 pub use crate::schema::outcome::OutcomeRecord;
 use crate::schema::{finding::error_text, outcome::OUTCOME};
-use crate::tasks::annotate_outcome::{LossRule, Outcome, Profile};
+use crate::tasks::annotate_outcome::{Concern, LossRule, Outcome, Profile};
 
 /// The names of the tags `--format pgn` adds (README, man page).
 pub mod tags {
@@ -27,6 +27,7 @@ pub mod tags {
     pub const DEAD_REASON: &str = "PgnkitDeadReason";
     pub const ERROR: &str = "PgnkitError";
     pub const RECORDED_RESULT: &str = "PgnkitRecordedResult";
+    pub const MARKER_RESULT: &str = "PgnkitMarkerResult";
 }
 
 /// The tag columns of a table (`--tags`): names of PGN tags, unique, none
@@ -231,6 +232,11 @@ fn edits(outcome: &Outcome, row: &OutcomeRecord, settings: PgnSettings) -> Edits
         );
         edits.result = Some(result);
     }
+    // A game is written back with one result: the termination marker's,
+    // when it said another, is kept where a reader finds it.
+    if let Some(marker) = row.marker_result {
+        tag(tags::MARKER_RESULT, marker.as_str().to_owned());
+    }
     edits.comments = comments(outcome);
     edits
 }
@@ -272,4 +278,90 @@ fn comments(outcome: &Outcome) -> Vec<(u32, String)> {
     }
     comments.sort_by_key(|(ply, _)| *ply);
     comments
+}
+
+/// The side that won a decisive result, in words.
+fn side(result: Option<GameResult>) -> &'static str {
+    match result.and_then(GameResult::winner) {
+        Some(shakmaty::Color::White) => "White",
+        Some(shakmaty::Color::Black) => "Black",
+        None => "the winner",
+    }
+}
+
+/// What each of `concerns` (of `outcome`, about `game`) says, in words, as
+/// `-f text` and the page write them.
+pub fn concern_texts(game: &RawGame<'_>, outcome: &Outcome, concerns: &[Concern]) -> Vec<String> {
+    let at = |ply| game.after_ply(ply, outcome.first_move);
+    let result = |r: Option<GameResult>| r.map_or("no result", GameResult::as_str);
+    let winner = side(outcome.recorded);
+    concerns
+        .iter()
+        .map(|c| match *c {
+            Concern::NotReplayed => match &outcome.error {
+                Some(e) => match e.ply {
+                    Some(ply) => format!(
+                        "not replayed: {} at {}",
+                        e.message,
+                        crate::rules::notation::move_name(
+                            ply,
+                            outcome.first_move,
+                            e.san.as_deref().unwrap_or("")
+                        )
+                    ),
+                    None => format!("not replayed: {}", e.message),
+                },
+                None => "not replayed".to_owned(),
+            },
+            Concern::Inconsistent { tag, marker } => format!(
+                "the Result tag says {tag} and the termination marker {marker}: one of them is wrong"
+            ),
+            Concern::WrongResult { recorded, rules } => {
+                let why = match (outcome.end, outcome.loss_rule) {
+                    (Some(end), _) => format!("the game ended by {} {}", end.kind.describe(), at(end.ply)),
+                    (None, Some(LossRule::Time)) => format!(
+                        "a loss on time, and {winner} could not mate by any series of legal moves (6.9)"
+                    ),
+                    (None, Some(LossRule::Resignation)) => format!(
+                        "{winner} could not mate by any series of legal moves (5.1.2): no resignation or forfeit loses then"
+                    ),
+                    (None, Some(LossRule::BareKing)) => format!("{winner} had a bare king"),
+                    (None, Some(LossRule::EarlyAgreement)) => {
+                        "a draw agreed before both players had moved (5.2.3): the game had not ended".to_owned()
+                    }
+                    (None, _) => "the game did not end on the board".to_owned(),
+                };
+                format!("recorded {}, the rules give {rules}: {why}", result(recorded))
+            }
+            Concern::Dead { ply } => {
+                let how = match outcome.dead_reason {
+                    Some(DeadReason::Material) => "too little material to mate",
+                    _ => "proved: no series of legal moves mates",
+                };
+                format!("a dead position {} ({how}): the game was drawn there", at(ply))
+            }
+            Concern::Claimable { kind, ply } => format!(
+                "a draw by {} could be claimed {}, and the game went on to {}",
+                kind.describe(),
+                at(ply),
+                result(outcome.recorded)
+            ),
+            Concern::LossStood => match outcome.loss_rule {
+                Some(LossRule::ResignationBefore2023) => format!(
+                    "{winner} could not mate by any series of legal moves; under the Laws before 2023 the resignation stands"
+                ),
+                _ => format!(
+                    "{winner} could not mate by any series of legal moves, and the {} profile lets the loss stand",
+                    "chosen"
+                ),
+            },
+            Concern::Undetermined => match &outcome.winner_can_mate {
+                Some(Mateability::Undetermined(r)) => format!(
+                    "whether {winner} could mate is undetermined ({})",
+                    r.as_str().replace('_', " ")
+                ),
+                _ => format!("whether {winner} could mate is undetermined"),
+            },
+        })
+        .collect()
 }

@@ -7,6 +7,7 @@ pub mod atomic;
 pub mod columnar;
 pub mod convert;
 pub mod diag;
+pub mod html;
 pub mod perft;
 pub mod pgn;
 pub mod problem_games;

@@ -71,6 +71,26 @@ fn known(value: Option<&str>) -> Option<&str> {
     value.filter(|v| !matches!(v.trim(), "" | "?"))
 }
 
+/// Writes `game 1 (Gelfand,B - Gareev,T; World Blitz 2019, round 11.16)`
+/// for the game of `place`: its players, and as an arbiter files it, the
+/// event and the round (each left out when unknown). What it echoes of the
+/// input is escaped and cut.
+///
+/// # Errors
+///
+/// When writing fails.
+pub fn write_game_label(out: &mut dyn Write, place: &FindingPlace<'_>) -> io::Result<()> {
+    let (white, black) = (shown(place.white), shown(place.black));
+    write!(out, "game {} ({white} - {black}", place.game.unwrap_or(0))?;
+    match (known(place.event), known(place.round)) {
+        (Some(e), Some(r)) => write!(out, "; {}, round {}", shown(e), shown(r))?,
+        (Some(e), None) => write!(out, "; {}", shown(e))?,
+        (None, Some(r)) => write!(out, "; round {}", shown(r))?,
+        (None, None) => {}
+    }
+    write!(out, ")")
+}
+
 /// Writes one finding.
 ///
 /// # Errors
@@ -89,17 +109,8 @@ pub fn write_finding(
             // and no giant token fills the report. The file name is the
             // user's own.
             write!(out, "{}:{}: ", place.file, f.line)?;
-            if let Some(game) = place.game {
-                let (white, black) = (shown(place.white), shown(place.black));
-                write!(out, "game {game} ({white} - {black}")?;
-                // As an arbiter files it: the event and the round.
-                match (known(place.event), known(place.round)) {
-                    (Some(e), Some(r)) => write!(out, "; {}, round {}", shown(e), shown(r))?,
-                    (Some(e), None) => write!(out, "; {}", shown(e))?,
-                    (None, Some(r)) => write!(out, "; round {}", shown(r))?,
-                    (None, None) => {}
-                }
-                write!(out, ")")?;
+            if place.game.is_some() {
+                write_game_label(out, place)?;
                 if let Some(ply) = f.ply {
                     let san = shown(f.san.as_deref().unwrap_or(""));
                     write!(

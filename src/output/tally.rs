@@ -68,7 +68,8 @@ impl Tally {
     }
 
     /// The codes counted at least once, in [`Code::TALLIED`] order.
-    fn rows(&self) -> impl Iterator<Item = CodeCount> + '_ {
+    /// The codes with findings, in code order.
+    pub fn rows(&self) -> impl Iterator<Item = CodeCount> + '_ {
         self.counts.iter().copied().filter(|c| c.findings > 0)
     }
 

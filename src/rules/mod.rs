@@ -3,6 +3,7 @@
 pub mod attacks;
 pub mod commands;
 pub mod dead;
+pub mod diagram;
 pub mod ends;
 pub mod finding;
 pub mod game;

@@ -238,6 +238,35 @@ pub fn play_uci_moves<'w>(
     Ok(())
 }
 
+/// `moves` (UCI) played from `pos`, written as a scoresheet writes a line:
+/// SAN with move numbers (`57...Kb3 58.Qc2#`); `None` when one is not
+/// legal.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::notation::numbered_line;
+/// use shakmaty::{Chess, uci::UciMove};
+/// let moves: Vec<UciMove> = ["f2f3", "e7e5", "g2g4", "d8h4"].iter().map(|m| m.parse().unwrap()).collect();
+/// assert_eq!(numbered_line(&Chess::default(), &moves).unwrap(), "1.f3 e5 2.g4 Qh4#");
+/// assert_eq!(numbered_line(&Chess::default(), &moves[1..]), None);
+/// ```
+pub fn numbered_line(pos: &Chess, moves: &[UciMove]) -> Option<String> {
+    let mut pos = pos.clone();
+    let mut words = Vec::with_capacity(moves.len());
+    for (i, uci) in moves.iter().enumerate() {
+        let mv = uci.to_move(&pos).ok()?;
+        let (number, turn) = (pos.fullmoves().get(), pos.turn());
+        let san = shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut pos, mv);
+        words.push(match turn {
+            Color::White => format!("{number}.{san}"),
+            Color::Black if i == 0 => format!("{number}...{san}"),
+            Color::Black => san.to_string(),
+        });
+    }
+    Some(words.join(" "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,8 +69,14 @@ pub const OUTCOME: Schema = Schema {
         Column::new(
             "result_ok",
             Type::Bool,
-            "whether the recorded result is one the rules allow",
+            "whether the recorded result is one the rules allow, and the only one the record gives (false when the termination marker disagrees with the Result tag)",
         ),
+        Column::new(
+            "marker_result",
+            common::RESULT.ty,
+            "the result the movetext's termination marker records, when it disagrees with the Result tag (`result` holds the tag's): the record is inconsistent",
+        )
+        .null_when("the marker agrees with the tag, or one of them is missing or invalid"),
         Column::new(
             "dead_reason",
             Type::Vocab(|| DeadReason::ALL.iter().map(|r| r.as_str()).collect()),
@@ -123,6 +129,8 @@ pub struct OutcomeRecord {
     /// replayed far enough to say.
     pub fide_result: Option<GameResult>,
     pub result_ok: bool,
+    /// The termination marker's result when it disagrees with the tag's.
+    pub marker_result: Option<GameResult>,
     pub dead_reason: Option<DeadReason>,
     pub loss_rule: Option<LossRule>,
     /// What stopped the replay.
@@ -149,6 +157,7 @@ impl OutcomeRecord {
             winner_can_mate: outcome.winner_can_mate.clone(),
             fide_result: outcome.rules_result,
             result_ok: outcome.is_result_ok(),
+            marker_result: outcome.marker_result,
             dead_reason: outcome.dead_reason,
             loss_rule: outcome.loss_rule,
             error: outcome.error.clone(),
@@ -187,6 +196,7 @@ impl OutcomeRecord {
         c.word(self.winner_can_mate.as_ref().map(Mateability::word));
         c.word(self.fide_result.map(GameResult::as_str));
         c.bool(self.result_ok);
+        c.word(self.marker_result.map(GameResult::as_str));
         c.word(self.dead_reason.map(DeadReason::as_str));
         c.word(self.loss_rule.map(LossRule::as_str));
         c.word(match &self.winner_can_mate {

@@ -128,6 +128,10 @@ pub struct Outcome {
     /// The Result tag, or the termination marker when the tag is missing or
     /// invalid.
     pub recorded: Option<GameResult>,
+    /// The termination marker's result when it disagrees with a valid
+    /// `Result` tag (which `recorded` holds): the record is inconsistent,
+    /// one of its two results is wrong, and neither is taken silently.
+    pub marker_result: Option<GameResult>,
     /// For a decisive recorded result without checkmate on the board:
     /// whether the winner can mate from the final position.
     pub winner_can_mate: Option<Mateability>,
@@ -157,13 +161,21 @@ impl Outcome {
             .is_none_or(|e| e.code == Code::MoveAfterEnd)
     }
 
-    /// Whether the recorded result is the one the rules give.
+    /// Whether the recorded result is the one the rules give, and the only
+    /// one the record gives (a termination marker that disagrees with the
+    /// `Result` tag makes the record inconsistent: not ok).
     pub fn is_result_ok(&self) -> bool {
-        self.rules_result.is_some() && self.rules_result == self.recorded
+        self.rules_result.is_some()
+            && self.rules_result == self.recorded
+            && self.marker_result.is_none()
     }
 
     /// The outcome of a game that could not be set up (`error` says why).
-    fn unreplayed(recorded: Option<GameResult>, error: Finding, laws: Laws) -> Outcome {
+    fn unreplayed(
+        (recorded, marker_result): (Option<GameResult>, Option<GameResult>),
+        error: Finding,
+        laws: Laws,
+    ) -> Outcome {
         Outcome {
             plies: 0,
             first_move: (1, Color::White),
@@ -172,6 +184,7 @@ impl Outcome {
             threefold_claim_ply: None,
             fifty_claim_ply: None,
             recorded,
+            marker_result,
             winner_can_mate: None,
             loss_rule: None,
             rules_result: None,
@@ -179,6 +192,157 @@ impl Outcome {
             laws,
             suspended: None,
         }
+    }
+}
+
+/// The result of `game`'s termination marker when its valid `Result` tag
+/// says another.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::input::scan::scan;
+/// use pgnkit::rules::game::GameResult;
+/// use pgnkit::tasks::annotate_outcome::disagreeing_marker;
+/// let games = scan(b"[Result \"1-0\"]\n\n1. e4 0-1\n\n[Result \"1-0\"]\n\n1. e4 1-0\n", true).games;
+/// assert_eq!(disagreeing_marker(&games[0]), Some(GameResult::BlackWins));
+/// assert_eq!(disagreeing_marker(&games[1]), None);
+/// ```
+pub fn disagreeing_marker(game: &RawGame<'_>) -> Option<GameResult> {
+    let tag = game
+        .tag("Result")
+        .and_then(|t| GameResult::from_ascii(&t.value))?;
+    game.marker.map(|m| m.result).filter(|&m| m != tag)
+}
+
+/// What an arbiter must look at in a game's outcome: `annotate-outcome -f
+/// text` writes a line for each game with one, `--problems` keeps only
+/// those games, and the page draws the position each is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Concern {
+    /// The game could not be replayed to its end: the outcome is unknown
+    /// (the error says where it stopped).
+    NotReplayed,
+    /// The termination marker records another result than the `Result` tag.
+    Inconsistent { tag: GameResult, marker: GameResult },
+    /// The recorded result is not the one the rules give.
+    WrongResult {
+        recorded: Option<GameResult>,
+        rules: GameResult,
+    },
+    /// The game ended by a dead position after `ply` plies (the result may
+    /// be right: the arbiter still sees the proof).
+    Dead { ply: u32 },
+    /// A draw could be claimed after `ply` plies (by threefold repetition or
+    /// the fifty-move rule, `kind`), and the game was not recorded drawn.
+    Claimable { kind: EndKind, ply: u32 },
+    /// The winner could not mate by any series of legal moves, and the loss
+    /// stood (`loss_rule` says why: a resignation before 2023, or a profile
+    /// that lets it stand).
+    LossStood,
+    /// Whether the winner could mate was left undecided.
+    Undetermined,
+}
+
+impl Concern {
+    /// The names of the kinds of concern, as the page and its counts name
+    /// them ([`Concern::kind`] indexes them).
+    pub const KINDS: [&'static str; 7] = [
+        "not-replayed",
+        "results-disagree",
+        "wrong-result",
+        "dead-position",
+        "claimable-draw",
+        "loss-stood",
+        "undetermined",
+    ];
+
+    /// The index of the concern's kind in [`Concern::KINDS`].
+    pub fn kind(&self) -> usize {
+        match self {
+            Concern::NotReplayed => 0,
+            Concern::Inconsistent { .. } => 1,
+            Concern::WrongResult { .. } => 2,
+            Concern::Dead { .. } => 3,
+            Concern::Claimable { .. } => 4,
+            Concern::LossStood => 5,
+            Concern::Undetermined => 6,
+        }
+    }
+
+    /// The plies played to reach the position the concern is about
+    /// (`u32::MAX`: the final position reached).
+    pub fn plies(&self, outcome: &Outcome) -> u32 {
+        match *self {
+            Concern::Dead { ply } | Concern::Claimable { ply, .. } => ply,
+            Concern::WrongResult { .. } => outcome.end.map_or(u32::MAX, |e| e.ply),
+            _ => u32::MAX,
+        }
+    }
+}
+
+impl Outcome {
+    /// What an arbiter must look at, in a fixed order; empty for a game
+    /// whose outcome is what the record says and raises no question.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::input::scan::scan;
+    /// use pgnkit::rules::ends::EndKind;
+    /// use pgnkit::rules::game::GameResult;
+    /// use pgnkit::rules::laws::LawsChoice;
+    /// use pgnkit::tasks::annotate_outcome::{Concern, Profile, annotate};
+    ///
+    /// let pgn = b"1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6 4.Ng1 Ng8 5.e4 1-0";
+    /// let game = &scan(pgn, true).games[0];
+    /// let outcome = annotate(game, Profile::Fide, LawsChoice::GameDate);
+    /// assert_eq!(
+    ///     outcome.concerns(),
+    ///     [Concern::Claimable { kind: EndKind::ThreefoldRepetition, ply: 7 }]
+    /// );
+    /// let mate = &scan(b"1. f3 e5 2. g4 Qh4# 0-1", true).games[0];
+    /// assert!(annotate(mate, Profile::Fide, LawsChoice::GameDate).concerns().is_empty());
+    /// ```
+    pub fn concerns(&self) -> Vec<Concern> {
+        let mut found = Vec::new();
+        if !self.is_replayed() {
+            found.push(Concern::NotReplayed);
+        }
+        if let (Some(tag), Some(marker)) = (self.recorded, self.marker_result) {
+            found.push(Concern::Inconsistent { tag, marker });
+        }
+        if let Some(rules) = self.rules_result
+            && self.recorded != Some(rules)
+        {
+            found.push(Concern::WrongResult {
+                recorded: self.recorded,
+                rules,
+            });
+        }
+        if let Some(end) = self.end
+            && end.kind == EndKind::DeadPosition
+        {
+            found.push(Concern::Dead { ply: end.ply });
+        }
+        if self.recorded != Some(GameResult::Draw) {
+            for (kind, ply) in [
+                (EndKind::ThreefoldRepetition, self.threefold_claim_ply),
+                (EndKind::FiftyMoves, self.fifty_claim_ply),
+            ] {
+                if let Some(ply) = ply {
+                    found.push(Concern::Claimable { kind, ply });
+                }
+            }
+        }
+        match &self.winner_can_mate {
+            Some(Mateability::No) if self.rules_result == self.recorded => {
+                found.push(Concern::LossStood);
+            }
+            Some(Mateability::Undetermined(_)) => found.push(Concern::Undetermined),
+            _ => {}
+        }
+        found
     }
 }
 
@@ -234,13 +398,16 @@ fn plies_played((fullmove, turn): (u32, Color), plies: u32) -> u64 {
 /// ```
 pub fn annotate(game: &RawGame<'_>, profile: Profile, laws: LawsChoice) -> Outcome {
     let recorded = recorded_result(game);
+    let marker_result = disagreeing_marker(game);
     let laws = match profile {
         Profile::Fide => Laws::for_game(game, laws),
         Profile::App | Profile::Online => Laws::CURRENT,
     };
     let start = match start_position(game) {
         Ok(start) => start.pos,
-        Err(err) => return Outcome::unreplayed(recorded, err.finding(game), laws),
+        Err(err) => {
+            return Outcome::unreplayed((recorded, marker_result), err.finding(game), laws);
+        }
     };
     let first_move = (start.fullmoves().get(), start.turn());
 
@@ -307,6 +474,7 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile, laws: LawsChoice) -> Outco
         threefold_claim_ply,
         fifty_claim_ply,
         recorded,
+        marker_result,
         winner_can_mate,
         loss_rule,
         rules_result,
