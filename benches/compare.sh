@@ -45,9 +45,13 @@ print(f"bytes={n} sha={h.hexdigest()[:16]}")')
 pgn_all() {
     local label=$1
     shift
-    for f in text csv jsonl; do
+    for f in text csv jsonl html; do
         rec "$label validate -f $f" "$bin" validate -q -j"$jobs" -f "$f" "$@"
     done
+    for f in text html; do
+        rec "$label annotate -f $f" "$bin" annotate-outcome -q -j"$jobs" -f "$f" "$@"
+    done
+    rec "$label annotate --problems -f csv" "$bin" annotate-outcome -q -j"$jobs" --problems "$@"
     for r in fide app online; do
         for f in csv jsonl pgn; do
             rec "$label annotate --rules $r -f $f" "$bin" annotate-outcome -q -j"$jobs" --rules "$r" -f "$f" "$@"

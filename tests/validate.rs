@@ -1299,6 +1299,23 @@ fn findings_name_the_event_round_and_the_tags_asked_for() {
         "{}",
         stdout(&out)
     );
+    // A Board tag is named beside the round, in the text and on the page.
+    let text = std::fs::read_to_string(file).unwrap();
+    let with_board = text.replacen("[Round ", "[Board \"3\"]\n[Round ", 1);
+    let out = run(&["validate", "-q"], Some(with_board.as_bytes()));
+    assert!(
+        stdout(&out)
+            .contains("game 1 (Gelfand,B - Gareev,T; World Blitz 2019, round 11.16, board 3)"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(
+        &["validate", "-q", "-f", "html"],
+        Some(with_board.as_bytes()),
+    );
+    assert!(
+        stdout(&out).contains("<h2>World Blitz 2019, round 11.16, board 3: Gelfand,B – Gareev,T")
+    );
     // A fixed column's name is refused.
     let out = run(&["validate", "--tags", "round", file], None);
     assert_eq!(code(&out), 2);

@@ -63,6 +63,7 @@ def validate(
     threads: Optional[int] = None,
     only: Optional[Names] = None,
     ignore: Optional[Names] = None,
+    tags: Optional[Names] = None,
 ) -> RecordStream:
     """Every finding of every game, one row per finding (``finding`` in
     docs/records.md). Findings are data, never exceptions.

@@ -330,7 +330,7 @@ fn threads_arg(argv: &mut Vec<OsString>, threads: Option<u16>) -> PyResult<()> {
     Ok(())
 }
 
-/// validate(*paths, threads=None, only=None, ignore=None)
+/// validate(*paths, threads=None, only=None, ignore=None, tags=None)
 /// --
 ///
 /// Replays every game and returns its findings, one row per finding
@@ -341,17 +341,20 @@ fn threads_arg(argv: &mut Vec<OsString>, threads: Option<u16>) -> PyResult<()> {
 /// ``paths``: files (plain, .gz, .zst, .bz2), directories (their PGN
 /// files) or ``bytes`` of PGN (named ``<bytes>`` in ``file``).
 /// ``threads``: workers (default: every core). ``only`` / ``ignore``:
-/// finding codes, a list or a comma-separated str.
+/// finding codes, a list or a comma-separated str. ``tags``: tag names
+/// whose values fill each finding's ``tags`` map, as a chief arbiter files
+/// findings (``tags=["Board", "WhiteFideId"]``, as ``--tags``).
 ///
 /// >>> import polars as pl, pgnkit
 /// >>> pl.DataFrame(pgnkit.validate("games.pgn", only=["illegal-move"]))
 #[pyfunction]
-#[pyo3(signature = (*paths, threads = None, only = None, ignore = None))]
+#[pyo3(signature = (*paths, threads = None, only = None, ignore = None, tags = None))]
 fn validate(
     paths: &Bound<'_, PyTuple>,
     threads: Option<u16>,
     only: Option<&Bound<'_, PyAny>>,
     ignore: Option<&Bound<'_, PyAny>>,
+    tags: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RecordStream> {
     let inputs = Inputs::from_args(paths)?;
     let mut argv = args(&["validate", "--quiet", "--format", "arrow"]);
@@ -362,6 +365,10 @@ fn validate(
         if !codes.is_empty() {
             argv.extend([OsString::from(flag), codes.join(",").into()]);
         }
+    }
+    let tags = names(tags, "tags")?;
+    if !tags.is_empty() {
+        argv.extend([OsString::from("--tags"), tags.join(",").into()]);
     }
     start(argv, inputs, "findings", None)
 }

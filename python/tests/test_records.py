@@ -2,12 +2,13 @@
 input, column by column and type by type."""
 
 import datetime
+import json
 
 import pyarrow as pa
 import pytest
 
 import pgnkit
-from conftest import LINE_FIXTURES, PGN_FIXTURES, cli_csv, fixture_id, read_all
+from conftest import LINE_FIXTURES, PGN_FIXTURES, cli, cli_csv, fixture_id, read_all
 
 
 def csv_text(value, field):
@@ -142,6 +143,16 @@ def test_games_tags_keeps_only_those():
     for f, c in zip(full, cut):
         assert c["tags"] == [(k, v) for k, v in f["tags"] if k in ("Event", "WhiteElo")]
         assert c["white_elo"] == f["white_elo"] and c["event"] == f["event"]
+
+
+def test_validate_tags_name_each_findings_game():
+    path = [p for p in PGN_FIXTURES if p.name == "illegal_move_ply_61.pgn"][0]
+    rows = pa.table(pgnkit.validate(path, tags=["Site", "WhiteElo", "Board"])).to_pylist()
+    assert rows and all(r["code"] for r in rows)
+    _, out = cli("validate", "-q", "-f", "jsonl", "--tags", "Site,WhiteElo,Board", path)
+    want = [json.loads(line)["tags"] for line in out.decode().splitlines()]
+    assert [dict(r["tags"]) for r in rows] == want
+    assert want[0]["Board"] is None and want[0]["Site"]
 
 
 def test_threads_give_the_same_rows(corpus_pgn, tmp_path):

@@ -134,6 +134,7 @@ struct Annotated {
 struct Look {
     event: Option<String>,
     round: Option<String>,
+    board: Option<String>,
     line: u64,
     /// The board of each concern and where in the game it stands.
     boards: Vec<Option<(Board, String)>>,
@@ -254,6 +255,7 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> Result<ExitSta
                     Look {
                         event: tag("Event"),
                         round: tag("Round"),
+                        board: tag("Board"),
                         line: game.line,
                         boards: if matches!(written, OutputFormat::Page(_)) {
                             concern_boards(game, &outcome, &found)
@@ -326,11 +328,8 @@ pub fn run(args: &AnnotateOutcomeArgs, stdout: &mut dyn Write) -> Result<ExitSta
                                 (&done.row.white, &done.row.black),
                                 done.first_move,
                             )
-                            .with_tags(
-                                (look.event.as_deref(), look.round.as_deref()),
-                                &[],
-                                &[],
-                            );
+                            .with_tags((look.event.as_deref(), look.round.as_deref()), &[], &[])
+                            .with_board(look.board.as_deref());
                             let result = done.row.result.map_or("no result", |r| r.as_str());
                             let line = look.line + ctx.line_offset;
                             if let Some(page) = page.as_mut() {

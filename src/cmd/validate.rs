@@ -261,6 +261,7 @@ struct Names {
     players: (String, String),
     event: Option<String>,
     round: Option<String>,
+    board: Option<String>,
     tags: Vec<Option<String>>,
     line: u64,
     result: String,
@@ -395,6 +396,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
                     players: players(|t| game.tag_text(t)),
                     event: tag("Event"),
                     round: tag("Round"),
+                    board: tag("Board"),
                     tags: tags.values(game),
                     line: game.line,
                     result: recorded_result(game).map_or("*", |r| r.as_str()).to_owned(),
@@ -422,7 +424,8 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
                             (names.event.as_deref(), names.round.as_deref()),
                             tags.names(),
                             &names.tags,
-                        );
+                        )
+                        .with_board(names.board.as_deref());
                     let bad = findings.iter().any(|f| f.severity() == Severity::Error);
                     with_errors += u64::from(bad);
                     if let Some(split) = split.as_mut() {

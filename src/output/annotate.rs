@@ -323,7 +323,7 @@ pub fn concern_texts(game: &RawGame<'_>, outcome: &Outcome, concerns: &[Concern]
                         "a loss on time, and {winner} could not mate by any series of legal moves (6.9)"
                     ),
                     (None, Some(LossRule::Resignation)) => format!(
-                        "{winner} could not mate by any series of legal moves (5.1.2): no resignation or forfeit loses then"
+                        "a resignation, and {winner} could not mate by any series of legal moves (5.1.2, since 2023)"
                     ),
                     (None, Some(LossRule::BareKing)) => format!("{winner} had a bare king"),
                     (None, Some(LossRule::EarlyAgreement)) => {
@@ -351,8 +351,7 @@ pub fn concern_texts(game: &RawGame<'_>, outcome: &Outcome, concerns: &[Concern]
                     "{winner} could not mate by any series of legal moves; under the Laws before 2023 the resignation stands"
                 ),
                 _ => format!(
-                    "{winner} could not mate by any series of legal moves, and the {} profile lets the loss stand",
-                    "chosen"
+                    "{winner} could not mate by any series of legal moves, and the chosen rules (--rules) let the loss stand"
                 ),
             },
             Concern::Undetermined => match &outcome.winner_can_mate {

@@ -44,7 +44,7 @@ td.n,th.n{text-align:right}
 .finding .text p{margin:.15em 0}
 svg.board{width:240px;height:240px;display:block}
 .light{fill:var(--light)}.dark{fill:var(--dark)}.last{fill:var(--mark)}.chk{fill:var(--check);opacity:.7}
-.coord{font:bold 7px sans-serif}.coord-l{fill:var(--dark)}.coord-d{fill:var(--light)}
+.coord{font:bold 10px sans-serif}.coord-l{fill:var(--dark)}.coord-d{fill:var(--light)}
 .arrow{stroke:var(--arrow);stroke-width:6;stroke-linecap:round}.arrow-head{fill:var(--arrow)}
 .wide{overflow-x:auto;max-width:100%}
 #filter{font:inherit;padding:4px 8px;width:min(420px,100%)}
@@ -170,11 +170,18 @@ impl Page {
             escape(place.file)
         );
         let known = |v: Option<&str>| v.filter(|v| !matches!(v.trim(), "" | "?")).map(escape);
-        let title = match (known(place.event), known(place.round)) {
-            (Some(e), Some(r)) => format!("{e}, round {r}"),
-            (Some(e), None) => e,
-            (None, Some(r)) => format!("round {r}"),
-            (None, None) => format!("game {game}"),
+        let parts: Vec<String> = [
+            known(place.event),
+            known(place.round).map(|r| format!("round {r}")),
+            known(place.board).map(|b| format!("board {b}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let title = if parts.is_empty() {
+            format!("game {game}")
+        } else {
+            parts.join(", ")
         };
         let _ = write!(
             s,
@@ -386,8 +393,8 @@ fn defs() -> String {
         let _ = write!(
             s,
             "<text class=\"coord {class}\" x=\"{}\" y=\"{}\">{f}</text>",
-            i * SQ + SQ - 7,
-            size - 2
+            i * SQ + SQ - 8,
+            size - 3
         );
     }
     for r in 0..8u32 {
@@ -400,7 +407,7 @@ fn defs() -> String {
         let _ = write!(
             s,
             "<text class=\"coord {class}\" x=\"2\" y=\"{}\">{}</text>",
-            r * SQ + 8,
+            r * SQ + 11,
             8 - r
         );
     }

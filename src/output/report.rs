@@ -73,7 +73,7 @@ fn known(value: Option<&str>) -> Option<&str> {
 
 /// Writes `game 1 (Gelfand,B - Gareev,T; World Blitz 2019, round 11.16)`
 /// for the game of `place`: its players, and as an arbiter files it, the
-/// event and the round (each left out when unknown). What it echoes of the
+/// event, the round and the board (each left out when unknown). What it echoes of the
 /// input is escaped and cut.
 ///
 /// # Errors
@@ -82,11 +82,16 @@ fn known(value: Option<&str>) -> Option<&str> {
 pub fn write_game_label(out: &mut dyn Write, place: &FindingPlace<'_>) -> io::Result<()> {
     let (white, black) = (shown(place.white), shown(place.black));
     write!(out, "game {} ({white} - {black}", place.game.unwrap_or(0))?;
-    match (known(place.event), known(place.round)) {
-        (Some(e), Some(r)) => write!(out, "; {}, round {}", shown(e), shown(r))?,
-        (Some(e), None) => write!(out, "; {}", shown(e))?,
-        (None, Some(r)) => write!(out, "; round {}", shown(r))?,
-        (None, None) => {}
+    let parts: Vec<String> = [
+        known(place.event).map(|e| shown(e).into_owned()),
+        known(place.round).map(|r| format!("round {}", shown(r))),
+        known(place.board).map(|b| format!("board {}", shown(b))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !parts.is_empty() {
+        write!(out, "; {}", parts.join(", "))?;
     }
     write!(out, ")")
 }

@@ -165,6 +165,25 @@ pub struct Token<'a> {
     pub line: u64,
     /// Variation depth: 0 is the main line.
     pub depth: u32,
+    /// The move number written before a main-line move (`24.`, `24...`),
+    /// the scoresheet's own count: `number << 1`, plus 1 for Black's
+    /// (`...`); 0 when none was written (or it was over 32,767).
+    pub number: u16,
+}
+
+impl Token<'_> {
+    /// The ply the move number written before this move says it is, in a
+    /// game whose moves start at `first_move` (fullmove number, side to
+    /// move); `None` when none was written, or it names no ply of the game.
+    pub fn numbered_ply(&self, (fullmove, turn): (u32, shakmaty::Color)) -> Option<u32> {
+        let (number, black) = (self.number >> 1, self.number & 1);
+        if number == 0 {
+            return None;
+        }
+        let ply = 2 * (i64::from(number) - i64::from(fullmove)) + i64::from(black) + 1
+            - i64::from(turn == shakmaty::Color::Black);
+        u32::try_from(ply).ok().filter(|&p| p >= 1)
+    }
 }
 
 /// The termination marker at the end of the movetext.
@@ -216,6 +235,27 @@ impl<'a> RawGame<'a> {
             ),
             None => "in the starting position".to_owned(),
         }
+    }
+
+    /// For each main-line move, the ply its written move number says it is
+    /// (`24...` is ply 48 in a game from the start), for a game whose moves
+    /// start at `first_move`; `None` where no number was written (or one
+    /// that cannot be a ply of the game).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::input::scan::scan;
+    /// use shakmaty::Color;
+    /// let game = &scan(b"1. e4 e5 2. Nf3 3. Bb5 a6 *", true).games[0];
+    /// let plies = game.numbered_plies((1, Color::White));
+    /// // `3.` stands where Black's second move was due.
+    /// assert_eq!(plies, [Some(1), None, Some(3), Some(5), None]);
+    /// ```
+    pub fn numbered_plies(&self, first_move: (u32, shakmaty::Color)) -> Vec<Option<u32>> {
+        self.main_line()
+            .map(|t| t.numbered_ply(first_move))
+            .collect()
     }
 
     /// The main-line move tokens, in order.

@@ -73,6 +73,10 @@ pub struct Repair {
     /// names it after the repair, when it does not reach the end: the game
     /// holds another error, which is not looked at.
     pub stops_at: Option<String>,
+    /// How many of the recorded moves the repair plays stand at another
+    /// ply than the move number written before them says (`25.` where
+    /// `24...` is due): the scoresheet's own count as evidence.
+    pub numbers_disagree: u32,
     /// Whether the repair keeps the token's own piece and square (a reading
     /// of an ambiguous move, a capture, check or promotion mark mended):
     /// among repairs the replay cannot tell apart, the closest wins.
@@ -86,12 +90,14 @@ impl Repair {
     }
 
     /// How the repair ranks: full repairs first, then fewer recorded moves
-    /// left unplayed, then a result the final position explains, then the
-    /// closest reading. Equal keys are ties.
-    fn key(&self) -> (bool, u32, bool, bool) {
+    /// left unplayed, then fewer move numbers contradicted, then a result
+    /// the final position explains, then the closest reading. Equal keys
+    /// are ties.
+    pub fn key(&self) -> (bool, u32, u32, bool, bool) {
         (
             !self.is_full(),
             self.remaining - self.replayed,
+            self.numbers_disagree,
             !self.result_explained,
             !self.exact,
         )
@@ -156,6 +162,11 @@ pub struct Repairs {
 }
 
 impl Repairs {
+    /// The rank of the best repairs ([`Repair::key`]), if there are any.
+    pub fn rank(&self) -> Option<(bool, u32, u32, bool, bool)> {
+        self.best.first().map(Repair::key)
+    }
+
     /// The report's text: `23...Nbd7 (the remaining 45 plies replay)`,
     /// several joined by `; or `, ties said to be ties; `None` when there is
     /// no repair.
@@ -340,6 +351,23 @@ pub fn repairs(at: At<'_>, tokens: &[&Token<'_>], result: Option<GameResult>) ->
         }
         let exact = kind == Kind::Reading && exact.contains(&moves[0]);
         let stop = next + replayed as usize;
+        let numbers_disagree = (0..stop)
+            .filter(|&j| {
+                let Some(written) = tokens[j].numbered_ply(at.first_move) else {
+                    return false;
+                };
+                let j = j as u32;
+                let ply = match (kind, j) {
+                    (Kind::Reading, _) | (Kind::Swapped, 2..) => at.ply + j,
+                    (Kind::Swapped, 0) | (Kind::Missing, _) => at.ply + j + 1,
+                    (Kind::Swapped, _) => at.ply,
+                    // The token written by mistake stands at no ply.
+                    (Kind::Extra, 0) => return false,
+                    (Kind::Extra, _) => at.ply + j - 1,
+                };
+                ply != written
+            })
+            .count() as u32;
         let stops_at = (!end && stop < tokens.len()).then(|| {
             // The plies before, the repair's own, those replayed.
             let ply = at.ply + moves.len() as u32 + replayed;
@@ -352,6 +380,7 @@ pub fn repairs(at: At<'_>, tokens: &[&Token<'_>], result: Option<GameResult>) ->
         found.push(Repair {
             kind,
             exact,
+            numbers_disagree,
             stops_at,
             moves: names,
             remaining,

@@ -157,6 +157,9 @@ pub struct FindingPlace<'a> {
     /// The `Event` and `Round` tags, as an arbiter files a finding.
     pub event: Option<&'a str>,
     pub round: Option<&'a str>,
+    /// The `Board` tag, which the text report and the page show beside the
+    /// round (not a column: `--tags Board` makes one).
+    pub board: Option<&'a str>,
     /// The tags `--tags` names, and each one's value in the game.
     pub tag_names: &'a [String],
     pub tags: &'a [Option<String>],
@@ -179,6 +182,11 @@ impl<'a> FindingPlace<'a> {
         }
     }
 
+    /// The place with the game's `Board` tag.
+    pub fn with_board(self, board: Option<&'a str>) -> FindingPlace<'a> {
+        FindingPlace { board, ..self }
+    }
+
     /// The place of a finding in game `game` (at `offset`) of `file`
     /// between `white` and `black`, whose moves start at `first_move`.
     pub fn in_game(
@@ -195,6 +203,7 @@ impl<'a> FindingPlace<'a> {
             first_move,
             event: None,
             round: None,
+            board: None,
             tag_names: &[],
             tags: &[],
         }
@@ -211,6 +220,7 @@ impl<'a> FindingPlace<'a> {
             first_move: (1, Color::White),
             event: None,
             round: None,
+            board: None,
             tag_names: &[],
             tags: &[],
         }

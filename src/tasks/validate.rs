@@ -118,7 +118,7 @@ fn check_moves(
         // after the end, unless one was already.
         let after_end = closed.mark_move_after_end(&mut error, &at);
         if !after_end {
-            error.suggestion = suggest(game, &done.pos, first_move, &error);
+            error.suggestion = suggest(game, (&start.pos, &done.pos), first_move, &error);
         }
         if !after_end || !after_end_reported {
             findings.push(error);
@@ -145,15 +145,23 @@ fn check_moves(
 }
 
 /// The repairs of the move `error` says could not be played from `pos`
-/// ([`crate::rules::repair`]), as the report writes them.
+/// ([`crate::rules::repair`]), as the report writes them; the game starts
+/// from `start`.
+///
+/// The move numbers written on the scoresheet are a clue twice over: each
+/// repair is ranked by how many it contradicts, and where they break off
+/// before the failing move (`25.` standing where `24...` was due), the
+/// repairs of the move there are tried as well: a move left out a few
+/// plies earlier often replays, with the colours swapped, until later.
 fn suggest(
     game: &RawGame<'_>,
-    pos: &Chess,
+    (start, pos): (&Chess, &Chess),
     first_move: (u32, Color),
     error: &Finding,
 ) -> Option<String> {
     let ply = error.ply?;
-    let tokens: Vec<_> = game.main_line().skip(ply as usize - 1).collect();
+    let main: Vec<_> = game.main_line().collect();
+    let tokens = main.get(ply as usize - 1..)?;
     // A game written in UCI is told so; its moves are not slips.
     if is_uci_move(tokens.first()?.text, pos) {
         return None;
@@ -163,8 +171,51 @@ fn suggest(
         ply,
         first_move,
     };
-    repairs(at, &tokens, recorded_result(game)).text()
+    let result = recorded_result(game);
+    let here = repairs(at, tokens, result);
+    // The first move whose number says another ply than it stands at,
+    // after the last one whose number agrees, not far before the failing
+    // move (numbers wrong all along say nothing).
+    let mut earlier = None;
+    let mut agreed = false;
+    for (i, t) in main[..ply as usize - 1]
+        .iter()
+        .enumerate()
+        .rev()
+        .take(EARLIER)
+    {
+        match t.numbered_ply(first_move) {
+            Some(n) if n == i as u32 + 1 => {
+                agreed = true;
+                break;
+            }
+            Some(_) => earlier = Some(i),
+            None => {}
+        }
+    }
+    if let Some(m) = earlier.filter(|_| agreed) {
+        let before = crate::rules::diagram::diagrams(game, start, &[m as u32]);
+        if let Some(d) = before.first().filter(|d| d.plies == m as u32) {
+            let at = At {
+                pos: &d.pos,
+                ply: m as u32 + 1,
+                first_move,
+            };
+            let there = repairs(at, &main[m..], result);
+            if there
+                .rank()
+                .is_some_and(|r| here.rank().is_none_or(|h| r < h))
+            {
+                return there.text();
+            }
+        }
+    }
+    here.text()
 }
+
+/// How many plies before a failing move a break in the move numbers is
+/// looked for.
+const EARLIER: usize = 16;
 
 fn finish(mut findings: Vec<Finding>, plies: u32, first_move: (u32, Color)) -> GameCheck {
     findings.sort_by_key(|f| (f.line, f.ply.unwrap_or(0)));
