@@ -294,7 +294,9 @@ pub fn help_sections(command: &str) -> Vec<HelpSection> {
                 "Report columns",
                 &format!(
                     "csv and jsonl (docs/records.md, `pgnkit schema validate`):\n{}\n\
-                     text: FILE:LINE: game G (White - Black), ply P (12... Nf3): code: message\n\
+                     text: FILE:LINE: game G (White - Black; Event, round R), ply P (12...Nf3):\n\
+                     code: message; did you mean 12...Nd2?\n\
+                     html: the arbiter's page, a board at each finding (README).\n\
                      offset is the byte offset of the game in its file, line and ply are\n\
                      1-based; ply and san are empty when no move is to blame.",
                     columns_help(&crate::schema::finding::FINDING)
@@ -307,7 +309,9 @@ pub fn help_sections(command: &str) -> Vec<HelpSection> {
             &format!(
                 "csv and jsonl (docs/records.md, `pgnkit schema annotate-outcome`):\n{}\n\
                  laws is the date whose Laws judged the game (YYYY.MM.DD, `?` for what\n\
-                 the date leaves unknown), or `current` for today's Laws.",
+                 the date leaves unknown), or `current` for today's Laws.\n\
+                 text: FILE:LINE: game G (White - Black; Event, round R): RESULT: what to\n\
+                 look at, for each game whose outcome needs a person (--problems).",
                 columns_help(&crate::schema::outcome::OUTCOME)
             ),
         )),
@@ -560,7 +564,8 @@ pub struct ValidateArgs {
 /// Formats of the `validate` report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
-    /// `FILE:LINE: game G (White - Black), ply P (12... Nf3): code: message`
+    /// `FILE:LINE: game G (White - Black; Event, round R), ply P (12...Nf3): code: message`,
+    /// then `; did you mean …?` with the repairs
     Text,
     /// A header row, then one row per finding (see the report columns).
     Csv,

@@ -7,7 +7,7 @@ use pgnkit::input::scan::scan;
 use pgnkit::rules::finding::{Code, Finding};
 use pgnkit::rules::laws::LawsChoice;
 use pgnkit::rules::notation::move_name;
-use pgnkit::rules::repair::{At, Repairs, repairs};
+use pgnkit::rules::repair::{At, Repairs};
 use pgnkit::rules::replay::replay;
 use pgnkit::tasks::validate::check_game;
 use shakmaty::san::SanPlus;
@@ -97,7 +97,13 @@ fn all_best(text: &str, error: &Finding) -> Repairs {
         ply,
         first_move: (1, Color::White),
     };
-    repairs(at, &tokens, pgnkit::rules::game::recorded_result(game))
+    let numbers = game.numbered_plies((1, Color::White));
+    pgnkit::rules::repair::numbered_repairs(
+        at,
+        &tokens,
+        &numbers[ply as usize - 1..],
+        pgnkit::rules::game::recorded_result(game),
+    )
 }
 
 fn name(ply: usize, san: &str) -> String {

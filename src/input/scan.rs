@@ -60,7 +60,6 @@ pub fn scan(buf: &[u8], at_file_end: bool) -> Scan<'_> {
         at_file_end,
         clean_end: true,
         nul_line: 0,
-        number: 0,
     };
     let mut out = Scan::default();
     let mut pending: Vec<Finding> = Vec::new();
@@ -198,9 +197,6 @@ struct Scanner<'a> {
     clean_end: bool,
     /// Line on which NUL bytes were last reported (one finding per line).
     nul_line: u64,
-    /// The move number just read, for the next main-line move
-    /// ([`Token::number`]).
-    number: u16,
 }
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
@@ -249,7 +245,6 @@ fn push_token<'a>(game: &mut RawGame<'a>, kind: TokenKind, text: &'a [u8], line:
         text,
         line,
         depth,
-        number: 0,
     });
 }
 
@@ -332,7 +327,6 @@ impl<'a> Scanner<'a> {
 
     /// Scans one game, starting with its tag section when `with_tags`.
     fn game(&mut self, with_tags: bool) -> RawGame<'a> {
-        self.number = 0;
         let mut game = RawGame {
             line: self.line,
             offset: self.pos,
@@ -345,6 +339,7 @@ impl<'a> Scanner<'a> {
             return game;
         }
         self.movetext(&mut game);
+        game.text = &self.buf[game.offset..self.pos];
         game
     }
 
@@ -755,7 +750,7 @@ impl<'a> Scanner<'a> {
     fn word(&mut self, game: &mut RawGame<'a>, word: &'a [u8], line: u64, depth: u32) -> bool {
         // Most words are moves, and a move starts with a letter.
         if word[0].is_ascii_alphabetic() {
-            self.push_move(game, word, line, depth);
+            push_token(game, TokenKind::Move, word, line, depth);
             return false;
         }
         let result = if word == b"*" {
@@ -778,17 +773,6 @@ impl<'a> Scanner<'a> {
         let mut word = word;
         if digits > 0 && !word.starts_with(b"0-0") {
             let dots = word[digits..].iter().take_while(|&&b| b == b'.').count();
-            // The scoresheet's count, for the next main-line move: a clue
-            // for repairs.
-            if depth == 0 {
-                let number = word[..digits]
-                    .iter()
-                    .try_fold(0u16, |n, &d| {
-                        n.checked_mul(10)?.checked_add(u16::from(d - b'0'))
-                    })
-                    .filter(|&n| n <= 0x7fff);
-                self.number = number.map_or(0, |n| n << 1 | u16::from(dots >= 2));
-            }
             if digits + dots == word.len() {
                 return false;
             }
@@ -799,25 +783,8 @@ impl<'a> Scanner<'a> {
             // Dots on their own (`12 ...`): part of a move number.
             return false;
         }
-        self.push_move(game, word, line, depth);
+        push_token(game, TokenKind::Move, word, line, depth);
         false
-    }
-
-    /// Pushes a move token, with the move number written before it.
-    #[inline]
-    fn push_move(&mut self, game: &mut RawGame<'a>, word: &'a [u8], line: u64, depth: u32) {
-        let number = if depth == 0 {
-            std::mem::take(&mut self.number)
-        } else {
-            0
-        };
-        game.tokens.push(Token {
-            kind: TokenKind::Move,
-            text: word,
-            line,
-            depth,
-            number,
-        });
     }
 }
 

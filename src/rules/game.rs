@@ -165,25 +165,6 @@ pub struct Token<'a> {
     pub line: u64,
     /// Variation depth: 0 is the main line.
     pub depth: u32,
-    /// The move number written before a main-line move (`24.`, `24...`),
-    /// the scoresheet's own count: `number << 1`, plus 1 for Black's
-    /// (`...`); 0 when none was written (or it was over 32,767).
-    pub number: u16,
-}
-
-impl Token<'_> {
-    /// The ply the move number written before this move says it is, in a
-    /// game whose moves start at `first_move` (fullmove number, side to
-    /// move); `None` when none was written, or it names no ply of the game.
-    pub fn numbered_ply(&self, (fullmove, turn): (u32, shakmaty::Color)) -> Option<u32> {
-        let (number, black) = (self.number >> 1, self.number & 1);
-        if number == 0 {
-            return None;
-        }
-        let ply = 2 * (i64::from(number) - i64::from(fullmove)) + i64::from(black) + 1
-            - i64::from(turn == shakmaty::Color::Black);
-        u32::try_from(ply).ok().filter(|&p| p >= 1)
-    }
 }
 
 /// The termination marker at the end of the movetext.
@@ -208,6 +189,11 @@ pub struct RawGame<'a> {
     pub has_tags: bool,
     /// Findings of the scanner, in input order.
     pub findings: Vec<Finding>,
+    /// The game's bytes as scanned, from its first tag to the end of its
+    /// movetext (empty for a game made by hand): what the tokens are cut
+    /// from, read again for the rare question the tokens do not answer
+    /// (the move numbers, [`RawGame::numbered_ply`]).
+    pub text: &'a [u8],
 }
 
 impl<'a> RawGame<'a> {
@@ -247,15 +233,68 @@ impl<'a> RawGame<'a> {
     /// ```
     /// use pgnkit::input::scan::scan;
     /// use shakmaty::Color;
-    /// let game = &scan(b"1. e4 e5 2. Nf3 3. Bb5 a6 *", true).games[0];
+    /// let game = &scan(b"1. e4 e5 2. Nf3 3.Bb5 a6 *", true).games[0];
     /// let plies = game.numbered_plies((1, Color::White));
     /// // `3.` stands where Black's second move was due.
     /// assert_eq!(plies, [Some(1), None, Some(3), Some(5), None]);
     /// ```
     pub fn numbered_plies(&self, first_move: (u32, shakmaty::Color)) -> Vec<Option<u32>> {
         self.main_line()
-            .map(|t| t.numbered_ply(first_move))
+            .map(|t| self.numbered_ply(t, first_move))
             .collect()
+    }
+
+    /// The ply the move number written just before `token` (`24.`, `24...`,
+    /// `24 ...`, glued or not) says it is, in a game whose moves start at
+    /// `first_move` (fullmove number, side to move); `None` when none was
+    /// written, or it names no ply of the game. The scanner does not keep
+    /// move numbers (moves would pay for it); this reads them again from
+    /// the game's bytes.
+    pub fn numbered_ply(
+        &self,
+        token: &Token<'_>,
+        (fullmove, turn): (u32, shakmaty::Color),
+    ) -> Option<u32> {
+        let base = self.text.as_ptr() as usize;
+        let at = (token.text.as_ptr() as usize).checked_sub(base)?;
+        let before = self.text.get(..at)?;
+        let mut end = before.len();
+        while end > 0 && before[end - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
+        let dots_end = end;
+        while end > 0 && before[end - 1] == b'.' {
+            end -= 1;
+        }
+        let mut dots = dots_end - end;
+        // `12 ... e4`: the dots stand apart from the number.
+        if dots > 0 {
+            while end > 0 && before[end - 1].is_ascii_whitespace() {
+                end -= 1;
+            }
+        }
+        let digits_end = end;
+        while end > 0 && before[end - 1].is_ascii_digit() {
+            end -= 1;
+        }
+        let digits = &before[end..digits_end];
+        // A number stands alone: not the end of a move (`Nf3`) or a glyph.
+        let alone = end == 0
+            || before[end - 1].is_ascii_whitespace()
+            || matches!(before[end - 1], b')' | b'(' | b'}' | b']');
+        if digits.is_empty() || digits.len() > 4 || !alone {
+            return None;
+        }
+        if dots_end == digits_end {
+            dots = 0;
+        }
+        let number = digits
+            .iter()
+            .fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
+        let black = i64::from(dots >= 2);
+        let ply = 2 * (number - i64::from(fullmove)) + black + 1
+            - i64::from(turn == shakmaty::Color::Black);
+        u32::try_from(ply).ok().filter(|&p| p >= 1)
     }
 
     /// The main-line move tokens, in order.
@@ -334,5 +373,41 @@ pub fn decode_text(bytes: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(bytes) {
         Ok(s) => Cow::Borrowed(s),
         Err(_) => Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::input::scan::scan;
+    use shakmaty::Color;
+
+    fn plies(movetext: &[u8], first: (u32, Color)) -> Vec<Option<u32>> {
+        scan(movetext, true).games[0].numbered_plies(first)
+    }
+
+    #[test]
+    fn move_numbers_are_read_however_they_are_written() {
+        let start = (1, Color::White);
+        // Glued, spaced, Black's dots apart, a NAG, a comment, a variation.
+        assert_eq!(
+            plies(
+                b"1.e4 1...e5 2 . Nf3 2 ... Nc6 $1 3. Bb5 {x} a6 (3... Nf6 4. O-O) 4. Ba4 *",
+                start
+            ),
+            [Some(1), Some(2), Some(3), Some(4), Some(5), None, Some(7)]
+        );
+        // The last digit of a move, a glyph or a comment is no number.
+        assert_eq!(plies(b"Nf3 e5 Nc3 $14 d5 {12} Nf6 *", start), [None; 5]);
+        // From a FEN with Black to move at move 30.
+        assert_eq!(
+            plies(b"30... Kg7 31. Qd2 *", (30, Color::Black)),
+            [Some(1), Some(2)]
+        );
+        // Numbers before the start say no ply of the game.
+        assert_eq!(plies(b"1. e4 *", (30, Color::White)), [None]);
+        // A game the scanner did not cut from bytes has no numbers.
+        let mut game = scan(b"1. e4 e5 *", true).games[0].clone();
+        game.text = b"";
+        assert_eq!(game.numbered_plies(start), [None, None]);
     }
 }

@@ -265,6 +265,19 @@ pub struct At<'p> {
 /// assert!(found.best[0].is_full());
 /// ```
 pub fn repairs(at: At<'_>, tokens: &[&Token<'_>], result: Option<GameResult>) -> Repairs {
+    numbered_repairs(at, tokens, &[], result)
+}
+
+/// [`repairs`], with the ply each token's written move number says it is
+/// (`numbers[j]` for `tokens[j]`, [`crate::rules::game::RawGame::numbered_ply`];
+/// shorter than `tokens`, or empty, where none was written): a repair
+/// that contradicts fewer of them ranks first.
+pub fn numbered_repairs(
+    at: At<'_>,
+    tokens: &[&Token<'_>],
+    numbers: &[Option<u32>],
+    result: Option<GameResult>,
+) -> Repairs {
     if tokens.is_empty() {
         return Repairs::default();
     }
@@ -353,7 +366,7 @@ pub fn repairs(at: At<'_>, tokens: &[&Token<'_>], result: Option<GameResult>) ->
         let stop = next + replayed as usize;
         let numbers_disagree = (0..stop)
             .filter(|&j| {
-                let Some(written) = tokens[j].numbered_ply(at.first_move) else {
+                let Some(&Some(written)) = numbers.get(j) else {
                     return false;
                 };
                 let j = j as u32;
@@ -530,28 +543,8 @@ fn strip_marks(text: &[u8]) -> &[u8] {
 fn spellings(pos: &Chess, mv: Move) -> [String; 2] {
     let san = San::from_move(pos, mv).to_string();
     let long = match mv {
-        Move::Normal {
-            role,
-            from,
-            capture,
-            to,
-            promotion,
-        } => {
-            let mut s = String::new();
-            if role != Role::Pawn {
-                s.push(role.upper_char());
-            }
-            s.push_str(&from.to_string());
-            if capture.is_some() {
-                s.push('x');
-            }
-            s.push_str(&to.to_string());
-            if let Some(p) = promotion {
-                s.push('=');
-                s.push(p.upper_char());
-            }
-            s
-        }
+        // `Ng1f3`: the long form without its hyphen.
+        Move::Normal { .. } => super::notation::lan(mv, None).replace('-', ""),
         _ => san.clone(),
     };
     [san, long]

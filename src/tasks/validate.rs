@@ -21,7 +21,7 @@ use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, TokenKind, recorded_result};
 use crate::rules::laws::{Laws, LawsChoice};
 use crate::rules::movetext::marker_finding;
-use crate::rules::repair::{At, repairs};
+use crate::rules::repair::{At, numbered_repairs};
 use crate::rules::replay::{is_uci_move, replay};
 use crate::rules::san::parse_san;
 use crate::rules::setup::start_position;
@@ -172,19 +172,20 @@ fn suggest(
         first_move,
     };
     let result = recorded_result(game);
-    let here = repairs(at, tokens, result);
+    let numbers = game.numbered_plies(first_move);
+    let here = numbered_repairs(at, tokens, &numbers[ply as usize - 1..], result);
     // The first move whose number says another ply than it stands at,
     // after the last one whose number agrees, not far before the failing
     // move (numbers wrong all along say nothing).
     let mut earlier = None;
     let mut agreed = false;
-    for (i, t) in main[..ply as usize - 1]
+    for (i, written) in numbers[..ply as usize - 1]
         .iter()
         .enumerate()
         .rev()
         .take(EARLIER)
     {
-        match t.numbered_ply(first_move) {
+        match *written {
             Some(n) if n == i as u32 + 1 => {
                 agreed = true;
                 break;
@@ -201,7 +202,7 @@ fn suggest(
                 ply: m as u32 + 1,
                 first_move,
             };
-            let there = repairs(at, &main[m..], result);
+            let there = numbered_repairs(at, &main[m..], &numbers[m..], result);
             if there
                 .rank()
                 .is_some_and(|r| here.rank().is_none_or(|h| r < h))
