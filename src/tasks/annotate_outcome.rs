@@ -23,7 +23,8 @@
 use shakmaty::{Chess, Color, Position, Role};
 
 use crate::rules::dead::{
-    DeadReason, DeadVerdict, can_mate, first_dead_ply_by, is_dead, is_dead_knowing,
+    DeadReason, DeadVerdict, can_mate, first_dead_ply_by, is_dead, is_dead_by_material,
+    is_dead_knowing,
 };
 use crate::rules::ends::{End, EndKind, EndRules, EndTracker, Step};
 use crate::rules::finding::{Code, Finding};
@@ -499,6 +500,90 @@ fn winners_question(final_pos: &Chess, winner: Option<Color>, ask: bool) -> Opti
 /// in the replay (or the final position, after `plies`), then a binary
 /// search. `known` is the winner's answer to its question, when it was
 /// asked.
+/// A position as the dead question sees it: what is on the board, who
+/// moves, the castling rights and the en passant square (the move counters
+/// change nothing about which series of moves can mate).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DeadKey {
+    board: shakmaty::Board,
+    turn: Color,
+    castles: shakmaty::Bitboard,
+    ep: Option<shakmaty::Square>,
+}
+
+/// How many verdicts a thread keeps before it starts afresh.
+const VERDICTS_KEPT: usize = 4096;
+
+thread_local! {
+    /// The dead-position verdicts this thread has reached, by the position's
+    /// Zobrist hash, each with its whole position to check against: a hash
+    /// collision cannot give one position another's verdict.
+    static VERDICTS: std::cell::RefCell<Verdicts> = std::cell::RefCell::new(Verdicts::default());
+}
+
+/// The verdicts by Zobrist hash, which is already uniform: no second hash.
+type Verdicts = std::collections::HashMap<
+    u64,
+    (DeadKey, DeadVerdict),
+    std::hash::BuildHasherDefault<ZobristKey>,
+>;
+
+/// A hasher that passes a Zobrist hash through.
+#[derive(Default)]
+struct ZobristKey(u64);
+
+impl std::hash::Hasher for ZobristKey {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// [`is_dead_knowing`], asked once per position and thread: the same
+/// final position comes again and again (every empty game ends where it
+/// starts; short games, forfeits and common exchanges repeat), and the
+/// verdict is a function of the position alone (the `known` answer only
+/// saves work: it is the same question asked the same way).
+fn dead_verdict(pos: &Chess, known: Option<(Color, &Mateability)>) -> DeadVerdict {
+    use shakmaty::zobrist::Zobrist64;
+    // What costs nothing is not kept.
+    if is_dead_by_material(pos.board()) || pos.is_checkmate() {
+        return is_dead_knowing(pos, known);
+    }
+    let key = DeadKey {
+        board: pos.board().clone(),
+        turn: pos.turn(),
+        castles: pos.castles().castling_rights(),
+        ep: pos.ep_square(shakmaty::EnPassantMode::Legal),
+    };
+    let hash = pos
+        .zobrist_hash::<Zobrist64>(shakmaty::EnPassantMode::Legal)
+        .0;
+    let seen = VERDICTS.with_borrow(|v| {
+        v.get(&hash)
+            .filter(|(k, _)| *k == key)
+            .map(|(_, verdict)| *verdict)
+    });
+    if let Some(verdict) = seen {
+        return verdict;
+    }
+    let verdict = is_dead_knowing(pos, known);
+    VERDICTS.with_borrow_mut(|v| {
+        if v.len() >= VERDICTS_KEPT {
+            v.clear();
+        }
+        v.insert(hash, (key, verdict));
+    });
+    verdict
+}
+
 fn first_dead_ply(
     game: &RawGame<'_>,
     start: &Chess,
@@ -511,10 +596,10 @@ fn first_dead_ply(
         (Some(end), _) if end.kind == EndKind::DeadPosition => {
             (end.ply, DeadVerdict::Dead(DeadReason::Material))
         }
-        (Some(end), Some(pos)) if !final_alive => (end.ply, is_dead(pos)),
+        (Some(end), Some(pos)) if !final_alive => (end.ply, dead_verdict(pos, None)),
         (Some(_), _) => return None,
         (None, _) if final_alive => return None,
-        (None, _) => (plies, is_dead_knowing(final_pos, known)),
+        (None, _) => (plies, dead_verdict(final_pos, known)),
     };
     let DeadVerdict::Dead(reason) = verdict else {
         return None;
@@ -704,6 +789,69 @@ impl Tracker {
 mod tests {
     use super::*;
     use crate::input::scan::scan;
+
+    #[test]
+    fn kept_verdicts_are_each_positions_own() {
+        let fen = |f: &str| -> Chess {
+            f.parse::<shakmaty::fen::Fen>()
+                .unwrap()
+                .into_position(shakmaty::CastlingMode::Standard)
+                .unwrap()
+        };
+        // A locked pawn wall (dead), the same with White to move (dead),
+        // the same wall with a knight (alive), the start position (alive),
+        // and the start without castling rights (alive: another key).
+        let positions = [
+            fen("4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 b - - 0 1"),
+            fen("4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 w - - 0 1"),
+            fen("4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K1N1 w - - 0 1"),
+            Chess::default(),
+            fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1"),
+        ];
+        for _ in 0..3 {
+            for pos in &positions {
+                assert_eq!(dead_verdict(pos, None), is_dead(pos), "{pos:?}");
+            }
+        }
+        // More positions than are kept: the cache starts afresh, and still
+        // answers right.
+        let mut many = Vec::new();
+        'fill: for king in shakmaty::Square::ALL {
+            for rook in shakmaty::Square::ALL {
+                for turn in ["w", "b"] {
+                    let mut board = shakmaty::Board::empty();
+                    board.set_piece_at(shakmaty::Square::H8, Color::Black.king());
+                    board.set_piece_at(king, Color::White.king());
+                    board.set_piece_at(rook, Color::White.rook());
+                    let text = format!("{board} {turn} - - 0 1");
+                    if king == rook || king == shakmaty::Square::H8 || rook == shakmaty::Square::H8
+                    {
+                        continue;
+                    }
+                    if let Ok(fen) = text.parse::<shakmaty::fen::Fen>()
+                        && let Ok(pos) =
+                            fen.into_position::<Chess>(shakmaty::CastlingMode::Standard)
+                    {
+                        many.push(pos);
+                        if many.len() > VERDICTS_KEPT + 10 {
+                            break 'fill;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(many.len() > VERDICTS_KEPT);
+        for (i, pos) in many.iter().enumerate() {
+            let verdict = dead_verdict(pos, None);
+            if i % 97 == 0 {
+                assert_eq!(verdict, is_dead(pos));
+            }
+        }
+        for pos in &positions {
+            assert_eq!(dead_verdict(pos, None), is_dead(pos));
+        }
+        VERDICTS.with_borrow(|v| assert!(v.len() <= VERDICTS_KEPT));
+    }
 
     fn outcome(pgn: &str, profile: Profile) -> Outcome {
         let scan = scan(pgn.as_bytes(), true);
