@@ -264,7 +264,7 @@ struct Names {
     board: Option<String>,
     tags: Vec<Option<String>>,
     line: u64,
-    result: String,
+    result: &'static str,
     boards: Vec<Option<Board>>,
 }
 
@@ -399,7 +399,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
                     board: tag("Board"),
                     tags: tags.values(game),
                     line: game.line,
-                    result: recorded_result(game).map_or("*", |r| r.as_str()).to_owned(),
+                    result: recorded_result(game).map_or("*", |r| r.as_str()),
                     boards: if page_boards.is_some() {
                         boards(game, &check.findings)
                     } else {
@@ -450,7 +450,7 @@ pub fn run(args: &ValidateArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Er
                                 })
                                 .collect();
                             records += items.len() as u64;
-                            page.game(&place, &names.result, names.line + ctx.line_offset, &items);
+                            page.game(&place, names.result, names.line + ctx.line_offset, &items);
                         }
                         return Ok(());
                     }

@@ -82,18 +82,22 @@ fn known(value: Option<&str>) -> Option<&str> {
 pub fn write_game_label(out: &mut dyn Write, place: &FindingPlace<'_>) -> io::Result<()> {
     let (white, black) = (shown(place.white), shown(place.black));
     write!(out, "game {} ({white} - {black}", place.game.unwrap_or(0))?;
-    let parts: Vec<String> = [
-        known(place.event).map(|e| shown(e).into_owned()),
-        known(place.round).map(|r| format!("round {}", shown(r))),
-        known(place.board).map(|b| format!("board {}", shown(b))),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    if !parts.is_empty() {
-        write!(out, "; {}", parts.join(", "))?;
+    // Written piece by piece: a report of many findings allocates nothing
+    // for their names.
+    let mut sep = "; ";
+    for (label, value) in [
+        ("", place.event),
+        ("round ", place.round),
+        ("board ", place.board),
+    ] {
+        if let Some(v) = known(value) {
+            out.write_all(sep.as_bytes())?;
+            out.write_all(label.as_bytes())?;
+            out.write_all(shown(v).as_bytes())?;
+            sep = ", ";
+        }
     }
-    write!(out, ")")
+    out.write_all(b")")
 }
 
 /// Writes one finding.
