@@ -141,7 +141,17 @@ pub struct Page {
     limit: u64,
     games: u64,
     items: u64,
+    /// The most bytes of entries and table the page holds ([`PAGE_BYTES`]).
+    budget: usize,
+    /// Games with findings left off the page once it was full.
+    left_off: u64,
 }
+
+/// The most bytes of entries the page holds in memory: far more than a
+/// browser shows with ease (the whole pgnmentor corpus takes 6 MB). A run
+/// with more findings lists the first, counts all, and says where the rest
+/// are; memory stays bounded whatever the input.
+pub const PAGE_BYTES: usize = 256 << 20;
 
 impl Page {
     /// A page for `command` that draws at most `limit` boards.
@@ -155,12 +165,23 @@ impl Page {
             limit,
             games: 0,
             items: 0,
+            budget: PAGE_BYTES,
+            left_off: 0,
         }
+    }
+
+    /// The page with another bound on its entries' bytes (tests).
+    pub fn with_budget(self, budget: usize) -> Page {
+        Page { budget, ..self }
     }
 
     /// The entry of one game, at `place` (first line `line`), recorded
     /// result `result`, with what there is to look at.
     pub fn game(&mut self, place: &FindingPlace<'_>, result: &str, line: u64, items: &[Item]) {
+        if self.body.len() + self.rest.len() >= self.budget {
+            self.left_off += 1;
+            return;
+        }
         self.games += 1;
         let game = place.game.unwrap_or(0);
         let mut s = String::with_capacity(2048);
@@ -342,6 +363,14 @@ impl Page {
                 String::new()
             }
         );
+        if self.left_off > 0 {
+            let _ = write!(
+                s,
+                "<p class=\"sev-warning\">The page is full ({} MB): {} more games with findings are counted above but not listed; -f text or -f csv lists every finding.</p>",
+                self.budget >> 20,
+                self.left_off
+            );
+        }
         s.push_str("<p class=\"noprint\"><input id=\"filter\" type=\"search\" placeholder=\"Show only games that mention…\" aria-label=\"Filter the games\" hidden></p></header>\n<main>\n");
         out.write_all(s.as_bytes())?;
         out.write_all(&self.body)?;
@@ -535,5 +564,23 @@ mod tests {
         assert_eq!(html.matches("<symbol id=\"pc-").count(), 12);
         // No address outside the page.
         assert!(!html.contains("http"), "the page loads nothing");
+    }
+
+    #[test]
+    fn a_full_page_lists_no_more_and_says_so() {
+        let mut page = Page::new("validate", 10).with_budget(1);
+        let item = Item {
+            code: "layout".into(),
+            message: "m".into(),
+            ..Item::default()
+        };
+        for _ in 0..3 {
+            page.game(&place(), "*", 1, std::slice::from_ref(&item));
+        }
+        let mut out = Vec::new();
+        page.finish(&mut out, &Head::default()).unwrap();
+        let html = String::from_utf8(out).unwrap();
+        assert_eq!(html.matches("<article class=\"game\"").count(), 1);
+        assert!(html.contains("2 more games with findings are counted above but not listed"));
     }
 }
