@@ -301,29 +301,41 @@ impl Builder {
 }
 
 /// A list-of-strings column gathered in plain buffers (the builders of
-/// arrow-rs cost twice as much per move of `uci`).
+/// arrow-rs cost twice as much per move of `uci`), in the layout of the
+/// arrays they become: a batch's offsets are handed over without a copy,
+/// and the next batch's buffers start as large as the last one's.
 struct Words {
     /// The strings' bytes, one after another.
     bytes: Vec<u8>,
-    /// Where each string ends in `bytes` (after a leading 0).
-    ends: Vec<usize>,
+    /// Where each string ends in `bytes` (after a leading 0). Past 2 GiB
+    /// of bytes the offsets wrap; [`Words::finish`] refuses such a batch
+    /// by the length of `bytes`, so a wrapped offset is never used.
+    ends: Vec<i32>,
     /// Where each list ends in `ends` (after a leading 0).
-    lists: Vec<usize>,
+    lists: Vec<i32>,
     valid: NullBufferBuilder,
 }
 
 impl Default for Words {
     fn default() -> Words {
-        Words {
-            bytes: Vec::new(),
-            ends: vec![0],
-            lists: vec![0],
-            valid: NullBufferBuilder::new(0),
-        }
+        Words::with_capacity(0, 0, 0)
     }
 }
 
 impl Words {
+    fn with_capacity(bytes: usize, items: usize, lists: usize) -> Words {
+        let mut ends = Vec::with_capacity(items + 1);
+        ends.push(0);
+        let mut starts = Vec::with_capacity(lists + 1);
+        starts.push(0);
+        Words {
+            bytes: Vec::with_capacity(bytes),
+            ends,
+            lists: starts,
+            valid: NullBufferBuilder::new(lists),
+        }
+    }
+
     /// Adds a string to the list being made.
     fn push(&mut self, text: &[u8]) {
         self.bytes.extend_from_slice(text);
@@ -332,12 +344,14 @@ impl Words {
 
     /// The string appended to `bytes` since the last one is one item.
     fn close_item(&mut self) {
-        self.ends.push(self.bytes.len());
+        #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+        self.ends.push(self.bytes.len() as i32);
     }
 
     /// Ends the list being made (a null when not `valid`).
     fn end(&mut self, valid: bool) {
-        self.lists.push(self.ends.len() - 1);
+        #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+        self.lists.push((self.ends.len() - 1) as i32);
         self.valid.append(valid);
     }
 
@@ -346,25 +360,24 @@ impl Words {
     }
 
     fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        let next = Words::with_capacity(self.bytes.len(), self.ends.len(), self.lists.len());
         let Words {
             bytes,
             ends,
             lists,
             valid,
-        } = std::mem::take(self);
-        let offsets = |v: Vec<usize>| -> Result<OffsetBuffer<i32>, ArrowError> {
-            let v = v
-                .into_iter()
-                .map(i32::try_from)
-                .collect::<Result<Vec<i32>, _>>()
-                .map_err(|_| ArrowError::ComputeError("a batch of over 2 GiB of moves".into()))?;
-            Ok(OffsetBuffer::new(ScalarBuffer::from(v)))
-        };
+        } = std::mem::replace(self, next);
+        if i32::try_from(bytes.len()).is_err() {
+            return Err(ArrowError::ComputeError(
+                "a batch of over 2 GiB of moves".into(),
+            ));
+        }
+        let offsets = |v: Vec<i32>| OffsetBuffer::new(ScalarBuffer::from(v));
         let mut valid = valid;
-        let values = StringArray::try_new(offsets(ends)?, Buffer::from_vec(bytes), None)?;
+        let values = StringArray::try_new(offsets(ends), Buffer::from_vec(bytes), None)?;
         Ok(Arc::new(ListArray::try_new(
             Arc::new(Field::new_list_field(DataType::Utf8, true)),
-            offsets(lists)?,
+            offsets(lists),
             Arc::new(values),
             valid.finish(),
         )?))
@@ -693,20 +706,10 @@ impl ArrowRow<'_> {
         match (self.next(), text) {
             (Builder::Words(w), Some(text)) => {
                 w.bytes.reserve(text.len());
-                let mut open = false;
-                for &b in text.as_bytes() {
-                    if b == b' ' {
-                        if open {
-                            w.close_item();
-                        }
-                        open = false;
-                    } else {
-                        w.bytes.push(b);
-                        open = true;
+                for word in text.as_bytes().split(|&b| b == b' ') {
+                    if !word.is_empty() {
+                        w.push(word);
                     }
-                }
-                if open {
-                    w.close_item();
                 }
                 w.end(true);
             }
