@@ -10,9 +10,17 @@
 //!   (`pgnkit: <file>: <message>`), read back, so that the embedder can
 //!   name an unreadable input in the error it raises. They are still
 //!   printed, as the command line prints them.
+//! - [`hand_batches`]: the record batches of a run's `-f arrow` product
+//!   handed to the embedder as they are made, instead of being encoded as
+//!   an Arrow IPC stream into the writer (which the embedder would only
+//!   decode again).
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
 
 static EMBEDDED: AtomicBool = AtomicBool::new(false);
 
@@ -25,6 +33,42 @@ pub fn set_embedded() {
 /// Whether [`set_embedded`] was called.
 pub fn is_embedded() -> bool {
     EMBEDDED.load(Ordering::Relaxed)
+}
+
+/// Where the record batches of an `-f arrow` product go, given to
+/// [`hand_batches`]. The schema comes first, once: at the first batch, or
+/// at the end of a run that has none (as the stream's header would). A
+/// call that fails stops the run as a failed write would.
+pub trait Batches: Send {
+    /// The records' schema.
+    ///
+    /// # Errors
+    ///
+    /// When the embedder takes no more (the run then stops).
+    fn schema(&mut self, schema: SchemaRef) -> std::io::Result<()>;
+
+    /// The next batch, in input order.
+    ///
+    /// # Errors
+    ///
+    /// When the embedder takes no more (the run then stops).
+    fn batch(&mut self, batch: RecordBatch) -> std::io::Result<()>;
+}
+
+thread_local! {
+    static HANDOFF: RefCell<Option<Box<dyn Batches>>> = const { RefCell::new(None) };
+}
+
+/// Hands the batches of the next `-f arrow` product made on this thread
+/// (by a subcommand's `run` called on it) to `to`, instead of writing them
+/// as an Arrow IPC stream; the writer given to `run` then gets nothing.
+pub fn hand_batches(to: Box<dyn Batches>) {
+    HANDOFF.with(|h| *h.borrow_mut() = Some(to));
+}
+
+/// The hand-off given on this thread, taken (once).
+pub(crate) fn take_handoff() -> Option<Box<dyn Batches>> {
+    HANDOFF.with(|h| h.borrow_mut().take())
 }
 
 /// The most lines a tap keeps (a run with a warning per game must not

@@ -2,23 +2,21 @@
 //! perft record of the one definition ([`PERFT`]): the root move and the
 //! leaf nodes below it (with `divide`), else one row of the total.
 
-use std::io::Write;
-
-use arrow_ipc::writer::StreamWriter;
 use pgnkit::Error;
 use pgnkit::cli::PerftArgs;
+use pgnkit::embed::Batches;
 use pgnkit::exit::ExitStatus;
 use pgnkit::schema::Cells;
 use pgnkit::schema::arrow::ArrowRows;
 pub use pgnkit::schema::perft::PERFT;
 
-/// Runs perft as the command line does and writes its rows as an Arrow
-/// stream to `out`.
+/// Runs perft as the command line does and hands its rows, one batch, to
+/// `out`.
 ///
 /// # Errors
 ///
 /// Perft's own (a bad FEN), or a failed write.
-pub fn run(args: &PerftArgs, out: &mut dyn Write) -> Result<ExitStatus, Error> {
+pub fn run(args: &PerftArgs, out: &mut dyn Batches) -> Result<ExitStatus, Error> {
     let mut text = Vec::new();
     let status = pgnkit::cmd::perft::run(args, &mut text)?;
     let text = String::from_utf8_lossy(&text);
@@ -46,8 +44,8 @@ pub fn run(args: &PerftArgs, out: &mut dyn Write) -> Result<ExitStatus, Error> {
         row.finish();
     }
     let batch = rows.batch().map_err(Error::internal)?;
-    let mut writer = StreamWriter::try_new(out, rows.schema()).map_err(Error::internal)?;
-    writer.write(&batch).map_err(Error::internal)?;
-    writer.finish().map_err(Error::internal)?;
+    out.schema(std::sync::Arc::clone(rows.schema()))
+        .map_err(Error::stdout)?;
+    out.batch(batch).map_err(Error::stdout)?;
     Ok(status)
 }

@@ -1,5 +1,5 @@
-//! [`Records`]: the batches of one run, read back from its IPC stream as
-//! they come, with the run's end turned into the error it deserves: an
+//! [`Records`]: the batches of one run, taken from its channel as they
+//! come, with the run's end turned into the error it deserves: an
 //! input that could not be read, a refused argument, a failure, or
 //! Ctrl-C. It is the one reader behind both ways out: the Python iterator
 //! and the Arrow C stream.
@@ -14,13 +14,12 @@ use arrow_array::cast::AsArray;
 use arrow_array::{
     Array, ArrayRef, MapArray, RecordBatch, RecordBatchReader, StringArray, StructArray,
 };
-use arrow_ipc::reader::StreamReader;
 use arrow_schema::{ArrowError, SchemaRef};
 use pgnkit::embed::Tap;
 use pgnkit::exit::ExitStatus;
 use pgnkit::{Error, ErrorKind};
 
-use crate::channel::{ChannelReader, Interrupted, Tick};
+use crate::channel::{ChannelReader, Got, Interrupted, Tick};
 use crate::inputs::Inputs;
 
 /// Why a run's records stopped short.
@@ -141,10 +140,27 @@ pub struct Spec {
 }
 
 enum State {
-    /// The stream's header is not read yet.
+    /// The schema is not here yet.
     Unstarted,
-    Reading(Box<StreamReader<ChannelReader>>),
+    Reading,
     Done,
+}
+
+/// Where the records stopped short, besides the run's own end.
+enum Stop {
+    Interrupted,
+    Damaged(&'static str),
+    Arrow(ArrowError),
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stop::Interrupted => f.write_str("interrupted"),
+            Stop::Damaged(what) => f.write_str(what),
+            Stop::Arrow(e) => write!(f, "{e}"),
+        }
+    }
 }
 
 /// The records of one run.
@@ -177,7 +193,7 @@ impl Records {
         matches!(self.state, State::Done)
     }
 
-    /// Stops: the run sees a broken pipe at its next write.
+    /// Stops: the run sees a broken pipe at its next batch.
     pub fn close(&mut self) {
         self.state = State::Done;
         // A fresh channel with nothing on it stands for the old one.
@@ -185,8 +201,8 @@ impl Records {
         self.channel = ChannelReader::new(rx);
     }
 
-    /// The schema, from the stream's header (which waits for the first
-    /// batch of the run, or its end).
+    /// The schema, which the run sends with its first batch (or at its
+    /// end, when it has none).
     ///
     /// # Errors
     ///
@@ -198,14 +214,15 @@ impl Records {
         if !matches!(self.state, State::Unstarted) {
             return Err(Failure::Run("the stream is closed".to_owned()));
         }
-        match StreamReader::try_new(self.channel.clone(), None) {
-            Ok(reader) => {
-                let schema = reader.schema();
+        match self.channel.recv() {
+            Ok(Got::Schema(schema)) => {
                 self.schema = Some(Arc::clone(&schema));
-                self.state = State::Reading(Box::new(reader));
+                self.state = State::Reading;
                 Ok(schema)
             }
-            Err(e) => Err(self.stopped(e)),
+            Ok(Got::Batch(_)) => Err(self.stopped(Stop::Damaged("a batch came before the schema"))),
+            Ok(Got::End) => Err(self.stopped(Stop::Damaged("the run ended without records"))),
+            Err(Interrupted) => Err(self.stopped(Stop::Interrupted)),
         }
     }
 
@@ -219,20 +236,18 @@ impl Records {
         if matches!(self.state, State::Unstarted) {
             self.schema()?;
         }
-        let State::Reading(reader) = &mut self.state else {
+        if !matches!(self.state, State::Reading) {
             return Ok(None);
-        };
-        match reader.next() {
-            Some(Ok(batch)) => self.relabel(batch).map(Some).map_err(|e| self.stopped(e)),
-            Some(Err(e)) => Err(self.stopped(e)),
-            None => {
-                // The stream's end marker: the run's own end follows.
-                let drained = self.channel.drain();
+        }
+        match self.channel.recv() {
+            Ok(Got::Batch(batch)) => self
+                .relabel(batch)
+                .map(Some)
+                .map_err(|e| self.stopped(Stop::Arrow(e))),
+            Ok(Got::Schema(_)) => Err(self.stopped(Stop::Damaged("a second schema came"))),
+            Err(Interrupted) => Err(self.stopped(Stop::Interrupted)),
+            Ok(Got::End) => {
                 self.state = State::Done;
-                if drained.is_err() {
-                    self.close();
-                    return Err(Failure::Interrupted);
-                }
                 match self.channel.take_end() {
                     None | Some(Ok(ExitStatus::Ok | ExitStatus::Problems)) => Ok(None),
                     Some(Ok(ExitStatus::Error)) => Err(Failure::Run(self.unread())),
@@ -242,21 +257,19 @@ impl Records {
         }
     }
 
-    /// Why the stream stopped on `err`: the run's end when it came (a
-    /// refused argument leaves no stream at all), an interruption, or the
-    /// stream's own error.
-    fn stopped(&mut self, err: ArrowError) -> Failure {
-        let interrupted = matches!(&err, ArrowError::IoError(_, e)
-            if e.get_ref().is_some_and(|inner| inner.is::<Interrupted>()));
+    /// Why the stream stopped at `stop`: the run's end when it came (a
+    /// refused argument leaves no records at all), an interruption, or
+    /// what went wrong with the records.
+    fn stopped(&mut self, stop: Stop) -> Failure {
         let end = self.channel.take_end();
         self.close();
-        if interrupted {
+        if matches!(stop, Stop::Interrupted) {
             return Failure::Interrupted;
         }
         match end {
             Some(Err(e)) => self.failure(&e),
             Some(Ok(ExitStatus::Error)) => Failure::Run(self.unread()),
-            _ => Failure::Run(format!("the record stream is damaged: {err}")),
+            _ => Failure::Run(format!("the record stream is damaged: {stop}")),
         }
     }
 

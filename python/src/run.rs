@@ -1,6 +1,6 @@
 //! Runs one subcommand of the library on its own thread, as the command
-//! line would run it (the same argument parser, `--quiet`, the Arrow
-//! stream format), writing into a [`ChannelWriter`].
+//! line would run it (the same argument parser, `--quiet`, `-f arrow`),
+//! its batches handed to a [`ChannelWriter`].
 
 use std::ffi::OsString;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -12,7 +12,7 @@ use pgnkit::cli::{Cli, Command};
 use pgnkit::cmd;
 use pgnkit::exit::ExitStatus;
 
-use crate::channel::{CHUNKS, ChannelReader, ChannelWriter};
+use crate::channel::{BATCHES, ChannelReader, ChannelWriter};
 use crate::inputs::Inputs;
 
 /// The command line `argv` (without the program's name) parsed as the
@@ -40,11 +40,12 @@ pub enum Job {
 ///
 /// When the thread cannot be started.
 pub fn spawn(job: Job, inputs: Option<Inputs>) -> std::io::Result<ChannelReader> {
-    let (tx, rx) = sync_channel(CHUNKS);
+    let (tx, rx) = sync_channel(BATCHES);
     std::thread::Builder::new()
         .name("pgnkit-run".to_owned())
         .spawn(move || {
             let mut out = ChannelWriter::new(tx);
+            pgnkit::embed::hand_batches(Box::new(out.clone()));
             let result =
                 catch_unwind(AssertUnwindSafe(|| run(&job, &mut out))).unwrap_or_else(|_| {
                     Err(Error::internal(std::io::Error::other(

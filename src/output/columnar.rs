@@ -197,10 +197,22 @@ impl Drop for Encoding {
     }
 }
 
+/// Where the batches go.
+enum Out {
+    /// Encoded, and the bytes written to the product.
+    Encoded(Encoding),
+    /// Handed to the embedder ([`crate::embed::hand_batches`]); `schema`
+    /// until it was handed over.
+    Handed {
+        to: Box<dyn crate::embed::Batches>,
+        schema: Option<arrow_schema::SchemaRef>,
+    },
+}
+
 /// Records of one schema written as Parquet or an Arrow stream.
 pub struct ColumnarSink {
     rows: ArrowRows,
-    encoding: Encoding,
+    out: Out,
 }
 
 fn other(e: impl std::error::Error + Send + Sync + 'static) -> io::Error {
@@ -216,6 +228,15 @@ impl ColumnarSink {
     /// When the encoder refuses the schema (a bug).
     pub fn new(format: Columnar, schema: &Schema) -> io::Result<ColumnarSink> {
         let rows = ArrowRows::new(schema);
+        if format == Columnar::Arrow
+            && let Some(to) = crate::embed::take_handoff()
+        {
+            let schema = Some(Arc::clone(rows.schema()));
+            return Ok(ColumnarSink {
+                rows,
+                out: Out::Handed { to, schema },
+            });
+        }
         let pending = Pending::default();
         let encoder = match format {
             Columnar::Parquet => {
@@ -242,7 +263,7 @@ impl ColumnarSink {
         // The header the encoder wrote goes out with the first bytes.
         Ok(ColumnarSink {
             rows,
-            encoding: Encoding::start(encoder, pending)?,
+            out: Out::Encoded(Encoding::start(encoder, pending)?),
         })
     }
 
@@ -269,7 +290,15 @@ impl ColumnarSink {
 
     fn write_batch(&mut self, out: &mut dyn Write) -> io::Result<()> {
         let batch = self.rows.batch().map_err(other)?;
-        self.encoding.send(batch, out)
+        match &mut self.out {
+            Out::Encoded(encoding) => encoding.send(batch, out),
+            Out::Handed { to, schema } => {
+                if let Some(schema) = schema.take() {
+                    to.schema(schema)?;
+                }
+                to.batch(batch)
+            }
+        }
     }
 
     /// Writes what is left and the format's end (Parquet's footer, the
@@ -282,6 +311,12 @@ impl ColumnarSink {
         if !self.rows.is_empty() {
             self.write_batch(out)?;
         }
-        self.encoding.end(out)
+        match &mut self.out {
+            Out::Encoded(encoding) => encoding.end(out),
+            Out::Handed { to, schema } => match schema.take() {
+                Some(schema) => to.schema(schema),
+                None => Ok(()),
+            },
+        }
     }
 }
