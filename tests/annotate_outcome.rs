@@ -849,3 +849,88 @@ fn the_page_has_a_board_for_each_position_to_look_at() {
     );
     assert_eq!(code(&out), 2);
 }
+
+/// Every `helpmate` line that `annotate-outcome` prints, on the fixtures and
+/// the 2 MB pgnmentor corpus, replayed with shakmaty alone: each move legal
+/// from the game's final position (convert's `final_fen` of the same game),
+/// and the last one checkmating, delivered by the side the recorded result
+/// names the winner. Which line the prover finds may change from one
+/// version to the next; that it is a mate may not.
+#[test]
+fn every_helpmate_line_replays_to_mate_by_the_winner() {
+    use shakmaty::{CastlingMode, Chess, Color, Position, fen::Fen, uci::UciMove};
+
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("pgnmentor-2mb.pgn");
+    let packed = std::fs::read(fixture("corpus/pgnmentor-2mb.pgn.zst")).unwrap();
+    std::fs::write(&corpus, zstd::decode_all(&packed[..]).unwrap()).unwrap();
+    let mut inputs = vec![corpus.to_str().unwrap().to_owned()];
+    for sub in ["annotate", "pgn", "convert"] {
+        let mut files: Vec<_> = std::fs::read_dir(fixture(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
+            .collect();
+        files.sort();
+        inputs.extend(files.iter().map(|p| p.to_str().unwrap().to_owned()));
+    }
+    fn args<'a>(head: &[&'a str], inputs: &'a [String]) -> Vec<&'a str> {
+        let mut all = head.to_vec();
+        all.extend(inputs.iter().map(String::as_str));
+        all
+    }
+    // convert's rows, by (file, game): the final position and the error.
+    let converted = stdout(&run(
+        &args(&["convert", "-q", "--to", "csv"], &inputs),
+        None,
+    ));
+    let mut finals = HashMap::new();
+    let mut reader = csv::Reader::from_reader(converted.as_bytes());
+    let headers = reader.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (file, game, fen, error) = (col("file"), col("game"), col("final_fen"), col("error"));
+    for row in reader.records() {
+        let row = row.unwrap();
+        let key = (row[file].to_owned(), row[game].to_owned());
+        finals.insert(key, (row[fen].to_owned(), row[error].is_empty()));
+    }
+    let (code, annotated) = rows(&args(&[], &inputs), None);
+    assert!(code == 0 || code == 1);
+    let (mut checked, mut plies) = (0, 0);
+    for row in &annotated {
+        if row["winner_can_mate"] != "yes" {
+            assert!(row["helpmate"].is_empty(), "{row:?}");
+            continue;
+        }
+        let key = (row["file"].clone(), row["game"].clone());
+        let (fen, clean) = &finals[&key];
+        if !clean {
+            continue; // convert stops at the error; annotate may not
+        }
+        let winner = match row["result"].as_str() {
+            "1-0" => Color::White,
+            "0-1" => Color::Black,
+            other => panic!("a winner's line on a {other} game: {row:?}"),
+        };
+        let fen: Fen = fen.parse().unwrap();
+        let mut pos: Chess = match fen.clone().into_position(CastlingMode::Standard) {
+            Ok(pos) => pos,
+            Err(_) => fen.into_position(CastlingMode::Chess960).unwrap(),
+        };
+        for word in row["helpmate"].split_ascii_whitespace() {
+            let m = word
+                .parse::<UciMove>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap_or_else(|e| panic!("{word} is not legal ({e}): {row:?}"));
+            pos.play_unchecked(m);
+            plies += 1;
+        }
+        assert!(pos.is_checkmate(), "the line does not mate: {row:?}");
+        assert_eq!(pos.turn(), !winner, "the wrong side mates: {row:?}");
+        checked += 1;
+    }
+    // The corpus alone holds hundreds of decisive games without mate.
+    assert!(checked > 500, "only {checked} lines checked");
+    assert!(plies > checked, "{plies} plies in {checked} lines");
+}

@@ -237,6 +237,17 @@ pub fn is_pseudo_legal_safe(pos: &Chess, king: Square, in_check: bool, m: &Move)
 /// `capture` field that names what stands on `to`, and the own king safe
 /// afterwards. Castling, en passant and drops go to shakmaty.
 pub fn is_legal(pos: &Chess, m: Move) -> bool {
+    match m {
+        Move::Normal { .. } => is_legal_normal(pos.board(), pos.turn(), m),
+        _ => pos.is_legal(m),
+    }
+}
+
+/// [`is_legal`] for a normal move of `us`, to move on `b`: the castling
+/// rights and the en passant square of a position change nothing about
+/// whether a normal move is legal, so the board decides. `false` for any
+/// other kind of move.
+pub fn is_legal_normal(b: &Board, us: Color, m: Move) -> bool {
     let Move::Normal {
         role,
         from,
@@ -245,10 +256,8 @@ pub fn is_legal(pos: &Chess, m: Move) -> bool {
         promotion,
     } = m
     else {
-        return pos.is_legal(m);
+        return false;
     };
-    let b = pos.board();
-    let us = pos.turn();
     if b.piece_at(from) != Some(role.of(us))
         || b.by_color(us).contains(to)
         || b.kings().contains(to)

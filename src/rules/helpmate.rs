@@ -65,8 +65,14 @@
 //! * Soundness: the line is replayed from the input position with an exact
 //!   legality test for every move (the kernel's [`is_legal`]: its own test
 //!   for normal moves, shakmaty for anything else), and the final position must
-//!   be checkmate of the loser according to shakmaty's `is_checkmate`. The
-//!   public [`verify`] does the same replay with shakmaty's `is_legal` only.
+//!   be checkmate of the loser. A line of normal moves that does not end with
+//!   a pawn's double step (nearly every line) is replayed on the board alone
+//!   and its mate judged by the kernel's [`is_checkmate_static`], which is
+//!   exact when no capture en passant can answer the check; any other line
+//!   is replayed on the position and judged by shakmaty's `is_checkmate`.
+//!   The public [`verify`] does the replay with shakmaty alone, and the test
+//!   suite replays every line `annotate-outcome` prints for the fixtures
+//!   and the 2 MB corpus with it.
 //! * Early `None` when shakmaty reports insufficient mating material for the
 //!   winner (lone king, lone minor piece against a bare king, ...).
 
@@ -74,8 +80,8 @@ use arrayvec::ArrayVec;
 use shakmaty::{Bitboard, Board, Chess, Color, File, Move, Position, Rank, Role, Square, attacks};
 
 use super::attacks::{
-    attacked_by, discoverers, is_checkmate_static, is_in_check, is_legal, is_safe_normal_move,
-    pawn_pushes,
+    attacked_by, discoverers, is_checkmate_static, is_in_check, is_legal, is_legal_normal,
+    is_safe_normal_move, pawn_pushes,
 };
 
 /// Maximum length of a returned line (plies). The path vector is allocated
@@ -105,6 +111,12 @@ const L_PROMO: i32 = 500;
 const L_SELF_BLOCK: i32 = 15;
 const L_LEAVE_KING: i32 = 20;
 const L_CORNER: i32 = 5;
+/// The most any move of the loser but a king move can score (a step next
+/// to its king that also brings the piece across the board to the corner;
+/// captures, pawn moves and promotions score below zero). A king step
+/// towards the corner scores [`L_KING_CORNER`], more than this.
+const L_PIECE_MAX: i32 = L_SELF_BLOCK + 7 * L_CORNER;
+const _: () = assert!(L_KING_CORNER > L_PIECE_MAX);
 
 /// The usual value of a piece in pawns (pawn 1, minor piece 3, rook 5,
 /// queen 9; the king 0), for the prover's capture scores.
@@ -194,8 +206,31 @@ pub fn verify(pos: &Chess, winner: Color, line: &[Move]) -> bool {
 // ---------------------------------------------------------------------------
 
 /// Replays `line` with the kernel's exact legality test and requires checkmate of the loser
-/// at the end (shakmaty's `is_checkmate`, i.e. its own move generator).
+/// at the end.
+///
+/// A line of normal moves (the dive makes no other) whose last move is not
+/// a pawn's double step is replayed on the board alone: castling rights and
+/// en passant squares change nothing about whether a normal move is legal,
+/// and after the last move no capture en passant can answer the check, so
+/// the kernel's static test of mate ([`is_checkmate_static`], exact but for
+/// en passant) decides. Any other line is replayed on the position, and
+/// shakmaty's `is_checkmate` (its own move generator) decides.
 fn verify_fast(pos: &Chess, winner: Color, line: &[Move]) -> bool {
+    let double_step = |m: &Move| matches!(*m, Move::Normal { role: Role::Pawn, from, to, .. } if from.distance(to) == 2);
+    if line.last().is_some_and(|m| !double_step(m))
+        && line.iter().all(|m| matches!(m, Move::Normal { .. }))
+    {
+        let mut b = pos.board().clone();
+        let mut turn = pos.turn();
+        for &m in line {
+            if !is_legal_normal(&b, turn, m) {
+                return false;
+            }
+            apply_normal(&mut b, m, turn);
+            turn = !turn;
+        }
+        return turn != winner && is_checkmate_static(&b, turn);
+    }
     let mut p = pos.clone();
     for m in line {
         if !is_legal(&p, *m) {
@@ -364,6 +399,12 @@ impl Cands {
         let _full = self
             .v
             .try_push((s << 16) | ((from as u32) << 10) | ((to as u32) << 4) | role as u32);
+    }
+
+    /// The score of the best remaining candidate.
+    #[inline]
+    fn best_score(&self) -> Option<i32> {
+        self.v.iter().max().map(|&e| (e >> 16) as i32 - 32768)
     }
 
     /// Removes and returns the best remaining candidate (entries are
@@ -540,10 +581,15 @@ impl Searcher {
                 self.path.push(m);
                 return true;
             }
+        } else if cands.best_score().is_some_and(|s| s > L_PIECE_MAX) {
+            // A king step towards the corner outscores every other move
+            // of the loser: it is the first child, whatever the pieces
+            // could do, so they are scored only if it is not enough.
+            g.unscored = true;
         } else {
             g.score_loser(b, &mut cands);
         }
-        match self.follow(b, turn, depth, disc, &g, &mut cands) {
+        match self.follow(b, turn, depth, disc, &mut g, &mut cands) {
             Followed::Mate => true,
             Followed::Failed => false,
             // No legal normal move while in check: mate (an en passant
@@ -614,15 +660,23 @@ impl Searcher {
         turn: Color,
         depth: u32,
         disc: u32,
-        g: &Gen,
+        g: &mut Gen,
         cands: &mut Cands,
     ) -> Followed {
-        let mut full = g.pieces.is_empty();
+        let mut full = g.pieces.is_empty() && !g.unscored;
         let mut tried = [0u16; 12];
         let mut nt = 0;
         let mut legal_found = false;
         let mut i = 0;
         loop {
+            if g.unscored && cands.best_score().is_none_or(|s| s <= L_PIECE_MAX) {
+                // No king step outscores the pieces any more: the list
+                // becomes the one the node would have made at once, less
+                // the king moves already taken (kept in `tried`).
+                g.unscored = false;
+                g.score_loser(b, cands);
+                full = g.pieces.is_empty();
+            }
             let Some((from, to, role)) = cands.pop_best() else {
                 if full {
                     break;
@@ -660,6 +714,10 @@ impl Searcher {
             i += 1;
             if !full {
                 // the next child must be the true second best: regenerate all
+                if g.unscored {
+                    g.unscored = false;
+                    g.score_loser(b, cands);
+                }
                 cands.v.clear();
                 full = true;
                 g.push_all(turn, cands);
@@ -767,6 +825,9 @@ struct Gen {
     them_queens: Bitboard,
     heavy: bool,
     corner: Square,
+    /// The loser (to move) has not scored its pieces yet: a king step
+    /// towards the corner comes first ([`L_PIECE_MAX`]).
+    unscored: bool,
     /// (from, role, targets, check squares (winner) / promotion rank (loser), discoverer)
     pieces: ArrayVec<(Square, Role, Bitboard, Bitboard, bool), 16>,
 }
@@ -795,6 +856,7 @@ impl Gen {
             them_queens: b.queens() & them,
             heavy: (b.rooks_and_queens() & b.by_color(turn)).any(),
             corner,
+            unscored: false,
             pieces: ArrayVec::new(),
         })
     }
@@ -1016,7 +1078,7 @@ impl Gen {
 #[cfg(test)]
 #[allow(clippy::result_large_err)]
 mod tests {
-    use shakmaty::{CastlingMode, fen::Fen};
+    use shakmaty::{CastlingMode, fen::Fen, uci::UciMove};
 
     use super::*;
 
@@ -1114,6 +1176,30 @@ mod tests {
         // locked pawn wall with same-coloured bishops (dead position)
         none("2b1k3/8/8/1p1p1p1p/1P1P1P1P/8/8/2B1K3 w - -", Color::White);
         none("2b1k3/8/8/1p1p1p1p/1P1P1P1P/8/8/2B1K3 w - -", Color::Black);
+    }
+
+    #[test]
+    fn a_mate_by_a_double_step_is_judged_with_en_passant() {
+        // d2-d4+ leaves the black king no square; only exd3 e.p. answers it.
+        let d4 = |p: &Chess| UciMove::from_ascii(b"d2d4").unwrap().to_move(p).unwrap();
+        let answered = pos("8/8/6Q1/4k3/1N2p3/2P4N/3P4/K7 w - - 0 1");
+        let line = [d4(&answered)];
+        assert!(!verify_fast(&answered, Color::White, &line));
+        assert!(!verify(&answered, Color::White, &line));
+        // Without the e-pawn the same move mates.
+        let mated = pos("8/8/6Q1/4k3/1N6/2P4N/3P4/K7 w - - 0 1");
+        let line = [d4(&mated)];
+        assert!(verify_fast(&mated, Color::White, &line));
+        assert!(verify(&mated, Color::White, &line));
+        // A move of the side not to move is refused before anything else.
+        let black_king = Move::Normal {
+            role: Role::King,
+            from: Square::E5,
+            capture: None,
+            to: Square::E6,
+            promotion: None,
+        };
+        assert!(!verify_fast(&mated, Color::White, &[black_king, line[0]]));
     }
 
     #[test]
