@@ -13,7 +13,7 @@
 
 use std::io::{self, Write};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use arrow_array::RecordBatch;
@@ -125,18 +125,20 @@ struct ReaderState {
 }
 
 /// The consumer's end. It ends at the run's end, whose result
-/// [`ChannelReader::take_end`] gives.
-pub struct ChannelReader(Arc<Mutex<ReaderState>>);
+/// [`ChannelReader::take_end`] gives. The lock is there because the stream
+/// that holds it must be `Sync` for Python and a `Receiver` is not; only
+/// one thread uses it at a time.
+pub struct ChannelReader(Mutex<ReaderState>);
 
 impl ChannelReader {
     pub fn new(rx: Receiver<Msg>) -> ChannelReader {
-        ChannelReader(Arc::new(Mutex::new(ReaderState {
+        ChannelReader(Mutex::new(ReaderState {
             rx,
             end: None,
             ended: false,
             tick: Box::new(|| Ok(())),
             ticked: Instant::now(),
-        })))
+        }))
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, ReaderState> {
