@@ -3,6 +3,8 @@
 #
 #   benches/perft.sh            # builds the release binary first
 #   RUNS=3 benches/perft.sh     # fewer runs for the medians
+#   RUNS7=3 benches/perft.sh    # depth 7 three times too (once by default:
+#                               # Stockfish takes 20-30 s for it here)
 #
 # 1. Start position, depth 7 (3,195,901,860 nodes): pgnkit with 2 threads
 #    and the default 64 MiB hash vs `go perft 7` (stockfish's perft is
@@ -12,7 +14,8 @@
 # 3. Kiwipete depth 5 (193,690,690 nodes), as in 1.
 #
 # Environment: PGNKIT (binary), STOCKFISH (default /usr/games/stockfish),
-# RUNS (default 5), SKIP_BUILD=1 to use an existing binary.
+# RUNS (default 5), RUNS7 (runs of depth 7, default 1), SKIP_BUILD=1 to use
+# an existing binary.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -20,6 +23,7 @@ TARGET_DIR=${CARGO_TARGET_DIR:-target}
 PGNKIT=${PGNKIT:-$TARGET_DIR/release/pgnkit}
 STOCKFISH=${STOCKFISH:-/usr/games/stockfish}
 RUNS=${RUNS:-5}
+RUNS7=${RUNS7:-1}
 KIWIPETE='r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -'
 
 if [[ -z ${SKIP_BUILD:-} ]]; then
@@ -97,8 +101,8 @@ echo "pgnkit:    $PGNKIT"
 echo "stockfish: $(printf 'quit\n' | "$STOCKFISH" | head -n 1)"
 echo "cpus:      $(nproc), load: $(cut -d ' ' -f 1-3 /proc/loadavg)"
 
-compare "start position, depth 7 (pgnkit: 2 threads, default 64 MiB hash)" \
-    3195901860 "position startpos" 7 1 --threads 2
+compare "start position, depth 7 (pgnkit: 2 threads, default 64 MiB hash), median of $RUNS7" \
+    3195901860 "position startpos" 7 "$RUNS7" --threads 2
 compare "raw move generation, start position depth 6 (pgnkit: 1 thread, no hash), median of $RUNS" \
     119060324 "position startpos" 6 "$RUNS" --threads 1 --hash 0
 compare "Kiwipete, depth 5 (pgnkit: 2 threads, default hash), median of $RUNS" \
