@@ -216,8 +216,7 @@ pub fn verify(pos: &Chess, winner: Color, line: &[Move]) -> bool {
 /// en passant) decides. Any other line is replayed on the position, and
 /// shakmaty's `is_checkmate` (its own move generator) decides.
 fn verify_fast(pos: &Chess, winner: Color, line: &[Move]) -> bool {
-    let double_step = |m: &Move| matches!(*m, Move::Normal { role: Role::Pawn, from, to, .. } if from.distance(to) == 2);
-    if line.last().is_some_and(|m| !double_step(m))
+    if line.last().is_some_and(|m| !is_double_step(m))
         && line.iter().all(|m| matches!(m, Move::Normal { .. }))
     {
         let mut b = pos.board().clone();
@@ -239,6 +238,20 @@ fn verify_fast(pos: &Chess, winner: Color, line: &[Move]) -> bool {
         p.play_unchecked(*m);
     }
     p.turn() != winner && p.is_checkmate()
+}
+
+/// Whether `m` is a pawn's double step, after which a capture en passant
+/// may be legal.
+fn is_double_step(m: &Move) -> bool {
+    match *m {
+        Move::Normal {
+            role: Role::Pawn,
+            from,
+            to,
+            ..
+        } => from.distance(to) == 2,
+        _ => false,
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -673,8 +686,7 @@ impl Searcher {
                 // No king step outscores the pieces any more: the list
                 // becomes the one the node would have made at once, less
                 // the king moves already taken (kept in `tried`).
-                g.unscored = false;
-                g.score_loser(b, cands);
+                g.score_deferred(b, cands);
                 full = g.pieces.is_empty();
             }
             let Some((from, to, role)) = cands.pop_best() else {
@@ -714,10 +726,7 @@ impl Searcher {
             i += 1;
             if !full {
                 // the next child must be the true second best: regenerate all
-                if g.unscored {
-                    g.unscored = false;
-                    g.score_loser(b, cands);
-                }
+                g.score_deferred(b, cands);
                 cands.v.clear();
                 full = true;
                 g.push_all(turn, cands);
@@ -905,6 +914,14 @@ impl Gen {
                 self.add(from, role, t, last, dis);
                 self.push_loser(self.pieces.len() - 1, false, cands);
             }
+        }
+    }
+
+    /// The loser's [`Gen::score_loser`], if the node deferred it.
+    fn score_deferred(&mut self, b: &Board, cands: &mut Cands) {
+        if self.unscored {
+            self.unscored = false;
+            self.score_loser(b, cands);
         }
     }
 
