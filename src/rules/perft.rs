@@ -119,9 +119,20 @@ macro_rules! counting {
             if depth == 2 {
                 node.for_each_child::<false>(castling, |child| total += child.count(castling));
             } else {
+                // Each child's bucket is fetched from memory while the
+                // child before it is counted: without this, the probe's
+                // cache miss was a quarter of perft 7's samples. (Eight
+                // children ahead instead of one measured the same.)
+                let mut pending: Option<Node> = None;
                 node.for_each_child::<true>(castling, |child| {
-                    total += hashed(child, castling, depth - 1, table);
+                    table.prefetch(child.key(), depth - 1);
+                    if let Some(before) = pending.replace(*child) {
+                        total += hashed(&before, castling, depth - 1, table);
+                    }
                 });
+                if let Some(last) = pending {
+                    total += hashed(&last, castling, depth - 1, table);
+                }
             }
             table.store(node.key(), depth, total);
             total
@@ -234,6 +245,24 @@ impl Table {
         // two depths does not compete for the same bucket.
         let h = (key >> 64) as u64 ^ u64::from(depth).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         &self.buckets[(h as usize) & self.mask]
+    }
+
+    /// Asks the CPU to bring `key`'s bucket at `depth` into the cache, so
+    /// that a probe soon after does not wait for memory. A hint only: it
+    /// changes no count.
+    #[inline(always)]
+    fn prefetch(&self, key: u128, depth: u32) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let bucket: *const Bucket = self.bucket(key, depth);
+            // SAFETY: a prefetch reads nothing and cannot fault; the
+            // pointer is to a bucket of the table anyway, and SSE, which
+            // the instruction belongs to, is part of baseline x86-64.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket.cast::<i8>()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (key, depth);
     }
 
     /// The count stored for `key` at `depth`: only from an entry whose 128
