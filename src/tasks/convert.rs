@@ -148,6 +148,10 @@ pub struct ConvertedGame {
     /// `[%eval …]` commands of the comments that follow it: one per ply,
     /// or empty when no ply has either (most games).
     pub readings: Vec<Reading>,
+    /// The position after the last legal ply (the start when there is
+    /// none); `None` when the setup failed. Kept from the replay, so that
+    /// the final FEN of every record does not replay the game again.
+    pub end: Option<Chess>,
 }
 
 /// What the comments after one ply say of the clock and the evaluation.
@@ -171,6 +175,7 @@ impl ConvertedGame {
             error: self.error.clone(),
             left_out: Vec::new(),
             readings: Vec::new(),
+            end: self.start.as_ref().map(|s| s.pos.clone()),
         }
     }
 
@@ -215,7 +220,7 @@ impl ConvertedGame {
 
     /// The position after the last legal ply.
     pub fn final_position(&self) -> Option<Chess> {
-        self.positions().last()
+        self.end.clone()
     }
 
     /// Fullmove number and side to move at the start, for move numbers.
@@ -268,6 +273,7 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
         error: None,
         left_out: Vec::new(),
         readings: Vec::new(),
+        end: None,
     };
     let start = match start_position(game) {
         Ok(start) => start,
@@ -305,6 +311,7 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
     });
     converted.plies = plies;
     converted.error = done.error;
+    converted.end = Some(done.pos);
     converted.start = Some(start);
     if options.comments || options.nags || options.variations || options.commands {
         attach_annotations(game, options, &mut converted);
@@ -701,6 +708,48 @@ mod tests {
     fn convert(pgn: &str) -> ConvertedGame {
         let scan = scan(pgn.as_bytes(), true);
         convert_game(&scan.games[0], ConvertOptions::default())
+    }
+
+    /// The position kept from the replay is the one a second replay of
+    /// the kept plies reaches, for every game of the fixtures (illegal
+    /// moves, FEN starts, broken setups, damaged movetext among them, and
+    /// the 2 MB pgnmentor corpus) and every line of the UCI fixture.
+    #[test]
+    fn the_kept_end_is_the_replayed_end() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
+        let mut games = 0;
+        for sub in ["convert", "pgn", "annotate", "corpus"] {
+            for entry in std::fs::read_dir(format!("{dir}/{sub}")).unwrap() {
+                let path = entry.unwrap().path();
+                if !matches!(
+                    path.extension().and_then(|e| e.to_str()),
+                    Some("pgn" | "zst")
+                ) {
+                    continue;
+                }
+                let mut bytes = std::fs::read(&path).unwrap();
+                if path.extension().and_then(|e| e.to_str()) == Some("zst") {
+                    bytes = zstd::decode_all(&bytes[..]).unwrap();
+                }
+                for game in &scan(&bytes, true).games {
+                    let c = convert_game(game, ConvertOptions::default());
+                    assert_eq!(c.final_position(), c.positions().last(), "{path:?}");
+                    games += 1;
+                }
+            }
+        }
+        let uci = std::fs::read_to_string(format!("{dir}/convert/games.uci")).unwrap();
+        for (i, line) in uci.lines().enumerate() {
+            let c = game_from_uci_line(line, i as u64 + 1);
+            assert_eq!(
+                c.final_position(),
+                c.positions().last(),
+                "games.uci:{}",
+                i + 1
+            );
+            assert_eq!(c.without_moves().final_position(), c.start.map(|s| s.pos));
+        }
+        assert!(games > 1000, "only {games} games in the fixtures");
     }
 
     fn sans(game: &ConvertedGame) -> Vec<String> {

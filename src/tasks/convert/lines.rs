@@ -57,6 +57,7 @@ fn failed_game(tags: Vec<(String, String)>, finding: Finding) -> ConvertedGame {
         error: Some(finding),
         left_out: Vec::new(),
         readings: Vec::new(),
+        end: None,
     }
 }
 
@@ -100,6 +101,7 @@ fn game_from_line_position(text: &str, line: u64, leniency: FenLeniency) -> Conv
     match read_start(text, leniency) {
         Ok(start) => ConvertedGame {
             tags: line_tags(&start, GameResult::Unfinished),
+            end: Some(start.pos.clone()),
             start: Some(start),
             pre: Annotations::default(),
             plies: Vec::new(),
@@ -209,6 +211,7 @@ pub fn game_from_uci_line(text: &str, line: u64) -> ConvertedGame {
         error,
         left_out: Vec::new(),
         readings: Vec::new(),
+        end: Some(pos),
     }
 }
 
