@@ -203,8 +203,10 @@ fn line_game(line: &Line, format: LineFormat) -> ConvertedGame {
 }
 
 /// Renders one converted game; `damage` is what its scanner repaired
-/// ([`damage`]).
-fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> GameOut {
+/// ([`damage`]). It takes the game, so that a record can take its tags
+/// without a copy.
+fn render(owned: ConvertedGame, damage: Vec<Finding>, settings: &Render) -> GameOut {
+    let game = &owned;
     let broken = game.error.is_some();
     let mut findings = damage;
     findings.extend(game.left_out.iter().cloned());
@@ -233,7 +235,7 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
                     RenderedGame::None
                 }
                 ConvertFormat::Csv | ConvertFormat::Parquet | ConvertFormat::Arrow => {
-                    RenderedGame::Csv(Box::new(CsvRecord::left_out(game)))
+                    RenderedGame::Csv(Box::new(CsvRecord::left_out(owned)))
                 }
                 ConvertFormat::Jsonl => {
                     let mut out = Vec::with_capacity(256);
@@ -273,7 +275,7 @@ fn render(game: &ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
         }
         ConvertFormat::Epd => RenderedGame::Epd(epd_records(game, settings.positions_all)),
         ConvertFormat::Csv | ConvertFormat::Parquet | ConvertFormat::Arrow => {
-            RenderedGame::Csv(Box::new(CsvRecord::new(game, settings.san_list)))
+            RenderedGame::Csv(Box::new(CsvRecord::new(owned, settings.san_list)))
         }
         // What the flags drop was never collected: keep all the rest.
         ConvertFormat::Pgn => {
@@ -570,10 +572,10 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<ExitStatus, Err
         .inputs((!ordered).then_some(&spool))
         .for_each_record(
             from,
-            |raw| render(&convert_game(raw, settings.options), damage(raw), &settings),
+            |raw| render(convert_game(raw, settings.options), damage(raw), &settings),
             |line, format| GameOut {
                 line: Some(line.number),
-                ..render(&line_game(line, format), Vec::new(), &settings)
+                ..render(line_game(line, format), Vec::new(), &settings)
             },
             |event| writer.event(event),
         )?;

@@ -283,9 +283,12 @@ fn reading_cells(r: Option<&Reading>) -> [Option<Number>; 3] {
 impl CsvRecord {
     /// The record of a replayed game (or one kept despite its error), with
     /// its SAN when `san`.
-    pub fn new(game: &ConvertedGame, san: bool) -> CsvRecord {
+    ///
+    /// Takes the game, so that its tags and readings move into the record
+    /// rather than being copied (one allocation per tag name and value).
+    pub fn new(mut game: ConvertedGame, san: bool) -> CsvRecord {
         let mut uci = Vec::new();
-        push_uci_moves(game, &mut uci);
+        push_uci_moves(&game, &mut uci);
         CsvRecord {
             plies: Some(game.plies.len()),
             uci: Some(String::from_utf8(uci).expect("UCI moves are ASCII")),
@@ -300,7 +303,7 @@ impl CsvRecord {
                 }
                 String::from_utf8_lossy(&text).into_owned()
             }),
-            readings: game.readings.clone(),
+            readings: std::mem::take(&mut game.readings),
             ..CsvRecord::left_out(game)
         }
     }
@@ -308,7 +311,8 @@ impl CsvRecord {
     /// The row of a game that could not be replayed and is left out: its
     /// place, tags, start position and error, no moves, so that rows still
     /// match the input's games one to one.
-    pub fn left_out(game: &ConvertedGame) -> CsvRecord {
+    pub fn left_out(game: ConvertedGame) -> CsvRecord {
+        let result = game.result();
         CsvRecord {
             file: String::new(),
             game: 0,
@@ -319,12 +323,12 @@ impl CsvRecord {
                 .filter(|s| s.from_fen || s.mode == CastlingMode::Chess960)
                 .map(|s| fen(&s.pos, s.mode))
                 .filter(|f| f != STANDARD_START),
-            tags: game.tags.clone(),
+            tags: game.tags,
             plies: None,
             uci: None,
             final_fen: None,
-            error: game.error.clone(),
-            result: game.result(),
+            error: game.error,
+            result,
             san: None,
             readings: Vec::new(),
         }
@@ -841,7 +845,7 @@ mod tests {
     #[test]
     fn csv_start_fen_is_empty_only_for_the_standard_start() {
         let start_fen = |pgn: &str| {
-            CsvRecord::new(&convert(pgn), false)
+            CsvRecord::new(convert(pgn), false)
                 .start_fen
                 .unwrap_or_default()
         };
@@ -862,7 +866,7 @@ mod tests {
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1"
         );
         // A game that cannot be replayed keeps its start and says why.
-        let broken = CsvRecord::left_out(&convert(
+        let broken = CsvRecord::left_out(convert(
             "[FEN \"4k3/8/8/8/8/8/8/4K2R w K -\"]\n\n1. Kf2 Kd7 2. O-O *",
         ));
         assert_eq!(
@@ -877,10 +881,10 @@ mod tests {
     #[test]
     fn csv_columns() {
         let a = CsvRecord::new(
-            &convert("[Event \"e\"]\n[White \"w, jr\"]\n[ECO \"C60\"]\n\n1. e4 *"),
+            convert("[Event \"e\"]\n[White \"w, jr\"]\n[ECO \"C60\"]\n\n1. e4 *"),
             false,
         );
-        let b = CsvRecord::new(&convert("[Opening \"x\"]\n[ECO \"B00\"]\n\n*"), false);
+        let b = CsvRecord::new(convert("[Opening \"x\"]\n[ECO \"B00\"]\n\n*"), false);
         let cols = CsvColumns::seen_in([&a, &b].into_iter());
         assert_eq!(cols.extra, ["ECO", "Opening"]);
         let mut out = Vec::new();
