@@ -26,4 +26,6 @@ count "$bin" validate -q -j1 "$slice"
 count "$bin" annotate-outcome -q -j1 "$slice"
 count "$bin" convert -q -j1 --to pgn "$slice"
 count "$bin" convert -q -j1 --to uci "$slice"
+count "$bin" convert -q -j1 --to csv "$slice"
+count "$bin" convert -q -j1 --to arrow "$slice"
 count "$bin" perft -q -j1 --hash 0 -d 5
