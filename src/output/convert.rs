@@ -15,7 +15,7 @@ use crate::rules::commands::Eval;
 use crate::rules::finding::Finding;
 use crate::rules::game::{GameResult, SEVEN_TAG_ROSTER, unknown_tag_value};
 use crate::rules::laws::PgnDate;
-use crate::rules::notation::{append_fen, epd, fen, lan, uci};
+use crate::rules::notation::{append_fen, epd, fen, lan, push_uci};
 use crate::rules::san::append_san;
 use crate::schema::arrow::ArrowRows;
 use crate::schema::finding::ErrorCell;
@@ -39,7 +39,7 @@ fn push_uci_moves(game: &ConvertedGame, out: &mut Vec<u8>) {
         if i > 0 {
             out.push(b' ');
         }
-        uci(ply.mv, mode).append_ascii_to(out);
+        push_uci(ply.mv, mode, out);
     }
 }
 
@@ -192,7 +192,7 @@ pub fn write_jsonl(game: &ConvertedGame, fens: bool, out: &mut Vec<u8>) {
     o.objects(&MOVE, plies, |ply, m| {
         let pos = pos.as_mut().expect("plies only with a start");
         m.ascii(|out| append_san(&ply.san, out));
-        m.ascii(|out| uci(ply.mv, mode).append_ascii_to(out));
+        m.ascii(|out| push_uci(ply.mv, mode, out));
         if fens {
             shakmaty::Position::play_unchecked(pos, ply.mv);
             m.ascii(|out| append_fen(pos, mode, out));
@@ -546,7 +546,7 @@ pub fn position_rows(game: &ConvertedGame) -> Vec<PositionRow> {
         rows.push(PositionRow {
             ply: u32::try_from(i).unwrap_or(u32::MAX),
             fen: fen(&pos, mode),
-            uci: ply.map(|p| text(&|b| uci(p.mv, mode).append_ascii_to(b))),
+            uci: ply.map(|p| text(&|b| push_uci(p.mv, mode, b))),
             san: ply.map(|p| text(&|b| append_san(&p.san, b))),
             reading: i.checked_sub(1).and_then(|p| game.readings.get(p).copied()),
         });

@@ -13,12 +13,53 @@ use std::fmt;
 use shakmaty::fen::{Epd, Fen};
 use shakmaty::san::Suffix;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, File, Move, Position, Role, Square};
 
 /// The move in UCI notation: king to rook for Chess960 castling (as engines
 /// in `UCI_Chess960` mode expect), king two squares for standard chess.
 pub fn uci(mv: Move, mode: CastlingMode) -> UciMove {
     UciMove::from_move(mv, mode)
+}
+
+/// Appends [`uci`]'s text of the move to `out`, byte for byte what
+/// `uci(mv, mode).append_ascii_to(out)` writes, in one write of up to five
+/// bytes: the record formats write a million moves for 12,000 games, and
+/// shakmaty's writer goes byte by byte through a trait.
+pub fn push_uci(mv: Move, mode: CastlingMode, out: &mut Vec<u8>) {
+    let (from, to, promotion) = match mv {
+        Move::Normal {
+            from,
+            to,
+            promotion,
+            ..
+        } => (from, to, promotion),
+        Move::EnPassant { from, to } => (from, to, None),
+        Move::Castle { king, rook } => match mode {
+            CastlingMode::Chess960 => (king, rook, None),
+            CastlingMode::Standard => {
+                let file = if king < rook { File::G } else { File::C };
+                (king, Square::from_coords(file, king.rank()), None)
+            }
+        },
+        Move::Put { .. } => return uci(mv, mode).append_ascii_to(out),
+    };
+    let [a, b] = square_bytes(from);
+    let [c, d] = square_bytes(to);
+    // A constant length, so that the copy is one store rather than a call.
+    out.extend_from_slice(&[a, b, c, d]);
+    if let Some(role) = promotion {
+        out.push(role.char() as u8);
+    }
+}
+
+/// A square's two bytes, `e4`.
+fn square_bytes(sq: Square) -> [u8; 2] {
+    // File and rank are 0..8: the sums are ASCII letters and digits.
+    #[allow(clippy::cast_possible_truncation)]
+    [
+        b'a' + u32::from(sq.file()) as u8,
+        b'1' + u32::from(sq.rank()) as u8,
+    ]
 }
 
 /// `12.Nf3` or `12...Nf3` for ply `ply` of a game starting at `first`: a
@@ -270,6 +311,57 @@ pub fn numbered_line(pos: &Chess, moves: &[UciMove]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `push_uci` writes shakmaty's text for every legal move three plies
+    /// deep from positions with castling both ways (standard and Chess960,
+    /// king and rook side by side), en passant and promotions with capture.
+    #[test]
+    fn push_uci_writes_what_shakmaty_writes() {
+        fn walk(pos: &Chess, mode: CastlingMode, depth: u32, seen: &mut usize) {
+            for m in pos.legal_moves() {
+                let mut ours = b"x ".to_vec();
+                push_uci(m, mode, &mut ours);
+                let mut theirs = b"x ".to_vec();
+                uci(m, mode).append_ascii_to(&mut theirs);
+                assert_eq!(ours, theirs, "{m:?} in {}", fen(pos, mode));
+                *seen += 1;
+                if depth > 1 {
+                    let mut next = pos.clone();
+                    next.play_unchecked(m);
+                    walk(&next, mode, depth - 1, seen);
+                }
+            }
+        }
+        let fens = [
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+                CastlingMode::Standard,
+            ),
+            (
+                "1rqbkrbn/1ppppp1p/1n6/p1N3p1/8/2P4P/PP1PPPP1/1RQBKRBN w FBfb - 0 9",
+                CastlingMode::Chess960,
+            ),
+            (
+                "rk2r3/8/8/8/8/8/8/RK2R3 w AEae - 0 1",
+                CastlingMode::Chess960,
+            ),
+        ];
+        let mut seen = 0;
+        for (text, mode) in fens {
+            let setup: Fen = text.parse().expect("a FEN");
+            let pos: Chess = setup.into_position(mode).expect("a legal position");
+            walk(&pos, mode, 3, &mut seen);
+        }
+        assert!(seen > 100_000, "{seen} moves");
+    }
 
     #[test]
     fn uci_move_lists_stop_at_the_first_bad_word() {
