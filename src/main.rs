@@ -11,8 +11,18 @@ use pgnkit::cmd;
 use pgnkit::exit::ExitStatus;
 use pgnkit::output::diag;
 
+/// mimalloc rather than glibc's malloc: the pipeline allocates a game's
+/// record on a worker and frees it on the writer, a free from another
+/// thread that glibc serialises on the arena's lock, and glibc's heap
+/// handed pages back to the kernel after every chunk (page faults on each
+/// reuse). Measured side by side on pgnmentor at `-j2`: `convert --to csv`
+/// 4.64 -> 3.80 s (median of three), 9% fewer instructions on the slice;
+/// the output is the same bytes. Peak RSS grows (validate 14 -> 44 MB on
+/// the corpus): each thread keeps its own heap, still flat in the input.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
-    tune_malloc();
     let cli = Cli::parse();
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -39,26 +49,6 @@ fn main() -> ExitCode {
         }
     }
 }
-
-/// Keeps glibc's malloc from handing every freed chunk buffer back to the
-/// kernel. With the defaults, a buffer of a few hundred kilobytes (a chunk
-/// of input, the results of a chunk of tiny games) is mapped or grown with
-/// fresh pages and returned at once when freed, so each reuse takes page
-/// faults: on a million empty games `convert --to uci -j1` spent 2 s of
-/// its 4 s in the kernel (1.2 million minor faults). Peak memory is
-/// unchanged; what is freed stays in the heap for the next chunk.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn tune_malloc() {
-    // SAFETY: mallopt only sets the allocator's parameters, and is called
-    // before any other thread exists.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn tune_malloc() {}
 
 /// Writes the completion script for `shell`, generated from the same
 /// definitions as `--help`.
