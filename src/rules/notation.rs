@@ -13,7 +13,9 @@ use std::fmt;
 use shakmaty::fen::{Epd, Fen};
 use shakmaty::san::Suffix;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, File, Move, Position, Role, Square};
+use shakmaty::{
+    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square,
+};
 
 /// The move in UCI notation: king to rook for Chess960 castling (as engines
 /// in `UCI_Chess960` mode expect), king two squares for standard chess.
@@ -22,9 +24,9 @@ pub fn uci(mv: Move, mode: CastlingMode) -> UciMove {
 }
 
 /// Appends [`uci`]'s text of the move to `out`, byte for byte what
-/// `uci(mv, mode).append_ascii_to(out)` writes, in one write of up to five
-/// bytes: the record formats write a million moves for 12,000 games, and
-/// shakmaty's writer goes byte by byte through a trait.
+/// `uci(mv, mode).append_ascii_to(out)` writes, the squares in one
+/// four-byte write: the record formats write a million moves for 12,000
+/// games, and shakmaty's writer goes byte by byte through a trait.
 pub fn push_uci(mv: Move, mode: CastlingMode, out: &mut Vec<u8>) {
     let (from, to, promotion) = match mv {
         Move::Normal {
@@ -37,8 +39,12 @@ pub fn push_uci(mv: Move, mode: CastlingMode, out: &mut Vec<u8>) {
         Move::Castle { king, rook } => match mode {
             CastlingMode::Chess960 => (king, rook, None),
             CastlingMode::Standard => {
-                let file = if king < rook { File::G } else { File::C };
-                (king, Square::from_coords(file, king.rank()), None)
+                let side = CastlingSide::from_king_side(king < rook);
+                (
+                    king,
+                    Square::from_coords(side.king_to_file(), king.rank()),
+                    None,
+                )
             }
         },
         Move::Put { .. } => return uci(mv, mode).append_ascii_to(out),
@@ -54,12 +60,8 @@ pub fn push_uci(mv: Move, mode: CastlingMode, out: &mut Vec<u8>) {
 
 /// A square's two bytes, `e4`.
 fn square_bytes(sq: Square) -> [u8; 2] {
-    // File and rank are 0..8: the sums are ASCII letters and digits.
-    #[allow(clippy::cast_possible_truncation)]
-    [
-        b'a' + u32::from(sq.file()) as u8,
-        b'1' + u32::from(sq.rank()) as u8,
-    ]
+    // File and rank characters are ASCII letters and digits.
+    [sq.file().char() as u8, sq.rank().char() as u8]
 }
 
 /// `12.Nf3` or `12...Nf3` for ply `ply` of a game starting at `first`: a
