@@ -16,9 +16,9 @@ use std::io::Write;
 use std::time::Instant;
 
 use pgnkit::input::scan::scan;
-use pgnkit::rules::dead::HELPMATE_BUDGET;
+use pgnkit::rules::dead::{HELPMATE_BUDGET, WINNER_PLAN_BUDGET};
 use pgnkit::rules::game::recorded_result;
-use pgnkit::rules::helpmate::find_helpmate;
+use pgnkit::rules::helpmate::{find_helpmate, find_helpmate_spread};
 use pgnkit::rules::replay::replay;
 use pgnkit::rules::setup::start_position;
 use shakmaty::{Move, Position};
@@ -64,7 +64,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             for side in sides {
                 mix(&mut hash, 0xff);
-                let Some(line) = find_helpmate(pos, side, budget) else {
+                // The timing asks what annotate-outcome asks (the winner's
+                // plans within WINNER_PLAN_BUDGET each); the sameness hash
+                // keeps the plain prover at five budgets.
+                let line = if same {
+                    find_helpmate(pos, side, budget)
+                } else {
+                    find_helpmate_spread(pos, side, budget, WINNER_PLAN_BUDGET)
+                };
+                let Some(line) = line else {
                     continue;
                 };
                 found += 1;
