@@ -186,7 +186,9 @@ pub const DEAD_PLAN_BUDGET: u32 = 60;
 /// plan. On the 8 MB pgnmentor slice 56 questions got to the full search,
 /// at 2.6 million instructions each (145 M of the run's 1,720 M); the
 /// second try answers 31 of them for 30 M, and the run takes 1,676 M
-/// (400/100 and 2,000/250 nodes: within 0.3 % of that). Both provers are
+/// (400/100 and 2,000/250 nodes: within 0.3 % of that; measured before
+/// [`WINNER_PLAN_BUDGET`], which leaves it fewer questions: the full
+/// search now takes 69 M of the run's 1,658 M). Both provers are
 /// sound, so a question the second try answers is one the full search
 /// answers yes: no verdict changes, only the line printed (on pgnmentor
 /// 1,949 lines, a third shorter than the solver's). Where the full search
