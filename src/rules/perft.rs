@@ -62,6 +62,16 @@ pub const MAX_DEPTH: u32 = 1000;
 /// ```
 pub fn perft(pos: &Chess, depth: u32, table: Option<&Table>) -> u64 {
     #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+    {
+        // SAFETY: the CPU has the popcnt, BMI1 and BMI2 instructions,
+        // checked just above; they are the only requirement of the `bmi`
+        // module's functions.
+        return unsafe { bmi::perft(pos, depth, table) };
+    }
+    #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") {
         // SAFETY: the CPU has the popcnt instruction, checked just above;
         // that is the only requirement of the `popcnt` module's functions.
@@ -70,10 +80,14 @@ pub fn perft(pos: &Chess, depth: u32, table: Option<&Table>) -> u64 {
     portable::perft(pos, depth, table)
 }
 
-/// The counting recursion, compiled twice: portable, and with the popcnt
-/// instruction for x86-64 CPUs that have it. Release builds target baseline
-/// x86-64, where `count_ones` is a dozen instructions, and bulk counting is
-/// mostly population counts: the popcnt copy is about twice as fast.
+/// The counting recursion, compiled three times: portable, with the popcnt
+/// instruction for x86-64 CPUs that have it, and with popcnt, BMI1 and BMI2
+/// for those that have all three. Release builds target baseline x86-64,
+/// where `count_ones` is a dozen instructions, and bulk counting is mostly
+/// population counts: the popcnt copy is about twice as fast. BMI1 and BMI2
+/// give the compiler `tzcnt`/`blsr` for walking a bitboard's squares and
+/// shifts without the `cl` register: 4 % fewer instructions (perft 5,
+/// `-j1 --hash 0`, 111.7 -> 107.4 M).
 ///
 /// The walk is on [`Node`]s, not on shakmaty positions: a node is copied
 /// and changed in place for each move, and at the last ply the legal moves
@@ -149,6 +163,12 @@ mod portable {
 mod popcnt {
     use super::*;
     counting!(#[target_feature(enable = "popcnt")]);
+}
+
+#[cfg(target_arch = "x86_64")]
+mod bmi {
+    use super::*;
+    counting!(#[target_feature(enable = "popcnt,bmi1,bmi2")]);
 }
 
 /// A lock-free transposition table of subtree counts, shareable between
@@ -520,6 +540,45 @@ mod tests {
         // Second run hits the table at the root.
         assert_eq!(perft(&pos, 3, Some(&t)), 97_862);
         assert_eq!(perft(&pos, 2, Some(&t)), 2_039);
+    }
+
+    #[test]
+    fn every_compiled_copy_counts_the_same() {
+        // `perft` runs one copy of the recursion, the one the CPU allows:
+        // the others are run here directly, on every copy this CPU can
+        // run, with and without a table (chessprogramming.org "Perft
+        // Results": Kiwipete 4,085,603 at depth 4; position 3 674,624 at 5).
+        let cases = [
+            (KIWIPETE, 4, 4_085_603),
+            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - -", 5, 674_624),
+        ];
+        type Copy = fn(&Chess, u32, Option<&Table>) -> u64;
+        let mut copies: Vec<(&str, Copy)> = vec![("portable", portable::perft)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("popcnt") {
+                // SAFETY: the CPU has popcnt, checked just above.
+                copies.push(("popcnt", |p, d, t| unsafe { popcnt::perft(p, d, t) }));
+            }
+            if std::arch::is_x86_feature_detected!("popcnt")
+                && std::arch::is_x86_feature_detected!("bmi1")
+                && std::arch::is_x86_feature_detected!("bmi2")
+            {
+                // SAFETY: the CPU has popcnt, BMI1 and BMI2, checked just above.
+                copies.push(("bmi", |p, d, t| unsafe { bmi::perft(p, d, t) }));
+            }
+        }
+        for (fen, depth, expected) in cases {
+            let pos = parse_position(fen, false).unwrap();
+            for (name, copy) in &copies {
+                assert_eq!(copy(&pos, depth, None), expected, "{name} {fen}");
+                assert_eq!(
+                    copy(&pos, depth, Some(&table())),
+                    expected,
+                    "{name} {fen} (table)"
+                );
+            }
+        }
     }
 
     #[test]
