@@ -12,8 +12,8 @@
 //! pipe, which the run takes as an end, as `pgnkit … | head` does.
 
 use std::io::{self, Write};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
 use arrow_array::RecordBatch;
