@@ -38,18 +38,13 @@ create_exception!(
      message is the command line's."
 );
 
-/// mimalloc (its 2.x line, the crate's `v2` feature) for the library's
-/// allocations, as the command line has (`src/main.rs`): the pipeline
-/// allocates on the workers what the writer frees, which glibc's malloc
-/// serialises on its arena lock. Measured side by side (December 2026,
-/// iterating `games(threads=2)`): pgnmentor 5.04/4.32/5.30 s -> 4.11/3.56/
-/// 4.39 s, the 2 MB fixture repeated to 200 MB 4.42/4.30/3.65 s ->
-/// 2.76/3.06/3.14 s. Peak RSS on those 200 MB grows from 66-69 MB to
-/// 115-121 MB (107-112 MB on 50 MB: still flat), under the 150 MB the
-/// package promises. mimalloc 3 (the crate's default, the command line's)
-/// held 190 MB there: its heaps keep more of what other threads freed.
-/// Python's own objects and pyarrow's or polars' buffers are not ours and
-/// keep their allocators.
+/// mimalloc 2 (the crate's `v2` feature) for the library's allocations,
+/// as the command line has mimalloc (`src/main.rs`): the pipeline frees on
+/// the writer what the workers allocated, which glibc's malloc serialises.
+/// Not mimalloc 3, the command line's: it held 190 MB on the 200 MB memory
+/// test, over the package's 150 MB. Measured figures: `python/README.md`,
+/// "The allocator". Python's, pyarrow's and polars' buffers keep their own
+/// allocators.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -62,22 +62,33 @@ pub const MAX_DEPTH: u32 = 1000;
 /// ```
 pub fn perft(pos: &Chess, depth: u32, table: Option<&Table>) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("popcnt")
-        && std::arch::is_x86_feature_detected!("bmi1")
-        && std::arch::is_x86_feature_detected!("bmi2")
-    {
-        // SAFETY: the CPU has the popcnt, BMI1 and BMI2 instructions,
-        // checked just above; they are the only requirement of the `bmi`
-        // module's functions.
+    if has_bmi() {
+        // SAFETY: the CPU has the popcnt, BMI1 and BMI2 instructions
+        // (`has_bmi`); they are the only requirement of the `bmi` module's
+        // functions.
         return unsafe { bmi::perft(pos, depth, table) };
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("popcnt") {
-        // SAFETY: the CPU has the popcnt instruction, checked just above;
-        // that is the only requirement of the `popcnt` module's functions.
+    if has_popcnt() {
+        // SAFETY: the CPU has the popcnt instruction (`has_popcnt`); that
+        // is the only requirement of the `popcnt` module's functions.
         return unsafe { popcnt::perft(pos, depth, table) };
     }
     portable::perft(pos, depth, table)
+}
+
+/// Whether the CPU runs the `popcnt` copy of the recursion.
+#[cfg(target_arch = "x86_64")]
+fn has_popcnt() -> bool {
+    std::arch::is_x86_feature_detected!("popcnt")
+}
+
+/// Whether the CPU runs the `bmi` copy of the recursion.
+#[cfg(target_arch = "x86_64")]
+fn has_bmi() -> bool {
+    has_popcnt()
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
 }
 
 /// The counting recursion, compiled three times: portable, with the popcnt
@@ -556,14 +567,11 @@ mod tests {
         let mut copies: Vec<(&str, Copy)> = vec![("portable", portable::perft)];
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("popcnt") {
+            if has_popcnt() {
                 // SAFETY: the CPU has popcnt, checked just above.
                 copies.push(("popcnt", |p, d, t| unsafe { popcnt::perft(p, d, t) }));
             }
-            if std::arch::is_x86_feature_detected!("popcnt")
-                && std::arch::is_x86_feature_detected!("bmi1")
-                && std::arch::is_x86_feature_detected!("bmi2")
-            {
+            if has_bmi() {
                 // SAFETY: the CPU has popcnt, BMI1 and BMI2, checked just above.
                 copies.push(("bmi", |p, d, t| unsafe { bmi::perft(p, d, t) }));
             }
