@@ -222,6 +222,49 @@ fn columnar_bytes_are_the_same_for_any_thread_count() {
     }
 }
 
+/// Statistics where a reader can use them: every scalar column of a game
+/// record carries its minimum and maximum, the items of its lists (moves,
+/// clocks, evaluations) none.
+#[test]
+fn parquet_statistics_are_kept_for_scalars_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.parquet");
+    let (corpus, path) = (fixture("corpus"), path.to_str().unwrap());
+    let out = run(
+        &[
+            "convert",
+            "-q",
+            "--to",
+            "parquet",
+            "-o",
+            path,
+            corpus.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
+    let meta = reader.metadata();
+    assert!(meta.num_row_groups() > 0);
+    let mut lists = 0;
+    for group in meta.row_groups() {
+        for chunk in group.columns() {
+            let path = chunk.column_path().parts().join(".");
+            let has_min_max = chunk
+                .statistics()
+                .is_some_and(|s| s.min_bytes_opt().is_some() && s.max_bytes_opt().is_some());
+            if path.ends_with(".list.item") {
+                lists += 1;
+                assert!(chunk.statistics().is_none(), "{path} has statistics");
+            } else if ["game", "offset", "plies", "white", "final_fen"].contains(&path.as_str()) {
+                assert!(has_min_max, "{path} lost its minimum and maximum");
+            }
+        }
+    }
+    // uci, san, clock, eval_cp, eval_mate in every row group.
+    assert_eq!(lists, 5 * meta.num_row_groups());
+}
+
 #[test]
 fn well_known_tags_are_typed() {
     let pgn = "[Event \"E\"]\n[Site \"S\"]\n[Date \"2024.02.29\"]\n[Round \"3.1\"]\n[White \"W\"]\n[Black \"B\"]\n[Result \"1-0\"]\n[WhiteElo \"2750\"]\n[BlackElo \"?\"]\n[UTCDate \"2024.02.29\"]\n[UTCTime \"23:59:58\"]\n[ECO \"C20\"]\n[ECO \"C21\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\

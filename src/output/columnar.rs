@@ -17,7 +17,7 @@ use arrow_array::RecordBatch;
 use arrow_ipc::writer::StreamWriter;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
 use crate::schema::Schema;
@@ -219,6 +219,18 @@ fn other(e: impl std::error::Error + Send + Sync + 'static) -> io::Error {
     io::Error::other(e)
 }
 
+/// The Parquet path of the items of `column` when it is a list: Parquet's
+/// `LIST` group holds a repeated `list` group of Arrow's item field.
+fn list_item_path(column: &crate::schema::Column) -> Option<ColumnPath> {
+    matches!(column.ty, crate::schema::Type::List(_)).then(|| {
+        ColumnPath::new(vec![
+            column.name.to_owned(),
+            "list".to_owned(),
+            arrow_schema::Field::LIST_FIELD_DEFAULT_NAME.to_owned(),
+        ])
+    })
+}
+
 impl ColumnarSink {
     /// A writer of `schema`'s records in `format`; the stream's header is
     /// written out at the first batch.
@@ -249,6 +261,16 @@ impl ColumnarSink {
                 // costs the time to find that out.
                 for c in schema.columns.iter().filter(|c| c.distinct && c.arrow) {
                     props = props.set_column_dictionary_enabled(ColumnPath::from(c.name), false);
+                }
+                // The items of a list (moves, clocks, evaluations) get no
+                // minimum and maximum: no reader skips a page on the least
+                // move of a game, and comparing every item cost 6% of
+                // `--to parquet` (99 M of 1,732 M instructions on the 8 MB
+                // slice). Every other column keeps its statistics.
+                for c in schema.columns.iter().filter(|c| c.arrow) {
+                    if let Some(path) = list_item_path(c) {
+                        props = props.set_column_statistics_enabled(path, EnabledStatistics::None);
+                    }
                 }
                 let props = props.build();
                 Encoder::Parquet(Box::new(
