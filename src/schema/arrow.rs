@@ -705,11 +705,35 @@ impl ArrowRow<'_> {
     pub fn spaced(&mut self, text: Option<&str>) {
         match (self.next(), text) {
             (Builder::Words(w), Some(text)) => {
+                // A word of a move list is nearly always four bytes (`e2e4`;
+                // a promotion five): those are copied as one four-byte
+                // value, anything else byte by byte.
                 w.bytes.reserve(text.len());
-                for word in text.as_bytes().split(|&b| b == b' ') {
-                    if !word.is_empty() {
-                        w.push(word);
+                let mut rest = text.as_bytes();
+                let mut start = w.bytes.len();
+                while !rest.is_empty() {
+                    if let [a, b, c, d, tail @ ..] = rest
+                        && w.bytes.len() == start
+                        && tail.first().is_none_or(|&s| s == b' ')
+                        && ![*a, *b, *c, *d].contains(&b' ')
+                    {
+                        w.bytes.extend_from_slice(&[*a, *b, *c, *d]);
+                        w.close_item();
+                        start = w.bytes.len();
+                        rest = tail.get(1..).unwrap_or_default();
+                        continue;
                     }
+                    let b = rest[0];
+                    rest = &rest[1..];
+                    if b != b' ' {
+                        w.bytes.push(b);
+                    } else if w.bytes.len() > start {
+                        w.close_item();
+                        start = w.bytes.len();
+                    }
+                }
+                if w.bytes.len() > start {
+                    w.close_item();
                 }
                 w.end(true);
             }
@@ -890,6 +914,50 @@ mod tests {
                     .filter(|c| c.is_in(Format::Arrow))
                     .count()
             );
+        }
+    }
+
+    /// `spaced` makes the same items as splitting at spaces, whatever the
+    /// words' lengths (the four-byte fast path and the bytewise one) and
+    /// however many spaces stand between, before or after them.
+    #[test]
+    fn spaced_words_are_the_words_between_spaces() {
+        static COLUMNS: [Column; 1] = [Column::new("uci", Type::List(&Type::Str), "moves")];
+        let texts = [
+            "e2e4 e7e5 g1f3",
+            "e7e8q e2e4",
+            "e2e4 e7e8q",
+            "a7a8n",
+            "  e2e4   e7e5  ",
+            "abc",
+            "abcd",
+            "abcde",
+            "ab cd efgh ijklm n",
+            "",
+            " ",
+            "e2e4",
+            "é2e4 e7e5",
+        ];
+        let mut builders = vec![Builder::new(&COLUMNS[0].ty)];
+        for text in texts {
+            let mut row = ArrowRow {
+                columns: &COLUMNS,
+                builders: &mut builders,
+                next: 0,
+                at: 0,
+                rows: None,
+            };
+            row.spaced(Some(text));
+        }
+        let list = builders[0].finish().unwrap();
+        let list = list.as_any().downcast_ref::<ListArray>().unwrap();
+        assert_eq!(list.len(), texts.len());
+        for (i, text) in texts.iter().enumerate() {
+            let items = list.value(i);
+            let items = items.as_any().downcast_ref::<StringArray>().unwrap();
+            let got: Vec<&str> = items.iter().map(Option::unwrap).collect();
+            let want: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
+            assert_eq!(got, want, "{text:?}");
         }
     }
 }
