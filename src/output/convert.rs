@@ -287,7 +287,8 @@ impl CsvRecord {
     /// Takes the game, so that its tags and readings move into the record
     /// rather than being copied (one allocation per tag name and value).
     pub fn new(mut game: ConvertedGame, san: bool) -> CsvRecord {
-        let mut uci = Vec::new();
+        // Four letters and a space a move, a promotion one more.
+        let mut uci = Vec::with_capacity(5 * game.plies.len());
         push_uci_moves(&game, &mut uci);
         CsvRecord {
             plies: Some(game.plies.len()),

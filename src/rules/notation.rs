@@ -159,11 +159,20 @@ fn push_square(s: &mut String, sq: Square) {
 /// assert_eq!(c960, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1");
 /// ```
 pub fn fen(pos: &Chess, mode: CastlingMode) -> String {
-    with_castling(
-        Fen::from_position(pos, EnPassantMode::Legal).to_string(),
-        pos,
-        mode,
-    )
+    match mode {
+        // Written once into a string of a FEN's usual length, not through
+        // `Display` into one that grows.
+        CastlingMode::Standard => {
+            let mut out = Vec::with_capacity(92);
+            append_fen(pos, mode, &mut out);
+            String::from_utf8(out).expect("a FEN is ASCII")
+        }
+        CastlingMode::Chess960 => with_castling(
+            Fen::from_position(pos, EnPassantMode::Legal).to_string(),
+            pos,
+            mode,
+        ),
+    }
 }
 
 /// Appends [`fen`] to `out`, without an intermediate string for standard
@@ -315,11 +324,15 @@ mod tests {
     use super::*;
 
     /// `push_uci` writes shakmaty's text for every legal move three plies
-    /// deep from positions with castling both ways (standard and Chess960,
+    /// deep, and `fen` its FEN for every position reached, from positions with castling both ways (standard and Chess960,
     /// king and rook side by side), en passant and promotions with capture.
     #[test]
     fn push_uci_writes_what_shakmaty_writes() {
         fn walk(pos: &Chess, mode: CastlingMode, depth: u32, seen: &mut usize) {
+            // `fen` writes what shakmaty's `Display` writes (with the
+            // Shredder castling field in Chess960).
+            let display = Fen::from_position(pos, EnPassantMode::Legal).to_string();
+            assert_eq!(fen(pos, mode), with_castling(display, pos, mode));
             for m in pos.legal_moves() {
                 let mut ours = b"x ".to_vec();
                 push_uci(m, mode, &mut ours);
