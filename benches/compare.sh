@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Byte-identity guard for refactors and optimisations: runs every
-# subcommand and format of one pgnkit binary over a corpus and the fixtures,
+# subcommand and format (Parquet and Arrow included; merge has its own
+# tests) of one pgnkit binary over a corpus and the fixtures,
 # and records the SHA-256, size and exit status of each stdout. Run it with
 # the binary saved before the change and with the new one, then diff the two
 # records.
@@ -68,6 +69,13 @@ pgn_all() {
         "$bin" convert -q -j"$jobs" --to pgn --no-comments --no-nags --no-variations "$@"
     rec "$label convert --to pgn --keep-invalid" "$bin" convert -q -j"$jobs" --to pgn --keep-invalid "$@"
     rec "$label convert --to csv --tags" "$bin" convert -q -j"$jobs" --to csv --tags Event,Site,ECO,FEN "$@"
+    # The columnar forms: their bytes too are the same for any -j.
+    for f in parquet arrow; do
+        rec "$label validate -f $f" "$bin" validate -q -j"$jobs" -f "$f" "$@"
+        rec "$label annotate -f $f --tags Event" "$bin" annotate-outcome -q -j"$jobs" -f "$f" --tags Event "$@"
+        rec "$label convert --to $f" "$bin" convert -q -j"$jobs" --to "$f" "$@"
+        rec "$label convert --to $f --positions all" "$bin" convert -q -j"$jobs" --to "$f" --positions all "$@"
+    done
 }
 
 # lines_all LABEL FROM FILE...: every target from one line format.
@@ -90,6 +98,12 @@ lines_all fixtures/convert/games.uci uci fixtures/convert/games.uci
 for t in uci san fen; do
     rec "sniffed fixtures/convert/* --to $t" "$bin" convert -q -j"$jobs" --to "$t" \
         fixtures/convert/positions.fen fixtures/convert/puzzles.epd fixtures/convert/games.uci
+done
+
+# The schema of every record, as text and as JSON.
+for sub in "" validate annotate-outcome convert; do
+    rec "schema $sub" "$bin" schema $sub
+    rec "schema $sub --json" "$bin" schema $sub --json
 done
 
 # perft: counts, divide, Chess960, --moves, suites.
