@@ -324,8 +324,9 @@ mod tests {
     use super::*;
 
     /// `push_uci` writes shakmaty's text for every legal move three plies
-    /// deep, and `fen` its FEN for every position reached, from positions with castling both ways (standard and Chess960,
-    /// king and rook side by side), en passant and promotions with capture.
+    /// deep, and `fen` shakmaty's FEN for every position reached, from
+    /// positions with castling both ways (standard and Chess960, king and
+    /// rook side by side), en passant and promotions with capture.
     #[test]
     fn push_uci_writes_what_shakmaty_writes() {
         fn walk(pos: &Chess, mode: CastlingMode, depth: u32, seen: &mut usize) {
