@@ -706,34 +706,15 @@ impl ArrowRow<'_> {
         match (self.next(), text) {
             (Builder::Words(w), Some(text)) => {
                 // A word of a move list is nearly always four bytes (`e2e4`;
-                // a promotion five): those are copied as one four-byte
-                // value, anything else byte by byte.
+                // a promotion five): those go in as one fixed-size value,
+                // without a copy call each.
                 w.bytes.reserve(text.len());
-                let mut rest = text.as_bytes();
-                let mut start = w.bytes.len();
-                while !rest.is_empty() {
-                    if let [a, b, c, d, tail @ ..] = rest
-                        && w.bytes.len() == start
-                        && tail.first().is_none_or(|&s| s == b' ')
-                        && ![*a, *b, *c, *d].contains(&b' ')
-                    {
-                        w.bytes.extend_from_slice(&[*a, *b, *c, *d]);
-                        w.close_item();
-                        start = w.bytes.len();
-                        rest = tail.get(1..).unwrap_or_default();
-                        continue;
+                for word in text.as_bytes().split(|&b| b == b' ') {
+                    match *word {
+                        [] => {}
+                        [a, b, c, d] => w.push(&[a, b, c, d]),
+                        _ => w.push(word),
                     }
-                    let b = rest[0];
-                    rest = &rest[1..];
-                    if b != b' ' {
-                        w.bytes.push(b);
-                    } else if w.bytes.len() > start {
-                        w.close_item();
-                        start = w.bytes.len();
-                    }
-                }
-                if w.bytes.len() > start {
-                    w.close_item();
                 }
                 w.end(true);
             }
