@@ -15,13 +15,16 @@ SUBCOMMAND is `validate`, `annotate-outcome` or `convert`. The job
    first bytes, or by the name for files the driver cannot open), byte ranges
    of --shard-bytes for plain files;
 3. runs `pgnkit SUBCOMMAND -f arrow -q --byte-range S..E --stats ... -j N`
-   on the executors, one task per shard (`mapInArrow`), and hands Spark the
-   record batches read from its standard output, cast to what Spark takes
-   (vocabularies as strings, unsigned integers as signed ones that hold
-   them, a value past 2^63 failing the shard) with no Python object per row;
-   a stream whose columns or types are not the schema's, that breaks off,
-   or whose row count is not its --stats' fails the shard. The rows are
-   cached where they ran, with one statistics row per shard;
+   on the executors, one task per shard, and reads the record batches of
+   its standard output, cast to what Spark takes (vocabularies as strings,
+   unsigned integers as signed ones that hold them, a value past 2^63
+   failing the shard) with no Python object per row; a stream whose
+   columns or types are not the schema's, that breaks off, or whose row
+   count is not its --stats' fails the shard. The batches wait for the
+   walk: with a local DIR, spooled as Arrow IPC files in a new directory
+   `DIR/.parquet-*` (the driver and the executors must share DIR, as Spark's
+   own writer needs); otherwise cached by Spark, a row per batch of its
+   Arrow IPC bytes. Only the statistics come back to the driver;
 4. walks each file's shards on the driver from those statistics, per the
    merge contract of the README ("Beyond one machine"), and reruns on the
    executors, from where the previous shard's last game ended, every shard
@@ -29,7 +32,14 @@ SUBCOMMAND is `validate`, `annotate-outcome` or `convert`. The job
 5. writes DIR/parquet: the rows of `pgnkit SUBCOMMAND -f parquet` on one
    machine, `game` and `line` renumbered file-wide, with a first column
    `record` (1, 2, ...: the row's place in the single-machine output; the
-   files are written in that order).
+   files in name order hold the rows in that order). With a local DIR the
+   tasks write the files with pyarrow (zstd, Spark's schema in the footer),
+   one per kept shard run, named by its first record (`part-<20
+   digits>.parquet`; the driver writes a few MB itself, in one file); the
+   driver checks that they hold records 1..n, each once (their footers'
+   row counts), and only then replaces DIR/parquet, so a failed job leaves
+   the old one as it was. Otherwise Spark's writer writes them (mode
+   overwrite, zstd), sorting by `record` after a rerun.
 
 The exit status is pgnkit's: 0, 1 when a shard the merge kept found problems,
 2 when a shard could not do the job (then nothing is written but
@@ -57,6 +67,7 @@ parts import pyspark when they run. The executors need pyarrow and pandas
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import glob
 import json
@@ -121,6 +132,7 @@ class Job:
     threads: int | None = None
     fetch: str | None = None
     glob: bool = False  # INPUTs are patterns; otherwise every name is literal
+    spark_writer: bool = False  # Spark's Parquet writer even for a local OUT (it writes a remote one)
 
 
 def parse_args(argv: list[str]) -> Job:
@@ -447,10 +459,24 @@ def records_before(accepted: Iterable[Accepted]) -> dict[tuple[int, int, int], i
 # ------------------------------------------------------------------ columns
 
 
-# The staging columns before the data: where a row comes from and its place
-# there; a shard's statistics row has row_index -1 and its JSON in `stats`.
+# The staging rows Spark keeps between the shards and the Parquet: one per
+# record batch a shard wrote, its keys (where it comes from, and the place of
+# its first row there), then the batch itself as Arrow IPC bytes, so that
+# Spark holds a few large values, not a row per record; a shard's statistics
+# row has row_index -1 and its JSON in `stats`.
 KEYS = (("file_index", "int32"), ("shard_index", "int32"), ("run", "int32"), ("row_index", "int64"),
-        ("stats", "string"))
+        ("stats", "string"), ("data", "binary"))
+
+# A staged batch holds at most this many bytes of Arrow buffers: a shard's
+# batch is cut to fit (Spark holds a binary value in at most 2 GiB).
+STAGED_BYTES = 64 << 20
+
+
+def staging_schema():
+    """The staging rows' Arrow schema (KEYS)."""
+    import pyarrow as pa
+
+    return pa.schema([pa.field(n, getattr(pa, t)(), n in ("stats", "data")) for n, t in KEYS])
 
 
 def arrow_target(t: dict):
@@ -566,13 +592,13 @@ class Columns:
 
         return pa.schema([pa.field(n, arrow_target(self.type_of(i)), True) for i, n in enumerate(self.names)])
 
-    def staging(self):
-        """The staging schema: KEYS, then the columns by place (`c0`, `c1`…)."""
+    def output(self, target=None):
+        """The Arrow schema of the job's Parquet: `record`, then `target`
+        (default: `self.target()`)."""
         import pyarrow as pa
 
-        keys = [pa.field(n, getattr(pa, t)(), n == "stats") for n, t in KEYS]
-        data = [pa.field(staged_name(i), f.type, True) for i, f in enumerate(self.target())]
-        return pa.schema(keys + data)
+        target = self.target() if target is None else target
+        return pa.schema([pa.field("record", pa.int64(), True), *target])
 
     def check(self, schema) -> str | None:
         """What is wrong with the Arrow schema a shard wrote (None: nothing)."""
@@ -597,18 +623,12 @@ class Columns:
         return None
 
 
-def staged_name(i: int) -> str:
-    """The staging column of column i: by place, not by name, so that no
-    column can take a key's name (`run`, `stats`)."""
-    return f"c{i}"
-
-
-def to_staging(batch, columns: Columns, staging, shard: "Shard", run: int, first_row: int, file_name=None):
-    """One batch a shard wrote, as staging rows: cast to what Spark takes
-    (vocabularies to strings, unsigned to signed integers; a value that does
-    not fit fails), under the keys, `file` replaced by `file_name` when
-    given (a fetched file is read from standard input). Columnar throughout:
-    no Python object per row."""
+def to_target(batch, columns: Columns, target, file_name=None):
+    """One batch a shard wrote, cast to `target` (the Arrow form of what
+    Spark holds: vocabularies as strings, unsigned as signed integers; a
+    value that does not fit fails), `file` replaced by `file_name` when given
+    (a fetched file is read from standard input). Columnar throughout: no
+    Python object per row."""
     import numpy as np
     import pyarrow as pa
 
@@ -619,25 +639,191 @@ def to_staging(batch, columns: Columns, staging, shard: "Shard", run: int, first
     if file_name is not None and at is not None:
         arrays[at] = pa.DictionaryArray.from_arrays(
             pa.array(np.zeros(n, np.int32)), pa.array([file_name], pa.string())).cast(pa.string())
-    keys = [
-        pa.array(np.full(n, shard.file_index, np.int32)),
-        pa.array(np.full(n, shard.shard_index, np.int32)),
-        pa.array(np.full(n, run, np.int32)),
-        pa.array(np.arange(first_row, first_row + n, dtype=np.int64)),
-        pa.nulls(n, pa.string()),
-    ]
-    return pa.RecordBatch.from_arrays(keys + [a.cast(f.type) for a, f in zip(arrays, list(staging)[len(KEYS):])],
-                                      schema=staging)
+    return pa.RecordBatch.from_arrays([a.cast(f.type) for a, f in zip(arrays, target)], schema=target)
 
 
-def stats_batch(staging, shard: "Shard", run: int, note: dict):
+def to_staging(batch, shard: "Shard", run: int, first_row: int) -> list:
+    """A cast batch (`to_target`) as staging rows: one per piece of at most
+    STAGED_BYTES, keyed, its rows as Arrow IPC bytes."""
+    import pyarrow as pa
+
+    n = batch.num_rows
+    pieces = max(1, -(-batch.get_total_buffer_size() // STAGED_BYTES))
+    step = max(1, -(-n // pieces))
+    out = []
+    for at in range(0, n, step):
+        piece = batch.slice(at, step)
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, piece.schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
+            writer.write_batch(piece)
+        out.append(pa.RecordBatch.from_arrays([
+            pa.array([shard.file_index], pa.int32()), pa.array([shard.shard_index], pa.int32()),
+            pa.array([run], pa.int32()), pa.array([first_row + at], pa.int64()), pa.nulls(1, pa.string()),
+            one_value(sink.getvalue())], schema=staging_schema()))
+    return out
+
+
+def one_value(buf):
+    """A binary array of the one value `buf`, without a copy."""
+    import pyarrow as pa
+
+    offsets = pa.array([0, buf.size], pa.int32()).buffers()[1]
+    return pa.Array.from_buffers(pa.binary(), 1, [None, offsets, buf])
+
+
+def from_staging(data: bytes):
+    """The batch of a staging row's `data`."""
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(data).read_next_batch()
+
+
+def stats_batch(shard: "Shard", run: int, note: dict):
     """A shard's statistics row: its keys, row_index -1, the note as JSON."""
     import pyarrow as pa
 
-    keys = [pa.array([shard.file_index], pa.int32()), pa.array([shard.shard_index], pa.int32()),
-            pa.array([run], pa.int32()), pa.array([-1], pa.int64()), pa.array([json.dumps(note)], pa.string())]
-    data = [pa.nulls(1, f.type) for f in list(staging)[len(KEYS):]]
-    return pa.RecordBatch.from_arrays(keys + data, schema=staging)
+    return pa.RecordBatch.from_arrays([
+        pa.array([shard.file_index], pa.int32()), pa.array([shard.shard_index], pa.int32()),
+        pa.array([run], pa.int32()), pa.array([-1], pa.int64()), pa.array([json.dumps(note)], pa.string()),
+        pa.nulls(1, pa.binary())], schema=staging_schema())
+
+
+@dataclass(frozen=True)
+class Shift:
+    """What an accepted run's rows add: to `game`, to `line` (validate), and
+    the records before its first row."""
+
+    games: int
+    lines: int
+    rows: int
+
+
+def renumbered(batch, columns: Columns, shift: Shift, first_row: int, output):
+    """A staged batch as the job writes it: `record` first (the row's place
+    in the single-machine output, from 1), `game` and `line` shifted by what
+    came before in the file."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = batch.num_rows
+    start = shift.rows + first_row + 1
+    arrays = [pa.array(np.arange(start, start + n, dtype=np.int64))]
+    for i, a in enumerate(batch.columns):
+        add = {"game": shift.games, "line": shift.lines}.get(columns.names[i], 0)
+        arrays.append(pc.add_checked(a, pa.scalar(add, a.type)) if add else a)
+    return pa.RecordBatch.from_arrays(arrays, schema=output)
+
+
+class Parts:
+    """Writes the job's Parquet files from staging rows, where they are:
+    one file per accepted run (a run's rows come in order), named by its
+    first record, `part-<20 digits>.parquet`, so that the files in name
+    order are the rows in record order whatever the task that wrote them.
+    A file is written under a name of its own and renamed when complete
+    (a retried or speculative task writes the same bytes)."""
+
+    ROW_GROUP = 65_536  # rows, as pgnkit's own Parquet
+
+    def __init__(self, directory: str, columns: Columns, shifts: dict[int, Shift], output, one_file=False):
+        """`one_file`: a run that goes on from the last record of the run
+        before goes into its file (the driver writes every run)."""
+        self.directory, self.columns, self.shifts, self.output = directory, columns, shifts, output
+        self.one_file = one_file
+        self.writer = self.key = self.name = self.tmp = None
+        self.first = self.rows = 0
+        self.pending: list = []
+        self.done: list[tuple[str, int, int]] = []  # name, first record, rows
+
+    def add(self, key: int, row_index: int, batch) -> None:
+        """Adds `batch` (cast, as `to_target` gives it), the rows from
+        `row_index` of the run `key`."""
+        shift = self.shifts.get(key)
+        if shift is None:
+            return  # a run the walk did not keep
+        if key != self.key:
+            if not (self.one_file and self.rows and self.first + self.rows == shift.rows + row_index + 1):
+                self.close()
+                self.first, self.rows = shift.rows + row_index + 1, 0
+            self.key = key
+        batch = renumbered(batch, self.columns, shift, row_index, self.output)
+        if batch.num_rows == 0:
+            return
+        if self.first + self.rows != shift.rows + row_index + 1:
+            raise JobError(f"run {key}: its rows came out of order (row {row_index} after {self.rows})")
+        self.pending.append(batch)
+        self.rows += batch.num_rows
+        if sum(b.num_rows for b in self.pending) >= self.ROW_GROUP:
+            self.flush()
+
+    def flush(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not self.pending:
+            return
+        if self.writer is None:
+            self.name = f"part-{self.first:020d}.parquet"
+            self.tmp = os.path.join(self.directory, f".{self.name}.{os.getpid()}-{time.monotonic_ns()}")
+            self.writer = pq.ParquetWriter(self.tmp, self.output, compression="zstd",
+                                           write_statistics=statistics_paths(self.output))
+        self.writer.write_table(pa.Table.from_batches(self.pending, self.output), row_group_size=self.ROW_GROUP)
+        self.pending = []
+
+    def close(self) -> None:
+        self.flush()
+        if self.writer is not None:
+            self.writer.close()
+            os.replace(self.tmp, os.path.join(self.directory, self.name))
+            self.done.append((self.name, self.first, self.rows))
+        self.writer = self.key = self.name = self.tmp = None
+        self.rows = 0
+
+    def abandon(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            os.remove(self.tmp)
+        self.writer = None
+
+
+def statistics_paths(schema) -> list[str]:
+    """The Parquet columns that get min/max statistics, as pgnkit's own
+    files: every one but list items (no reader skips a page on the least
+    move of a game, and computing them cost 12 % of the writing)."""
+    import pyarrow as pa
+
+    def leaves(name: str, t) -> list[str]:
+        if pa.types.is_list(t) or pa.types.is_large_list(t):
+            return []
+        if pa.types.is_map(t):
+            return [f"{name}.key_value.key", *leaves(f"{name}.key_value.value", t.item_type)]
+        if pa.types.is_struct(t):
+            return [p for f in t for p in leaves(f"{name}.{f.name}", f.type)]
+        return [name]
+
+    return [p for f in schema for p in leaves(f.name, f.type)]
+
+
+def write_empty(directory: str, output) -> tuple[str, int, int]:
+    """The one file of a job without rows: the schema, no row group."""
+    import pyarrow.parquet as pq
+
+    name = f"part-{1:020d}.parquet"
+    pq.ParquetWriter(os.path.join(directory, name), output, compression="zstd").close()
+    return name, 1, 0
+
+
+def check_parts(parts: list[tuple[str, int, int]], rows: int) -> str | None:
+    """What is wrong with the files the tasks say they wrote: they must hold
+    records 1..rows, each once, in name order (None: nothing)."""
+    expected = 1
+    for name, first, n in sorted(parts):
+        if first != expected or n <= 0 or name != f"part-{first:020d}.parquet":
+            return f"{name} holds records {first}..{first + n - 1}, record {expected} was next"
+        expected += n
+    if expected != rows + 1:
+        return f"the files hold {expected - 1} records, the shards {rows}"
+    return None
 
 
 class ShardOutputError(Exception):
@@ -718,9 +904,14 @@ class Runner:
             feeder.stdout.close()  # pgnkit holds it now
         return proc, feeder
 
-    def run_shard(self, shard: Shard, columns: Columns, run: int = 0, staging=None) -> Iterator:
-        """Runs one shard; yields its rows as staging record batches (see
-        `to_staging`), as pgnkit writes them, then one statistics row.
+    def run_shard(self, shard: Shard, columns: Columns, run: int = 0, target=None, spool: str | None = None
+                  ) -> Iterator:
+        """Runs one shard; yields its batches as staging rows (see
+        `to_staging`), cast to `target` (default: `columns.target()`), as
+        pgnkit writes them, then one statistics row. With `spool` (a
+        directory the driver shares) the batches go to a file there instead,
+        an Arrow IPC stream named in the statistics (`spooled`), and only
+        the statistics row is yielded.
 
         Failures are recorded in the statistics, not raised: pgnkit's exit 2
         is deterministic, so Spark's retries would only repeat it. What the
@@ -731,13 +922,17 @@ class Runner:
         import pyarrow as pa
         import pyarrow.ipc as ipc
 
-        staging = columns.staging() if staging is None else staging
+        target = columns.target() if target is None else target
         tmp = tempfile.mkdtemp(prefix="pgnkit-shard-")
         stats, errors = os.path.join(tmp, "stats.json"), os.path.join(tmp, "stderr")
         note = {"exit": None, "stderr": "", "stats": None, "rows": 0}
         problem = None
         silent = False  # no stream at all
         rename = shard.source.name if shard.source.path is None else None
+        spooled = writer = None
+        if spool is not None:
+            spooled = f"staged-f{shard.file_index}-s{shard.shard_index}-r{run}.arrow"
+            spooling = os.path.join(spool, f".{spooled}.{os.getpid()}-{time.monotonic_ns()}")
         try:
             try:
                 cmd = self.command(shard, stats)
@@ -754,9 +949,16 @@ class Runner:
                         if wrong is not None:
                             raise ShardOutputError(f"the shard's Arrow stream has {wrong}")
                         for batch in reader:
-                            if batch.num_rows:
-                                yield to_staging(batch, columns, staging, shard, run, note["rows"], rename)
-                                note["rows"] += batch.num_rows
+                            if not batch.num_rows:
+                                continue
+                            batch = to_target(batch, columns, target, rename)
+                            if spool is None:
+                                yield from to_staging(batch, shard, run, note["rows"])
+                            else:
+                                if writer is None:
+                                    writer = ipc.new_stream(spooling, target)
+                                writer.write_batch(batch)
+                            note["rows"] += batch.num_rows
                 except (pa.ArrowException, OSError, ShardOutputError) as e:  # ArrowIOError is an OSError
                     problem = f"pgnkit_spark: {e}" if isinstance(e, ShardOutputError) else \
                         f"pgnkit_spark: the shard's Arrow stream could not be read: {e}"
@@ -790,10 +992,20 @@ class Runner:
             if problem is not None:
                 note["exit"] = 2
                 note["stderr"] += problem + "\n"
+            if writer is not None:
+                writer.close()
+                writer = None
+                if note["exit"] in (0, 1):
+                    os.replace(spooling, os.path.join(spool, spooled))
+                    note["spooled"] = spooled
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+            if writer is not None:
+                writer.close()
+            if spool is not None and os.path.lexists(spooling):
+                os.remove(spooling)
         note["shard"] = {"file": shard.source.name, "range": shard.byte_range()}
-        yield stats_batch(staging, shard, run, note)
+        yield stats_batch(shard, run, note)
 
     def schema(self) -> dict:
         """What `pgnkit schema SUBCOMMAND --json` prints: the columns of the
@@ -876,6 +1088,16 @@ def tail(text: str, lines: int = 20, chars: int = 4000) -> str:
 
 
 CACHE_COMPRESSED = "spark.sql.inMemoryColumnarStorage.compressed"
+# One staging row per Arrow batch into a task: each holds a batch of up to
+# STAGED_BYTES, and Spark's Arrow batches hold at most 2 GiB of binary.
+ARROW_BATCH = "spark.sql.execution.arrow.maxRecordsPerBatch"
+
+# Spooled batches of at most this many bytes in all are written by the driver:
+# a Spark job of a task per run would cost more than the writing.
+DRIVER_WRITES = 32 << 20
+
+# The key of the Parquet footer under which Spark's writer keeps its schema.
+SPARK_SCHEMA = "org.apache.spark.sql.parquet.row.metadata"
 
 # A run's key, file_index * 10^12 + shard_index * 10^6 + run: one long.
 RUN_KEY = (10**12, 10**6)
@@ -888,12 +1110,13 @@ def run_key(file_index: int, shard_index: int, run: int) -> int:
 
 
 def spark_schema(columns: Columns):
-    """The staging schema as Spark declares it, and the Arrow schema Spark
-    expects back for it (exactly: the tasks cast to that)."""
+    """The staging rows as Spark declares them; the job's output as Spark
+    declares it, and the Arrow schema Spark expects back for it (exactly:
+    the batches are cast to that, and the job's own files have it)."""
     from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
-    declared = from_arrow_schema(columns.staging())
-    return declared, to_arrow_schema(declared)
+    declared = from_arrow_schema(columns.output())
+    return from_arrow_schema(staging_schema()), declared, to_arrow_schema(declared)
 
 
 def find_sources(spark, job: Job) -> list[Source]:
@@ -969,8 +1192,129 @@ class Result:
     seconds: dict[str, float] = field(default_factory=dict)  # wall time per phase
 
 
+@contextlib.contextmanager
+def session_conf(spark, key: str, value: str):
+    """`key` set to `value` in the session while the block runs."""
+    old = spark.conf.get(key, None)
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        if old is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, old)
+
+
+def staged_rows(batches) -> Iterator[tuple[int, int, object]]:
+    """The (run key, first row, data) of the staging rows in `batches`."""
+    for b in batches:
+        yield from zip(b.column(0).to_pylist(), b.column(1).to_pylist(), (v.as_buffer() for v in b.column(2)))
+
+
+def spark_writes(spark, job: Job, result: Result, rows, columns: Columns, shifts: dict[int, Shift], declared,
+                 output, reruns: bool) -> None:
+    """The Parquet written by Spark's writer (an output directory Hadoop
+    opens: HDFS, a store): the batches renumbered on the executors, handed
+    back to Spark, sorted by `record` when reruns put them out of order."""
+
+    def renumber(batches):
+        for k, first, data in staged_rows(batches):
+            batch = renumbered(from_staging(data), columns, shifts[k], first, output)
+            if batch.num_rows:
+                yield batch
+
+    merged = rows.mapInArrow(renumber, declared)
+    if reruns:
+        merged = merged.orderBy("record")
+        result.sorted = True
+    with session_conf(spark, ARROW_BATCH, "1"):
+        merged.write.mode("overwrite").option("compression", "zstd").parquet(out_url(job.out, "parquet"))
+
+
+def make_spool(out: str) -> str:
+    """A new directory beside OUT/parquet (created with OUT if need be),
+    with the permissions of one Spark's writer makes, not mkdtemp's 0700:
+    the shards' batches are spooled there, the tasks write the Parquet files
+    there, and it becomes OUT/parquet when they are checked."""
+    directory = os.path.abspath(local_path(out))
+    os.makedirs(directory, exist_ok=True)
+    spool = tempfile.mkdtemp(prefix=".parquet-", dir=directory)
+    umask = os.umask(0o22)
+    os.umask(umask)
+    os.chmod(spool, 0o777 & ~umask)
+    return spool
+
+
+def own_writes(spark, job: Job, result: Result, spool: str, runs: list[tuple[int, str]], columns: Columns,
+               shifts: dict[int, Shift], output) -> None:
+    """The Parquet written by the tasks themselves, with pyarrow, into a
+    local directory (or one of a file system the driver and the executors
+    share): one task per accepted run with rows (`runs`: its key and its
+    spooled file) writes its file (`Parts`) into `spool`; the driver checks
+    that the files hold records 1..n, each once, in name order (their
+    footers' row counts, not the tasks' word), then puts `spool` in
+    OUT/parquet's place. Nothing is deleted before that: a failed job
+    leaves the old OUT/parquet as it was."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+    import pyarrow.parquet as pq
+
+    done_schema = pa.schema([("name", pa.string()), ("first", pa.int64()), ("rows", pa.int64())])
+
+    def write(todo, one_file=False):
+        parts = Parts(spool, columns, shifts, output, one_file)
+        try:
+            for k, name in todo:
+                row = 0
+                with pa.memory_map(os.path.join(spool, name)) as source:
+                    for batch in ipc.open_stream(source):
+                        parts.add(k, row, batch)
+                        row += batch.num_rows
+            parts.close()
+        except BaseException:
+            parts.abandon()
+            raise
+        return parts.done
+
+    for _, name in runs:
+        if not os.path.isfile(os.path.join(spool, name)):
+            raise JobError(f"{os.path.join(spool, name)}: a task spooled it, the driver does not see it (a local "
+                           "OUT must be a directory the driver and every executor share)")
+    spooled = sum(os.path.getsize(os.path.join(spool, name)) for _, name in runs)
+    if spooled <= DRIVER_WRITES:
+        parts = write(runs, one_file=True)  # a Spark job would cost more than the writing
+    else:
+        parts = spark.sparkContext.parallelize(runs, len(runs)).mapPartitions(write).collect()
+    if not parts and result.rows == 0:
+        parts = [write_empty(spool, output)]
+    for name, first, n in parts:
+        path = os.path.join(spool, name)
+        if not os.path.isfile(path):
+            raise JobError(f"{path}: a task wrote it, the driver does not see it (a local OUT must be a directory "
+                           "the driver and every executor share)")
+        got = pq.read_metadata(path).num_rows
+        if got != n:
+            raise JobError(f"{path}: {got} rows, its task wrote {n}")
+    wrong = check_parts([p for p in parts if p[2] > 0], result.rows)
+    if wrong is not None:
+        raise JobError(f"the Parquet files are not the rows the shards gave: {wrong}")
+    keep = {name for name, _, _ in parts}
+    for name in os.listdir(spool):
+        if name not in keep:
+            os.remove(os.path.join(spool, name))  # the spooled batches, a failed attempt's leftovers
+    open(os.path.join(spool, "_SUCCESS"), "wb").close()
+    final = os.path.join(os.path.dirname(spool), "parquet")
+    if os.path.isdir(final) and not os.path.islink(final):
+        shutil.rmtree(final)
+    elif os.path.lexists(final):
+        os.remove(final)
+    os.rename(spool, final)
+
+
 def run_job(spark, job: Job, log=sys.stderr) -> Result:
     """Runs the whole job in `spark`; returns the exit status and counts."""
+    import pyarrow as pa
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -1013,36 +1357,45 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
             spark.conf.set("spark.sql.timeType.enabled", "true")  # `utc_time`: Spark 4.1 and later
         except Exception as e:  # noqa: BLE001 - an older Spark: say so
             raise JobError(f"this Spark has no TIME type, which the column utc_time needs: {e}") from None
-    declared, staging = spark_schema(columns)
+    staging, declared, output = spark_schema(columns)
+    target = pa.schema(list(output)[1:])
     shards = plan(sources, job.shard_bytes)
     # The stderr of this run's failed shards, and no older run's.
     delete_path(spark, out_url(job.out, "failed"))
 
     staged = []  # the DataFrames of every round, cached on the executors
+    # A local OUT: the shards spool their batches into a directory there, and
+    # the tasks write the Parquet; otherwise Spark keeps them and writes it.
+    spool = None if job.spark_writer or is_remote(job.out) else make_spool(job.out)
 
     def stage(items: list[Shard], run: int) -> dict[tuple[int, int], dict]:
-        """Runs `items`, one task each, keeping their rows where they ran
-        (cached, spilled to disk when memory is short: a lost block is
-        computed again, which reruns that shard's pgnkit and gives the same
-        rows); returns their statistics."""
+        """Runs `items`, one task each, keeping their batches where they ran
+        (cached as staging rows, spilled to disk when memory is short: a
+        lost block is computed again, which reruns that shard's pgnkit and
+        gives the same rows); returns their statistics."""
+
+        if spool is not None:
+            # Only the statistics come back: plain tuples, no DataFrame.
+            def spooled(indexes):
+                for i in indexes:
+                    for b in runner.run_shard(items[i], columns, run, target, spool):
+                        yield items[i].file_index, items[i].shard_index, b.column("stats")[0].as_py()
+
+            notes = sc.parallelize(range(len(items)), len(items)).mapPartitions(spooled).collect()
+            return {(f, k): json.loads(note) for f, k, note in notes}
 
         def task(batches):
             for b in batches:
                 for i in b.column(0).to_pylist():
-                    yield from runner.run_shard(items[i], columns, run, staging)
+                    yield from runner.run_shard(items[i], columns, run, target)
 
         index = spark.createDataFrame(sc.parallelize([(i,) for i in range(len(items))], len(items)), "i int")
-        # Uncompressed: the rows are read once, and compressing them cost
-        # more than it saved (convert on pgnmentor, 32 MB shards: 44 s
-        # against 26 s, median of two).
-        compressed = spark.conf.get(CACHE_COMPRESSED, "true")
-        spark.conf.set(CACHE_COMPRESSED, "false")
-        try:
-            df = index.mapInArrow(task, declared).persist(StorageLevel.MEMORY_AND_DISK)
-            staged.append(df)
+        df = index.mapInArrow(task, staging).persist(StorageLevel.MEMORY_AND_DISK)
+        staged.append(df)
+        # Uncompressed: the batches are read once, and compressing them
+        # again cost more than it saved.
+        with session_conf(spark, CACHE_COMPRESSED, "false"):
             notes = df.where(F.col("row_index") < 0).select("file_index", "shard_index", "stats").collect()
-        finally:
-            spark.conf.set(CACHE_COMPRESSED, compressed)
         return {(r.file_index, r.shard_index): json.loads(r.stats) for r in notes}
 
     result.shards, result.columns = len(shards), columns
@@ -1100,41 +1453,40 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
                 result.status = 1
         before = records_before(accepted)
         result.rows = sum(a.rows for a in accepted)
-        # What each accepted run's rows add, by a key of the run: a literal
-        # map, looked up per row in the JVM (no join, no extra Spark job); the
-        # rows of a run the walk did not keep find nothing and are dropped.
-        shifts = []
-        for a in accepted:
-            shifts += [F.lit(run_key(a.file_index, a.shard_index, a.run)),
-                       F.struct(F.lit(a.games_before).alias("games"), F.lit(a.lines_before).alias("lines"),
-                                F.lit(before[(a.file_index, a.shard_index, a.run)]).alias("rows"))]
-        key = F.col("file_index").cast("long") * RUN_KEY[0] + F.col("shard_index").cast("long") * RUN_KEY[1] + \
-            F.col("run").cast("long")
-        rows = staged[0]
-        for df in staged[1:]:
-            rows = rows.union(df)
-        # The rows stay in their order: with no rerun the partitions are the
-        # shards in order, so the files are written in record order without
-        # a sort; reruns come after, and need one.
-        joined = rows.where(F.col("row_index") >= 0).withColumn(
-            "shift", F.element_at(F.create_map(*shifts), key) if shifts else F.lit(None)).where(
-            F.col("shift").isNotNull())
-        out = [(F.col("shift.rows") + F.col("row_index") + 1).alias("record")]
-        shift = {columns.position("game"): "shift.games", columns.position("line"): "shift.lines"}
-        for i, name in enumerate(columns.names):
-            c = F.col(staged_name(i))
-            if i in shift:
-                c = c + F.col(shift[i])
-            out.append(c.alias(name))
-        merged = joined.select(*out)
-        if len(staged) > 1:
-            merged = merged.orderBy("record")
-            result.sorted = True
-        merged.write.mode("overwrite").parquet(out_url(job.out, "parquet"))
+        # What each accepted run's rows add, by a key of the run; the rows of
+        # a run the walk did not keep are left behind in Spark.
+        shifts = {run_key(a.file_index, a.shard_index, a.run):
+                  Shift(a.games_before, a.lines_before, before[(a.file_index, a.shard_index, a.run)])
+                  for a in accepted}
+        if spool is not None:
+            runs = []
+            for a in accepted:
+                run, note = latest[(a.file_index, a.shard_index)]
+                if a.rows:
+                    if run != a.run or not note.get("spooled"):
+                        raise JobError(f"file {a.file_index} shard {a.shard_index}: its rows were not spooled")
+                    runs.append((run_key(a.file_index, a.shard_index, a.run), note["spooled"]))
+            # Spark's own key: Spark reads the files with the types it declared
+            # (without it, it takes pyarrow's `time64[us]` for a `time(9)`).
+            own = output.with_metadata({SPARK_SCHEMA: declared.json()})
+            own_writes(spark, job, result, spool, runs, columns, shifts, own)
+        else:
+            key = F.col("file_index").cast("long") * RUN_KEY[0] + F.col("shard_index").cast("long") * RUN_KEY[1] + \
+                F.col("run").cast("long")
+            rows = staged[0]
+            for df in staged[1:]:
+                rows = rows.union(df)
+            # The batches stay in their order: the partitions are the shards
+            # in order, each a run's batches in order, reruns after them.
+            rows = rows.where((F.col("row_index") >= 0) & key.isin(list(shifts))).select(
+                key.alias("key"), "row_index", "data")
+            spark_writes(spark, job, result, rows, columns, shifts, declared, output, reruns=len(staged) > 1)
         lap("parquet")
     finally:
         for df in staged:
             df.unpersist()
+        if spool is not None:
+            shutil.rmtree(spool, ignore_errors=True)
     return result
 
 

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 import traceback
+from dataclasses import replace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -192,24 +193,45 @@ def check_job(check, label, result, status, out, columns, expected):
     return got
 
 
-def compare(check, spark, pgnkit, work, name, inputs, shard_bytes, expect_reruns):
-    for sub, flags in SUBCOMMANDS:
-        label = f"{name} {sub}"
+def spark_reads(check, spark, label, out, columns, rows):
+    """Spark reads the job's Parquet back with the types it declared (the
+    job's own files carry Spark's schema), every row; the directory holds
+    the part files and `_SUCCESS`, nothing the job spooled."""
+    _, declared, _ = ps.spark_schema(columns)
+    df = spark.read.parquet(os.path.join(out, "parquet"))
+    check(f"{label}: Spark reads the types it declared", df.schema == declared,
+          f"{df.schema.simpleString()[:300]} != {declared.simpleString()[:300]}")
+    check(f"{label}: Spark reads every row", df.count() == rows, f"({df.count()} != {rows})")
+    left = sorted(n for n in os.listdir(out) if n != "parquet") + sorted(
+        n for n in os.listdir(os.path.join(out, "parquet")) if not (n.startswith("part-") or n == "_SUCCESS"))
+    check(f"{label}: nothing spooled is left", not [n for n in left if not n.endswith(".crc")], str(left))
+
+
+def compare(check, spark, pgnkit, work, name, inputs, shard_bytes, expect_reruns, spark_writer=()):
+    """The job against one run on `inputs`, for each subcommand; those in
+    `spark_writer` also with Spark's Parquet writer (the one of a remote OUT)."""
+    for sub, flags, writer in [(sub, flags, False) for sub, flags in SUBCOMMANDS] + [
+            (sub, flags, True) for sub, flags in SUBCOMMANDS if sub in spark_writer]:
+        label = f"{name} {sub}" + (" (Spark's writer)" if writer else "")
         status, direct = single_machine(pgnkit, sub, flags, inputs, 2, work)
         out = os.path.join(work, f"out-{name}-{sub}")
         job = ps.Job(inputs=inputs, subcommand=sub, flags=list(flags), out=out, pgnkit=pgnkit,
-                     shard_bytes=shard_bytes)
+                     shard_bytes=shard_bytes, spark_writer=writer)
         t = time.monotonic()
         result = ps.run_job(spark, job, log=open(os.devnull, "w"))
         took = time.monotonic() - t
         print(f"     {label}: {result.shards} shards, {result.reruns} rerun, {result.skipped} skipped, "
               f"{result.rows} rows, {took:.1f} s ("
               + ", ".join(f"{k} {v:.1f}" for k, v in result.seconds.items()) + ")")
-        check_job(check, label, result, status, out, columns_of(pgnkit, sub), direct)
+        got = check_job(check, label, result, status, out, columns_of(pgnkit, sub), direct)
+        if got is not None:
+            spark_reads(check, spark, label, out, columns_of(pgnkit, sub), got.num_rows)
         if expect_reruns:
-            check(f"{label}: several shards, a rerun, the rows sorted",
-                  result.shards >= 5 and result.reruns >= 1 and result.sorted,
-                  f"({result.shards} shards, {result.reruns} reruns)")
+            # Spark's writer sorts the rows a rerun put out of order; the
+            # job's own files are named by their first record instead.
+            check(f"{label}: several shards, a rerun" + (", the rows sorted" if writer else ""),
+                  result.shards >= 5 and result.reruns >= 1 and result.sorted == writer,
+                  f"({result.shards} shards, {result.reruns} reruns, sorted {result.sorted})")
         shutil.rmtree(out, ignore_errors=True)
 
 
@@ -293,14 +315,23 @@ def untrusted_shards(check, spark, pgnkit, work):
         )
     os.chmod(fake, 0o755)
     out = os.path.join(work, "out-untrusted")
-    job = ps.Job(inputs=[os.path.join(ROOT, "fixtures/pgn/twic1599_excerpt.pgn")], subcommand="validate",
-                 flags=[], out=out, pgnkit=fake, shard_bytes=4000)
+    fixture = os.path.join(ROOT, "fixtures/pgn/twic1599_excerpt.pgn")
+    job = ps.Job(inputs=[fixture], subcommand="validate", flags=[], out=out, pgnkit=fake, shard_bytes=4000)
     log = io.StringIO()
     result = ps.run_job(spark, job, log=log)
     check("shards of other columns: exit 2, no Parquet, the reason said",
           result.status == 2 and not os.path.exists(os.path.join(out, "parquet"))
           and "Arrow stream has the columns file, game, offset, white" in log.getvalue(),
           f"(got {result.status}) {log.getvalue()[:300]}")
+    # A refused run leaves the output of the run before it as it was.
+    ps.run_job(spark, replace(job, pgnkit=pgnkit, subcommand="convert"), log=open(os.devnull, "w"))
+    before = {n: open(os.path.join(out, "parquet", n), "rb").read() for n in os.listdir(os.path.join(out, "parquet"))}
+    result = ps.run_job(spark, job, log=io.StringIO())
+    after = {n: open(os.path.join(out, "parquet", n), "rb").read() for n in os.listdir(os.path.join(out, "parquet"))}
+    check("a refused run: the Parquet before it as it was, nothing spooled left",
+          result.status == 2 and len(before) >= 2 and after == before
+          and not [n for n in os.listdir(out) if n.startswith(".")],
+          f"(got {result.status}, {sorted(before)} then {sorted(after)}, {os.listdir(out)})")
     shutil.rmtree(out, ignore_errors=True)
 
 
@@ -378,7 +409,8 @@ def main():
             print(f"     no corpus at {args.corpus}: {len(data)} bytes of fixtures instead")
         with open(sliced, "wb") as f:
             f.write(with_tricky_game(data, 3 * args.shard_bytes))
-        compare(check, spark, args.pgnkit, work, "slice", [sliced], args.shard_bytes, True)
+        compare(check, spark, args.pgnkit, work, "slice", [sliced], args.shard_bytes, True,
+                spark_writer=("validate", "convert"))
 
         # A file the executors fetch (as from an object store): pgnkit reads
         # the command's output, and the rows name the URL.
@@ -391,8 +423,8 @@ def main():
         _, direct = single_machine(args.pgnkit, "validate", [], [zst], 1, work)
         expected = as_spark_holds(direct, columns)
         expected = expected.set_column(0, "file", pa.array([url] * expected.num_rows, pa.string()))
-        got = pa.Table.from_batches(batches).select([ps.staged_name(i) for i in range(len(columns.names))])
-        got = got.rename_columns(list(columns.names)).cast(columns.target()).combine_chunks()
+        got = pa.Table.from_batches([ps.from_staging(b.column("data")[0].as_buffer()) for b in batches],
+                                    columns.target()).combine_chunks()
         check("a fetched file: its rows, named by the URL", got.equals(expected) and got.num_rows > 0,
               first_difference(got, expected))
 

@@ -488,10 +488,13 @@ class ArrowColumns(unittest.TestCase):
         self.assertEqual(cols, ps.Columns(*dataclasses.astuple(cols)))  # as it comes back from the task
         self.assertEqual(ps.Columns.from_schema(schema_of(column("n", "uint8"))).target().field("n").type, pa.int16())
 
-    def test_the_staging_schema_keys_then_columns_by_place(self):
-        st = ps.Columns.from_schema(VALIDATE).staging()
-        self.assertEqual(st.names[:5], ["file_index", "shard_index", "run", "row_index", "stats"])
-        self.assertEqual(st.names[5:], [f"c{i}" for i in range(11)])
+    def test_the_staging_rows_keys_then_the_batch(self):
+        st = ps.staging_schema()
+        self.assertEqual(st.names, ["file_index", "shard_index", "run", "row_index", "stats", "data"])
+        self.assertEqual(st.field("data").type, pa.binary())
+        out = ps.Columns.from_schema(VALIDATE).output()
+        self.assertEqual(out.names, ["record", *ps.Columns.from_schema(VALIDATE).names])
+        self.assertEqual(out.field("record").type, pa.int64())
 
     def test_what_pgnkit_writes_matches(self):
         self.assertIsNone(ps.Columns.from_schema(CONVERT).check(CONVERT_ARROW))
@@ -540,39 +543,146 @@ class Staging(unittest.TestCase):
 
     def setUp(self):
         self.cols = ps.Columns.from_schema(CONVERT)
-        self.staging = self.cols.staging()
+        self.target = self.cols.target()
         self.shard = ps.Shard(2, 5, ps.Source("s3a://b/k.pgn", None, None, True), None, None)
 
-    def test_rows_cast_keyed_and_numbered(self):
-        b = ps.to_staging(convert_batch(), self.cols, self.staging, self.shard, 1, 8192)
-        self.assertEqual(b.schema, self.staging)
+    def test_rows_cast(self):
+        b = ps.to_target(convert_batch(), self.cols, self.target)
+        self.assertEqual(b.schema, self.target)
         rows = b.to_pylist()
-        self.assertEqual([(r["file_index"], r["shard_index"], r["run"], r["row_index"], r["stats"]) for r in rows],
-                         [(2, 5, 1, 8192, None), (2, 5, 1, 8193, None), (2, 5, 1, 8194, None)])
-        self.assertEqual([r["c1"] for r in rows], [1, 2, 3])
-        self.assertEqual(rows[0]["c6"], [("Event", "E"), ("ply", "007")])  # a tag stays text, in order
-        self.assertEqual(rows[2]["c6"], [("Z", "z"), ("A", "a")])
-        self.assertEqual([r["c7"] for r in rows], ["*", "*", "*"])
-        self.assertEqual(rows[1]["c10"], {"ply": 3, "san": "Kx", "code": "syntax", "message": "m"})
-        self.assertEqual([r["c2"] for r in rows], [0, 90, None])
-        self.assertEqual(str(rows[2]["c5"]), "23:59:59")
-        self.assertEqual([r["c0"] for r in rows], ["f.pgn"] * 3)
+        self.assertEqual([r["game"] for r in rows], [1, 2, 3])
+        self.assertEqual(rows[0]["tags"], [("Event", "E"), ("ply", "007")])  # a tag stays text, in order
+        self.assertEqual(rows[2]["tags"], [("Z", "z"), ("A", "a")])
+        self.assertEqual([r["result"] for r in rows], ["*", "*", "*"])
+        self.assertEqual(rows[1]["error"], {"ply": 3, "san": "Kx", "code": "syntax", "message": "m"})
+        self.assertEqual([r["offset"] for r in rows], [0, 90, None])
+        self.assertEqual(str(rows[2]["utc_time"]), "23:59:59")
+        self.assertEqual([r["file"] for r in rows], ["f.pgn"] * 3)
 
     def test_a_fetched_file_s_rows_name_its_url(self):
-        b = ps.to_staging(convert_batch(), self.cols, self.staging, self.shard, 0, 0, "s3a://b/k.pgn")
-        self.assertEqual(b.column("c0").to_pylist(), ["s3a://b/k.pgn"] * 3)
+        b = ps.to_target(convert_batch(), self.cols, self.target, "s3a://b/k.pgn")
+        self.assertEqual(b.column("file").to_pylist(), ["s3a://b/k.pgn"] * 3)
 
     def test_an_integer_past_what_spark_holds_fails(self):
         big = convert_batch(game=pa.array([1, 2**63, 3], pa.uint64()))
         with self.assertRaises(pa.ArrowInvalid):
-            ps.to_staging(big, self.cols, self.staging, self.shard, 0, 0)
+            ps.to_target(big, self.cols, self.target)
+
+    def test_a_batch_is_one_keyed_row_of_its_bytes(self):
+        b = ps.to_target(convert_batch(), self.cols, self.target)
+        [row] = ps.to_staging(b, self.shard, 1, 8192)
+        self.assertEqual(row.schema, ps.staging_schema())
+        [r] = row.to_pylist()
+        self.assertEqual((r["file_index"], r["shard_index"], r["run"], r["row_index"], r["stats"]), (2, 5, 1, 8192, None))
+        self.assertTrue(ps.from_staging(row.column("data")[0].as_buffer()).equals(b))
+
+    def test_a_large_batch_is_cut_into_rows_numbered_in_order(self):
+        b = ps.to_target(convert_batch(), self.cols, self.target)
+        big = pa.Table.from_batches([b] * 2000).combine_chunks().to_batches()[0]  # 6,000 rows
+        old, ps.STAGED_BYTES = ps.STAGED_BYTES, big.get_total_buffer_size() // 5
+        try:
+            rows = ps.to_staging(big, self.shard, 0, 100)
+        finally:
+            ps.STAGED_BYTES = old
+        self.assertGreaterEqual(len(rows), 5)
+        firsts = [r.column("row_index")[0].as_py() for r in rows]
+        batches = [ps.from_staging(r.column("data")[0].as_buffer()) for r in rows]
+        self.assertEqual(firsts, [100 + sum(x.num_rows for x in batches[:i]) for i in range(len(batches))])
+        self.assertTrue(pa.Table.from_batches(batches).equals(pa.Table.from_batches([big])))
 
     def test_the_statistics_row(self):
-        b = ps.stats_batch(self.staging, self.shard, 3, {"exit": 0})
+        b = ps.stats_batch(self.shard, 3, {"exit": 0})
         [row] = b.to_pylist()
         self.assertEqual((row["file_index"], row["shard_index"], row["run"], row["row_index"]), (2, 5, 3, -1))
         self.assertEqual(json.loads(row["stats"]), {"exit": 0})
-        self.assertTrue(all(row[f"c{i}"] is None for i in range(len(self.cols.names))))
+        self.assertIsNone(row["data"])
+
+
+class Parts(unittest.TestCase):
+    """The job's own Parquet files: renumbered, one per run, in record order."""
+
+    def setUp(self):
+        import pyarrow.parquet as pq  # noqa: F401 - the tests read the files back
+
+        self.cols = ps.Columns.from_schema(CONVERT)
+        self.target = self.cols.target()
+        self.output = self.cols.output()
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.batch = ps.to_target(convert_batch(), self.cols, self.target)
+
+    def read(self, name):
+        import pyarrow.parquet as pq
+
+        return pq.read_table(os.path.join(self.dir, name))
+
+    def test_records_games_and_files(self):
+        shifts = {7: ps.Shift(games=10, lines=0, rows=0), 8: ps.Shift(games=20, lines=0, rows=6)}
+        parts = ps.Parts(self.dir, self.cols, shifts, self.output)
+        parts.add(7, 0, self.batch)
+        parts.add(7, 3, self.batch)
+        parts.add(9, 0, self.batch)  # a run the walk did not keep
+        parts.add(8, 0, self.batch)
+        parts.close()
+        self.assertEqual(parts.done, [("part-00000000000000000001.parquet", 1, 6),
+                                      ("part-00000000000000000007.parquet", 7, 3)])
+        self.assertEqual(sorted(os.listdir(self.dir)), [n for n, _, _ in parts.done])  # no temporary left
+        one = self.read(parts.done[0][0])
+        self.assertEqual(one.schema, self.output)
+        self.assertEqual(one.column("record").to_pylist(), [1, 2, 3, 4, 5, 6])
+        self.assertEqual(one.column("game").to_pylist(), [11, 12, 13, 11, 12, 13])
+        two = self.read(parts.done[1][0])
+        self.assertEqual(two.column("record").to_pylist(), [7, 8, 9])
+        self.assertEqual(two.column("game").to_pylist(), [21, 22, 23])
+        self.assertEqual(two.column("uci").to_pylist(), [["e2e4", "e7e5"], None, []])
+        self.assertIsNone(ps.check_parts(parts.done, 9))
+        import pyarrow.parquet as pq
+
+        group = pq.read_metadata(os.path.join(self.dir, parts.done[0][0])).row_group(0)
+        stats = {group.column(i).path_in_schema: group.column(i).is_stats_set for i in range(group.num_columns)}
+        self.assertEqual([p for p, kept in stats.items() if not kept], ["uci.list.element"])  # as pgnkit's own
+        self.assertTrue(stats["tags.key_value.key"] and stats["error.code"] and stats["record"])
+
+    def test_one_file_takes_the_runs_that_follow_on(self):
+        shifts = {1: ps.Shift(0, 0, 0), 2: ps.Shift(3, 0, 3), 3: ps.Shift(9, 0, 9)}
+        parts = ps.Parts(self.dir, self.cols, shifts, self.output, one_file=True)
+        for k in (1, 2, 3):  # run 3 begins at record 10: records 7..9 are not here
+            parts.add(k, 0, self.batch)
+        parts.close()
+        self.assertEqual([(f, n) for _, f, n in parts.done], [(1, 6), (10, 3)])
+        self.assertEqual(self.read(parts.done[0][0]).column("game").to_pylist(), [1, 2, 3, 4, 5, 6])
+
+    def test_rows_out_of_order_are_an_error(self):
+        parts = ps.Parts(self.dir, self.cols, {1: ps.Shift(0, 0, 0)}, self.output)
+        parts.add(1, 0, self.batch)
+        with self.assertRaisesRegex(ps.JobError, "out of order"):
+            parts.add(1, 5, self.batch)
+        parts.abandon()
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_a_game_number_past_what_spark_holds_fails(self):
+        parts = ps.Parts(self.dir, self.cols, {1: ps.Shift(2**63 - 2, 0, 0)}, self.output)
+        with self.assertRaises(pa.ArrowInvalid):
+            parts.add(1, 0, self.batch)
+
+    def test_the_files_must_hold_every_record_once(self):
+        name = "part-{:020d}.parquet".format
+        self.assertIsNone(ps.check_parts([(name(4), 4, 2), (name(1), 1, 3)], 5))
+        self.assertIsNone(ps.check_parts([], 0))
+        for parts, rows, message in [
+            ([(name(1), 1, 3)], 5, "hold 3 records, the shards 5"),
+            ([(name(1), 1, 3), (name(3), 3, 3)], 5, "records 3..5, record 4 was next"),
+            ([(name(2), 2, 4)], 5, "record 1 was next"),
+            ([(name(1), 1, 3), (name(5), 4, 2)], 5, "record 4 was next"),
+            ([(name(1), 1, 0)], 0, "record 1 was next"),
+        ]:
+            with self.subTest(parts=parts):
+                self.assertRegex(ps.check_parts(parts, rows) or "", message)
+
+    def test_a_job_without_rows_writes_the_schema(self):
+        name, first, n = ps.write_empty(self.dir, self.output)
+        t = self.read(name)
+        self.assertEqual((t.num_rows, t.schema), (0, self.output))
 
 
 class ShardRuns(unittest.TestCase):
@@ -581,17 +691,40 @@ class ShardRuns(unittest.TestCase):
 
     SHARD = ps.Shard(0, 0, ps.Source("f.pgn", "f.pgn", 500, False), None, None)
 
-    def run_shard(self, exe):
+    def run_shard(self, exe, spool=None):
         cols = ps.Columns.from_schema(CONVERT)
-        *batches, note = ps.Runner(exe, "convert", (), 1).run_shard(self.SHARD, cols)
+        *batches, note = ps.Runner(exe, "convert", (), 1).run_shard(self.SHARD, cols, spool=spool)
         return batches, json.loads(note.column("stats")[0].as_py())
 
     def test_a_good_stream(self):
         stream = stream_of(convert_batch(), convert_batch())
         batches, note = self.run_shard(arrow_binary(self, stream, shard_stats(6)))
         self.assertEqual((note["exit"], note["rows"], note["stderr"]), (0, 6, "pgnkit: a warning\n"))
-        self.assertEqual([r for b in batches for r in b.column("row_index").to_pylist()], list(range(6)))
+        self.assertEqual([r for b in batches for r in b.column("row_index").to_pylist()], [0, 3])
+        got = pa.Table.from_batches([ps.from_staging(b.column("data")[0].as_buffer()) for b in batches])
+        self.assertEqual(got.column("game").to_pylist(), [1, 2, 3, 1, 2, 3])
         self.assertEqual(note["shard"], {"file": "f.pgn", "range": None})
+
+    def test_a_good_stream_spooled(self):
+        spool = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, spool)
+        stream = stream_of(convert_batch(), convert_batch())
+        batches, note = self.run_shard(arrow_binary(self, stream, shard_stats(6)), spool)
+        self.assertEqual((batches, note["exit"], note["rows"]), ([], 0, 6))
+        self.assertEqual(os.listdir(spool), [note["spooled"]])
+        with pa.memory_map(os.path.join(spool, note["spooled"])) as f:
+            got = ipc.open_stream(f).read_all()
+        self.assertEqual(got.schema, ps.Columns.from_schema(CONVERT).target())
+        self.assertEqual(got.column("game").to_pylist(), [1, 2, 3, 1, 2, 3])
+
+    def test_a_failed_shard_leaves_nothing_spooled(self):
+        spool = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, spool)
+        stream = stream_of(convert_batch(), convert_batch())
+        _, note = self.run_shard(arrow_binary(self, stream, shard_stats(5)), spool)
+        self.assertEqual(note["exit"], 2)
+        self.assertNotIn("spooled", note)
+        self.assertEqual(os.listdir(spool), [])
 
     def test_a_row_count_that_is_not_the_statistics_one_fails(self):
         _, note = self.run_shard(arrow_binary(self, stream_of(convert_batch()), shard_stats(4)))
