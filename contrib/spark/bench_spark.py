@@ -5,14 +5,15 @@ with PYSPARK_PYTHON set to it too:
 
     PYSPARK_PYTHON=$VENV/bin/python $VENV/bin/python contrib/spark/bench_spark.py \\
         --pgnkit target/release/pgnkit --input slice.pgn [--threads 2] [--rounds 3] \\
-        [--shard-bytes 4M] [--task-cpus 1] [--fixed] [validate annotate-outcome convert]
+        [--shard-bytes 4M] [--task-cpus 1] [--fixed] [--spark-writer] [validate annotate-outcome convert]
 
 pgnkit is timed twice: writing the job's product, `-f parquet -o FILE`
 (`--to parquet` for convert), and writing CSV to /dev/null, the baseline of
 the earlier figures. The Spark time is one run_job in a session already
 started (the JVM's start, about as long again, is paid once per
 spark-submit); it writes Parquet into a local directory, so the tasks
-write it with pyarrow. With --fixed, the fixed cost of the shards is
+write it with pyarrow (with --spark-writer, Spark's writer, as for an
+output directory on HDFS or a store). With --fixed, the fixed cost of the shards is
 measured too: a Spark job of as many empty tasks, and the whole job on as
 many shards of 4 KiB of newlines (no games).
 """
@@ -49,6 +50,7 @@ def main():
     a.add_argument("--rounds", type=int, default=3)
     a.add_argument("--shard-bytes", type=ps.parse_size, default=4 << 20)
     a.add_argument("--fixed", action="store_true")
+    a.add_argument("--spark-writer", action="store_true", help="Spark's Parquet writer, as for a remote OUT")
     a.add_argument("subcommands", nargs="*", default=["validate", "annotate-outcome", "convert"])
     args = a.parse_args()
 
@@ -71,7 +73,7 @@ def main():
     try:
         for sub in args.subcommands:
             job = ps.Job(inputs=[args.input], subcommand=sub, flags=[], out=out, pgnkit=args.pgnkit,
-                         shard_bytes=args.shard_bytes)
+                         shard_bytes=args.shard_bytes, spark_writer=args.spark_writer)
             ps.run_job(spark, job, log=open(os.devnull, "w"))  # warm up: Python workers, code
             direct, csv, spark_s = [], [], []
             base = [args.pgnkit, sub, "-q", "-j", str(args.threads)]

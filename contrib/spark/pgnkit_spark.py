@@ -23,8 +23,8 @@ SUBCOMMAND is `validate`, `annotate-outcome` or `convert`. The job
    count is not its --stats' fails the shard. The batches wait for the
    walk: with a local DIR, spooled as Arrow IPC files in a new directory
    `DIR/.parquet-*` (the driver and the executors must share DIR, as Spark's
-   own writer needs); otherwise cached by Spark, a row per batch of its
-   Arrow IPC bytes. Only the statistics come back to the driver;
+   own writer needs); otherwise cached by Spark on disk, a row per batch of
+   its Arrow IPC bytes. Only the statistics come back to the driver;
 4. walks each file's shards on the driver from those statistics, per the
    merge contract of the README ("Beyond one machine"), and reruns on the
    executors, from where the previous shard's last game ended, every shard
@@ -1369,10 +1369,12 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
     spool = None if job.spark_writer or is_remote(job.out) else make_spool(job.out)
 
     def stage(items: list[Shard], run: int) -> dict[tuple[int, int], dict]:
-        """Runs `items`, one task each, keeping their batches where they ran
-        (cached as staging rows, spilled to disk when memory is short: a
-        lost block is computed again, which reruns that shard's pgnkit and
-        gives the same rows); returns their statistics."""
+        """Runs `items`, one task each, keeping their batches: spooled into
+        `spool`, or where they ran, cached as staging rows on disk (in
+        memory they took the heap Spark's Parquet writer needs: convert on
+        pgnmentor ran out of 1 GiB); a lost block is computed again, which
+        reruns that shard's pgnkit and gives the same rows. Returns their
+        statistics."""
 
         if spool is not None:
             # Only the statistics come back: plain tuples, no DataFrame.
@@ -1390,7 +1392,7 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
                     yield from runner.run_shard(items[i], columns, run, target)
 
         index = spark.createDataFrame(sc.parallelize([(i,) for i in range(len(items))], len(items)), "i int")
-        df = index.mapInArrow(task, staging).persist(StorageLevel.MEMORY_AND_DISK)
+        df = index.mapInArrow(task, staging).persist(StorageLevel.DISK_ONLY)
         staged.append(df)
         # Uncompressed: the batches are read once, and compressing them
         # again cost more than it saved.
