@@ -37,9 +37,11 @@ SUBCOMMAND is `validate`, `annotate-outcome` or `convert`. The job
    one per kept shard run, named by its first record (`part-<20
    digits>.parquet`; the driver writes a few MB itself, in one file); the
    driver checks that they hold records 1..n, each once (their footers'
-   row counts), and only then replaces DIR/parquet, so a failed job leaves
-   the old one as it was. Otherwise Spark's writer writes them (mode
-   overwrite, zstd), sorting by `record` after a rerun.
+   row counts), and only then replaces DIR/parquet (the old one moved
+   aside, then removed), so a failed job leaves the old one as it was; a
+   local DIR is held by the job (flock), and a `file:` URL is decoded as an
+   INPUT is. Otherwise Spark's writer writes them (mode overwrite, zstd),
+   sorting by `record` after a rerun.
 
 The exit status is pgnkit's: 0, 1 when a shard the merge kept found problems,
 2 when a shard could not do the job (then nothing is written but
@@ -79,6 +81,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator
 from urllib.parse import unquote_to_bytes, urlparse, urlsplit
@@ -750,7 +753,8 @@ class Parts:
         if batch.num_rows == 0:
             return
         if self.first + self.rows != shift.rows + row_index + 1:
-            raise JobError(f"run {key}: its rows came out of order (row {row_index} after {self.rows})")
+            raise JobError(f"run {key}: its rows came out of order (its row {row_index} came after record "
+                           f"{self.first + self.rows - 1})")
         self.pending.append(batch)
         self.rows += batch.num_rows
         if sum(b.num_rows for b in self.pending) >= self.ROW_GROUP:
@@ -764,7 +768,7 @@ class Parts:
             return
         if self.writer is None:
             self.name = f"part-{self.first:020d}.parquet"
-            self.tmp = os.path.join(self.directory, f".{self.name}.{os.getpid()}-{time.monotonic_ns()}")
+            self.tmp = os.path.join(self.directory, f".{self.name}.{uuid.uuid4().hex}")
             self.writer = pq.ParquetWriter(self.tmp, self.output, compression="zstd",
                                            write_statistics=statistics_paths(self.output))
         self.writer.write_table(pa.Table.from_batches(self.pending, self.output), row_group_size=self.ROW_GROUP)
@@ -828,6 +832,15 @@ def check_parts(parts: list[tuple[str, int, int]], rows: int) -> str | None:
 
 class ShardOutputError(Exception):
     """A shard's Arrow stream is not what the schema says (exit 2)."""
+
+
+class SpoolError(ShardOutputError):
+    """A shard's batches could not be spooled into OUT (exit 2)."""
+
+    def __init__(self, spool: str, error: Exception):
+        super().__init__(f"the shard's batches could not be written into {spool}: "
+                         f"{getattr(error, 'strerror', None) or error} (OUT must be a directory every executor "
+                         "can write, shared with the driver)")
 
 
 # ---------------------------------------------------------- on the executors
@@ -932,7 +945,7 @@ class Runner:
         spooled = writer = None
         if spool is not None:
             spooled = f"staged-f{shard.file_index}-s{shard.shard_index}-r{run}.arrow"
-            spooling = os.path.join(spool, f".{spooled}.{os.getpid()}-{time.monotonic_ns()}")
+            spooling = os.path.join(spool, f".{spooled}.{uuid.uuid4().hex}")
         try:
             try:
                 cmd = self.command(shard, stats)
@@ -955,9 +968,12 @@ class Runner:
                             if spool is None:
                                 yield from to_staging(batch, shard, run, note["rows"])
                             else:
-                                if writer is None:
-                                    writer = ipc.new_stream(spooling, target)
-                                writer.write_batch(batch)
+                                try:
+                                    if writer is None:
+                                        writer = ipc.new_stream(spooling, target)
+                                    writer.write_batch(batch)
+                                except (pa.ArrowException, OSError) as e:
+                                    raise SpoolError(spool, e) from None
                             note["rows"] += batch.num_rows
                 except (pa.ArrowException, OSError, ShardOutputError) as e:  # ArrowIOError is an OSError
                     problem = f"pgnkit_spark: {e}" if isinstance(e, ShardOutputError) else \
@@ -993,11 +1009,16 @@ class Runner:
                 note["exit"] = 2
                 note["stderr"] += problem + "\n"
             if writer is not None:
-                writer.close()
-                writer = None
-                if note["exit"] in (0, 1):
-                    os.replace(spooling, os.path.join(spool, spooled))
-                    note["spooled"] = spooled
+                try:
+                    writer.close()
+                    writer = None
+                    if note["exit"] in (0, 1):
+                        os.replace(spooling, os.path.join(spool, spooled))
+                        note["spooled"] = spooled
+                except (pa.ArrowException, OSError) as e:
+                    writer = None
+                    note["exit"] = 2
+                    note["stderr"] += f"pgnkit_spark: {SpoolError(spool, e)}\n"
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
             if writer is not None:
@@ -1212,7 +1233,7 @@ def staged_rows(batches) -> Iterator[tuple[int, int, object]]:
         yield from zip(b.column(0).to_pylist(), b.column(1).to_pylist(), (v.as_buffer() for v in b.column(2)))
 
 
-def spark_writes(spark, job: Job, result: Result, rows, columns: Columns, shifts: dict[int, Shift], declared,
+def spark_writes(spark, out: str, result: Result, rows, columns: Columns, shifts: dict[int, Shift], declared,
                  output, reruns: bool) -> None:
     """The Parquet written by Spark's writer (an output directory Hadoop
     opens: HDFS, a store): the batches renumbered on the executors, handed
@@ -1229,38 +1250,98 @@ def spark_writes(spark, job: Job, result: Result, rows, columns: Columns, shifts
         merged = merged.orderBy("record")
         result.sorted = True
     with session_conf(spark, ARROW_BATCH, "1"):
-        merged.write.mode("overwrite").option("compression", "zstd").parquet(out_url(job.out, "parquet"))
+        merged.write.mode("overwrite").option("compression", "zstd").parquet(out_url(out, "parquet"))
 
 
-def make_spool(out: str) -> str:
-    """A new directory beside OUT/parquet (created with OUT if need be),
-    with the permissions of one Spark's writer makes, not mkdtemp's 0700:
-    the shards' batches are spooled there, the tasks write the Parquet files
+def umask() -> int:
+    """The process's umask, read without changing it (where Linux says it)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return mask
+
+
+def make_spool(directory: str) -> str:
+    """A new directory in OUT (`directory`, a local path), with the
+    permissions of one Spark's writer makes, not mkdtemp's 0700: the
+    shards' batches are spooled there, the tasks write the Parquet files
     there, and it becomes OUT/parquet when they are checked."""
-    directory = os.path.abspath(local_path(out))
-    os.makedirs(directory, exist_ok=True)
-    spool = tempfile.mkdtemp(prefix=".parquet-", dir=directory)
-    umask = os.umask(0o22)
-    os.umask(umask)
-    os.chmod(spool, 0o777 & ~umask)
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        raise JobError(f"{directory}: OUT is not a directory")
+    try:
+        os.makedirs(directory, exist_ok=True)
+        spool = tempfile.mkdtemp(prefix=".parquet-", dir=directory)
+        os.chmod(spool, 0o777 & ~umask())
+    except OSError as e:
+        raise JobError(f"{directory}: OUT cannot be written: {e.strerror or e}") from None
     return spool
 
 
-def own_writes(spark, job: Job, result: Result, spool: str, runs: list[tuple[int, str]], columns: Columns,
-               shifts: dict[int, Shift], output) -> None:
+@contextlib.contextmanager
+def out_lock(directory: str):
+    """OUT held for this job: a second job writing the same OUT at once
+    would swap its Parquet under this one's, and delete its failed/."""
+    import fcntl
+
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise JobError(f"{directory}: another job is writing this OUT") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def swap_in(spool: str, final: str) -> str | None:
+    """Puts the directory `spool` in `final`'s place, the old `final` (if
+    any) moved aside first and only then removed, so that a failure leaves
+    either the old output or the new one, never neither. Returns a warning
+    when the old one could not be removed."""
+    old = None
+    if os.path.lexists(final):
+        old = tempfile.mkdtemp(prefix=".parquet-old-", dir=os.path.dirname(final))
+        os.rmdir(old)
+        os.rename(final, old)
+    try:
+        os.rename(spool, final)
+    except OSError:
+        if old is not None:
+            os.rename(old, final)
+        raise
+    if old is not None:
+        try:
+            if os.path.isdir(old) and not os.path.islink(old):
+                shutil.rmtree(old)
+            else:
+                os.remove(old)
+        except OSError as e:
+            return f"the previous Parquet could not be removed, it is in {old}: {e.strerror or e}"
+    return None
+
+
+def own_writes(spark, result: Result, spool: str, runs: list[tuple[int, str]], columns: Columns,
+               shifts: dict[int, Shift], output, log=sys.stderr) -> None:
     """The Parquet written by the tasks themselves, with pyarrow, into a
     local directory (or one of a file system the driver and the executors
     share): one task per accepted run with rows (`runs`: its key and its
     spooled file) writes its file (`Parts`) into `spool`; the driver checks
-    that the files hold records 1..n, each once, in name order (their
-    footers' row counts, not the tasks' word), then puts `spool` in
-    OUT/parquet's place. Nothing is deleted before that: a failed job
-    leaves the old OUT/parquet as it was."""
+    that the files hold records 1..n, each once (their footers' row counts,
+    not the tasks' word), then puts `spool` in OUT/parquet's place
+    (`swap_in`). Nothing is deleted before that: a failed job leaves the old
+    OUT/parquet as it was. What stops a task comes back as text, to be the
+    job's JobError (Spark's own message would say only that a Python worker
+    failed)."""
     import pyarrow as pa
     import pyarrow.ipc as ipc
     import pyarrow.parquet as pq
-
-    done_schema = pa.schema([("name", pa.string()), ("first", pa.int64()), ("rows", pa.int64())])
 
     def write(todo, one_file=False):
         parts = Parts(spool, columns, shifts, output, one_file)
@@ -1277,15 +1358,25 @@ def own_writes(spark, job: Job, result: Result, spool: str, runs: list[tuple[int
             raise
         return parts.done
 
+    def task(todo, one_file=False):
+        try:
+            return [(None, *d) for d in write(list(todo), one_file)]
+        except (JobError, pa.ArrowException, OSError) as e:
+            return [(f"{type(e).__name__}: {e}", "", 0, 0)]
+
     for _, name in runs:
         if not os.path.isfile(os.path.join(spool, name)):
             raise JobError(f"{os.path.join(spool, name)}: a task spooled it, the driver does not see it (a local "
                            "OUT must be a directory the driver and every executor share)")
     spooled = sum(os.path.getsize(os.path.join(spool, name)) for _, name in runs)
     if spooled <= DRIVER_WRITES:
-        parts = write(runs, one_file=True)  # a Spark job would cost more than the writing
+        done = task(runs, one_file=True)  # a Spark job would cost more than the writing
     else:
-        parts = spark.sparkContext.parallelize(runs, len(runs)).mapPartitions(write).collect()
+        done = spark.sparkContext.parallelize(runs, len(runs)).mapPartitions(task).collect()
+    for error, *_ in done:
+        if error is not None:
+            raise JobError(f"writing the Parquet: {error}")
+    parts = [tuple(d[1:]) for d in done]
     if not parts and result.rows == 0:
         parts = [write_empty(spool, output)]
     for name, first, n in parts:
@@ -1304,16 +1395,39 @@ def own_writes(spark, job: Job, result: Result, spool: str, runs: list[tuple[int
         if name not in keep:
             os.remove(os.path.join(spool, name))  # the spooled batches, a failed attempt's leftovers
     open(os.path.join(spool, "_SUCCESS"), "wb").close()
-    final = os.path.join(os.path.dirname(spool), "parquet")
-    if os.path.isdir(final) and not os.path.islink(final):
-        shutil.rmtree(final)
-    elif os.path.lexists(final):
-        os.remove(final)
-    os.rename(spool, final)
+    warning = swap_in(spool, os.path.join(os.path.dirname(spool), "parquet"))
+    if warning is not None:
+        print(f"pgnkit_spark: warning: {warning}", file=log)
 
 
 def run_job(spark, job: Job, log=sys.stderr) -> Result:
-    """Runs the whole job in `spark`; returns the exit status and counts."""
+    """Runs the whole job in `spark`; returns the exit status and counts.
+    A local OUT (a `file:` URL decoded, as an INPUT is) is made if need be
+    (and removed again if the job leaves it empty), and held for the job."""
+    if is_remote(job.out):
+        return run_in(spark, job, job.out, log)
+    out = os.path.abspath(local_path(job.out))
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise JobError(f"{out}: OUT is not a directory")
+    made = not os.path.lexists(out)
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as e:
+        raise JobError(f"{out}: OUT cannot be made: {e.strerror or e}") from None
+    try:
+        with out_lock(out):
+            return run_in(spark, job, out, log)
+    finally:
+        if made:
+            try:
+                os.rmdir(out)  # only if the job left it empty
+            except OSError:
+                pass
+
+
+def run_in(spark, job: Job, out: str, log) -> Result:
+    """The job, writing into `out`: a remote URL, or a local directory that
+    exists."""
     import pyarrow as pa
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
@@ -1361,12 +1475,12 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
     target = pa.schema(list(output)[1:])
     shards = plan(sources, job.shard_bytes)
     # The stderr of this run's failed shards, and no older run's.
-    delete_path(spark, out_url(job.out, "failed"))
+    delete_path(spark, out_url(out, "failed"))
 
     staged = []  # the DataFrames of every round, cached on the executors
     # A local OUT: the shards spool their batches into a directory there, and
     # the tasks write the Parquet; otherwise Spark keeps them and writes it.
-    spool = None if job.spark_writer or is_remote(job.out) else make_spool(job.out)
+    spool = None if job.spark_writer or is_remote(out) else make_spool(out)
 
     def stage(items: list[Shard], run: int) -> dict[tuple[int, int], dict]:
         """Runs `items`, one task each, keeping their batches: spooled into
@@ -1420,8 +1534,8 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
                 saved = None
                 if key is not None:
                     name = f"failed/file{key[0]}-shard{key[1]}.stderr"
-                    write_text(spark, out_url(job.out, name), n["stderr"])
-                    saved = out_shown(job.out, name)
+                    write_text(spark, out_url(out, name), n["stderr"])
+                    saved = out_shown(out, name)
                 print(failure_message(where, n.get("exit"), n["stderr"], saved), file=log)
             if failed:
                 result.status = 2
@@ -1471,7 +1585,7 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
             # Spark's own key: Spark reads the files with the types it declared
             # (without it, it takes pyarrow's `time64[us]` for a `time(9)`).
             own = output.with_metadata({SPARK_SCHEMA: declared.json()})
-            own_writes(spark, job, result, spool, runs, columns, shifts, own)
+            own_writes(spark, result, spool, runs, columns, shifts, own, log)
         else:
             key = F.col("file_index").cast("long") * RUN_KEY[0] + F.col("shard_index").cast("long") * RUN_KEY[1] + \
                 F.col("run").cast("long")
@@ -1482,13 +1596,16 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
             # in order, each a run's batches in order, reruns after them.
             rows = rows.where((F.col("row_index") >= 0) & key.isin(list(shifts))).select(
                 key.alias("key"), "row_index", "data")
-            spark_writes(spark, job, result, rows, columns, shifts, declared, output, reruns=len(staged) > 1)
+            spark_writes(spark, out, result, rows, columns, shifts, declared, output, reruns=len(staged) > 1)
         lap("parquet")
     finally:
         for df in staged:
             df.unpersist()
-        if spool is not None:
+        if spool is not None and os.path.lexists(spool):
             shutil.rmtree(spool, ignore_errors=True)
+            if os.path.lexists(spool):
+                print(f"pgnkit_spark: warning: {spool} could not be removed (a task still writing there?); "
+                      "delete it", file=log)
     return result
 
 

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 import traceback
+import urllib.parse
 from dataclasses import replace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -146,7 +147,7 @@ def as_spark_holds(table, columns):
 
 def job_table(out):
     """The job's Parquet, its files read in name order (as written)."""
-    files = sorted(glob.glob(os.path.join(out, "parquet", "part-*.parquet")))
+    files = sorted(glob.glob(os.path.join(glob.escape(out), "parquet", "part-*.parquet")))
     return pa.concat_tables([pq.read_table(f) for f in files]) if files else None
 
 
@@ -226,6 +227,11 @@ def compare(check, spark, pgnkit, work, name, inputs, shard_bytes, expect_reruns
         got = check_job(check, label, result, status, out, columns_of(pgnkit, sub), direct)
         if got is not None:
             spark_reads(check, spark, label, out, columns_of(pgnkit, sub), got.num_rows)
+        files = len(glob.glob(os.path.join(out, "parquet", "part-*.parquet")))
+        if not writer and (name == "fixtures" or sub == "validate"):
+            check(f"{label}: a few rows, one file the driver wrote", files == 1, f"({files} files)")
+        if not writer and name == "slice" and sub == "convert":
+            check(f"{label}: a file per shard, the tasks wrote them", files == result.shards, f"({files} files)")
         if expect_reruns:
             # Spark's writer sorts the rows a rerun put out of order; the
             # job's own files are named by their first record instead.
@@ -299,6 +305,20 @@ def literal_path(check, spark, pgnkit, work):
         except Exception as e:  # noqa: BLE001 - a failure of this test
             check(label, False, repr(e)[:300])
         shutil.rmtree(out, ignore_errors=True)
+    # OUT as a file: URL is decoded as an INPUT is: its Parquet and its
+    # failed/ go to the directory it names.
+    named = os.path.join(work, "out [1] 100%")
+    url = "file://" + urllib.parse.quote(named)
+    job = ps.Job(inputs=[os.path.join(d, "x[1].pgn")], subcommand="validate", flags=[], out=url, pgnkit=pgnkit)
+    try:
+        result = ps.run_job(spark, job, log=open(os.devnull, "w"))
+        check_job(check, "OUT as a file: URL, decoded", result, status, named, columns, direct)
+        check("OUT as a file: URL: nothing where the URL's text would name",
+              not [n for n in os.listdir(work) if "%20" in n or "%5B" in n or "%25" in n],
+              str(sorted(os.listdir(work))))
+    except Exception as e:  # noqa: BLE001 - a failure of this test
+        check("OUT as a file: URL, decoded", False, repr(e)[:300])
+    shutil.rmtree(named, ignore_errors=True)
 
 
 def untrusted_shards(check, spark, pgnkit, work):

@@ -602,8 +602,6 @@ class Parts(unittest.TestCase):
     """The job's own Parquet files: renumbered, one per run, in record order."""
 
     def setUp(self):
-        import pyarrow.parquet as pq  # noqa: F401 - the tests read the files back
-
         self.cols = ps.Columns.from_schema(CONVERT)
         self.target = self.cols.target()
         self.output = self.cols.output()
@@ -685,6 +683,146 @@ class Parts(unittest.TestCase):
         self.assertEqual((t.num_rows, t.schema), (0, self.output))
 
 
+class StubContext:
+    """What own_writes asks of a SparkContext, run here: parallelize,
+    mapPartitions, collect."""
+
+    def __init__(self):
+        self.sparkContext = self
+        self.jobs = 0
+
+    def parallelize(self, items, slices):
+        self.items, self.slices = list(items), slices
+        return self
+
+    def mapPartitions(self, f):
+        self.f = f
+        return self
+
+    def collect(self):
+        self.jobs += 1
+        return [r for item in self.items for r in self.f(iter([item]))]
+
+
+class OwnWrites(unittest.TestCase):
+    """The driver's side of the job's own Parquet: tasks' failures said,
+    the old output kept until the new one is complete."""
+
+    def setUp(self):
+        self.cols = ps.Columns.from_schema(CONVERT)
+        self.output = self.cols.output()
+        self.out = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.out)
+        self.spool = ps.make_spool(self.out)
+        batch = ps.to_target(convert_batch(), self.cols, self.cols.target())
+        self.runs = []
+        for k in (1, 2):
+            name = f"staged-{k}.arrow"
+            with ipc.new_stream(os.path.join(self.spool, name), batch.schema) as w:
+                w.write_batch(batch)
+            self.runs.append((k, name))
+        self.shifts = {1: ps.Shift(0, 0, 0), 2: ps.Shift(3, 0, 3)}
+        old = os.path.join(self.out, "parquet")
+        os.mkdir(old)
+        with open(os.path.join(old, "part-old.parquet"), "w") as f:
+            f.write("the run before")
+
+    def old_is_kept(self):
+        self.assertEqual(os.listdir(os.path.join(self.out, "parquet")), ["part-old.parquet"])
+
+    def test_tasks_write_a_file_per_run_and_it_replaces_the_old_output(self):
+        spark, old = StubContext(), ps.DRIVER_WRITES
+        ps.DRIVER_WRITES = 0
+        try:
+            ps.own_writes(spark, ps.Result(0, rows=6), self.spool, self.runs, self.cols, self.shifts, self.output)
+        finally:
+            ps.DRIVER_WRITES = old
+        self.assertEqual(spark.jobs, 1)
+        self.assertEqual(sorted(os.listdir(self.out)), ["parquet"])  # the spool became it, the old one is gone
+        self.assertEqual(sorted(os.listdir(os.path.join(self.out, "parquet"))),
+                         ["_SUCCESS", "part-00000000000000000001.parquet", "part-00000000000000000004.parquet"])
+
+    def test_the_driver_writes_a_little_itself_in_one_file(self):
+        spark = StubContext()
+        ps.own_writes(spark, ps.Result(0, rows=6), self.spool, self.runs, self.cols, self.shifts, self.output)
+        self.assertEqual(spark.jobs, 0)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.out, "parquet"))),
+                         ["_SUCCESS", "part-00000000000000000001.parquet"])
+
+    def test_a_task_s_failure_is_said_and_the_old_output_kept(self):
+        spark, old = StubContext(), ps.DRIVER_WRITES
+        ps.DRIVER_WRITES = 0
+        shifts = {1: ps.Shift(0, 0, 0), 2: ps.Shift(2**63 - 2, 0, 3)}  # game numbers past Spark's
+        try:
+            with self.assertRaisesRegex(ps.JobError, "writing the Parquet: ArrowInvalid: .*overflow"):
+                ps.own_writes(spark, ps.Result(0, rows=6), self.spool, self.runs, self.cols, shifts, self.output)
+        finally:
+            ps.DRIVER_WRITES = old
+        self.old_is_kept()
+
+    def test_files_that_do_not_hold_the_rows_are_refused(self):
+        with self.assertRaisesRegex(ps.JobError, "hold 6 records, the shards 7"):
+            ps.own_writes(StubContext(), ps.Result(0, rows=7), self.spool, self.runs, self.cols, self.shifts,
+                          self.output)
+        self.old_is_kept()
+
+    def test_a_spooled_file_the_driver_cannot_see(self):
+        os.remove(os.path.join(self.spool, "staged-2.arrow"))
+        with self.assertRaisesRegex(ps.JobError, "the driver does not see it .*share"):
+            ps.own_writes(StubContext(), ps.Result(0, rows=6), self.spool, self.runs, self.cols, self.shifts,
+                          self.output)
+        self.old_is_kept()
+
+    def test_a_failed_swap_puts_the_old_output_back(self):
+        final = os.path.join(self.out, "parquet")
+        real, calls = os.rename, []
+
+        def rename(a, b):
+            calls.append((a, b))
+            if a == self.spool:
+                raise OSError(16, "Device or resource busy")
+            return real(a, b)
+
+        ps.os.rename = rename
+        try:
+            with self.assertRaises(OSError):
+                ps.swap_in(self.spool, final)
+        finally:
+            ps.os.rename = real
+        self.assertEqual(len(calls), 3)  # aside, the failed swap, back
+        self.old_is_kept()
+        self.assertEqual(sorted(n for n in os.listdir(self.out) if n.startswith(".parquet-old")), [])
+
+    def test_an_old_output_that_cannot_be_removed_is_a_warning(self):
+        real = shutil.rmtree
+
+        def rmtree(path, *a, **k):
+            raise OSError(13, "Permission denied")
+
+        ps.shutil.rmtree = rmtree
+        try:
+            warning = ps.swap_in(self.spool, os.path.join(self.out, "parquet"))
+        finally:
+            ps.shutil.rmtree = real
+        self.assertRegex(warning or "", r"could not be removed, it is in .*\.parquet-old-.*Permission denied")
+        self.assertEqual(sorted(os.listdir(os.path.join(self.out, "parquet"))), ["staged-1.arrow", "staged-2.arrow"])
+
+    def test_out_that_is_a_file_or_held_by_another_job(self):
+        path = os.path.join(self.out, "a-file")
+        open(path, "w").close()
+        with self.assertRaisesRegex(ps.JobError, "a-file: OUT is not a directory"):
+            ps.make_spool(path)
+        with ps.out_lock(self.out):
+            with self.assertRaisesRegex(ps.JobError, "another job is writing this OUT"):
+                with ps.out_lock(self.out):
+                    pass
+        with ps.out_lock(self.out):  # released
+            pass
+
+    def test_spool_permissions_follow_the_umask(self):
+        self.assertEqual(os.stat(self.spool).st_mode & 0o777, 0o777 & ~ps.umask())
+
+
 class ShardRuns(unittest.TestCase):
     """What a shard's run makes of what the binary wrote: the binary's
     output is not trusted."""
@@ -716,6 +854,15 @@ class ShardRuns(unittest.TestCase):
             got = ipc.open_stream(f).read_all()
         self.assertEqual(got.schema, ps.Columns.from_schema(CONVERT).target())
         self.assertEqual(got.column("game").to_pylist(), [1, 2, 3, 1, 2, 3])
+
+    def test_a_spool_that_cannot_be_written_fails_the_shard_with_the_reason(self):
+        spool = os.path.join(tempfile.mkdtemp(), "gone")
+        self.addCleanup(shutil.rmtree, os.path.dirname(spool))
+        stream = stream_of(convert_batch(), convert_batch())
+        _, note = self.run_shard(arrow_binary(self, stream, shard_stats(6)), spool)
+        self.assertEqual(note["exit"], 2)
+        self.assertIn(f"could not be written into {spool}", note["stderr"])
+        self.assertIn("OUT must be a directory every executor can write", note["stderr"])
 
     def test_a_failed_shard_leaves_nothing_spooled(self):
         spool = tempfile.mkdtemp()
