@@ -218,8 +218,15 @@ def compare(check, spark, pgnkit, work, name, inputs, shard_bytes, expect_reruns
         out = os.path.join(work, f"out-{name}-{sub}")
         job = ps.Job(inputs=inputs, subcommand=sub, flags=list(flags), out=out, pgnkit=pgnkit,
                      shard_bytes=shard_bytes, spark_writer=writer)
+        # The slice's convert goes through the tasks' writes whatever its
+        # size (a small slice would be the driver's to write).
+        tasks = not writer and name == "slice" and sub == "convert"
+        old, ps.DRIVER_WRITES = ps.DRIVER_WRITES, (0 if tasks else ps.DRIVER_WRITES)
         t = time.monotonic()
-        result = ps.run_job(spark, job, log=open(os.devnull, "w"))
+        try:
+            result = ps.run_job(spark, job, log=open(os.devnull, "w"))
+        finally:
+            ps.DRIVER_WRITES = old
         took = time.monotonic() - t
         print(f"     {label}: {result.shards} shards, {result.reruns} rerun, {result.skipped} skipped, "
               f"{result.rows} rows, {took:.1f} s ("
@@ -228,10 +235,10 @@ def compare(check, spark, pgnkit, work, name, inputs, shard_bytes, expect_reruns
         if got is not None:
             spark_reads(check, spark, label, out, columns_of(pgnkit, sub), got.num_rows)
         files = len(glob.glob(os.path.join(out, "parquet", "part-*.parquet")))
-        if not writer and (name == "fixtures" or sub == "validate"):
+        if not writer and name == "fixtures":
             check(f"{label}: a few rows, one file the driver wrote", files == 1, f"({files} files)")
-        if not writer and name == "slice" and sub == "convert":
-            check(f"{label}: a file per shard, the tasks wrote them", files == result.shards, f"({files} files)")
+        if tasks:
+            check(f"{label}: a file per run, the tasks wrote them", files > 1, f"({files} files)")
         if expect_reruns:
             # Spark's writer sorts the rows a rerun put out of order; the
             # job's own files are named by their first record instead.
