@@ -595,13 +595,11 @@ class Columns:
 
         return pa.schema([pa.field(n, arrow_target(self.type_of(i)), True) for i, n in enumerate(self.names)])
 
-    def output(self, target=None):
-        """The Arrow schema of the job's Parquet: `record`, then `target`
-        (default: `self.target()`)."""
+    def output(self):
+        """The Arrow schema of the job's Parquet: `record`, then `target()`."""
         import pyarrow as pa
 
-        target = self.target() if target is None else target
-        return pa.schema([pa.field("record", pa.int64(), True), *target])
+        return pa.schema([pa.field("record", pa.int64(), True), *self.target()])
 
     def check(self, schema) -> str | None:
         """What is wrong with the Arrow schema a shard wrote (None: nothing)."""
@@ -659,11 +657,18 @@ def to_staging(batch, shard: "Shard", run: int, first_row: int) -> list:
         sink = pa.BufferOutputStream()
         with pa.ipc.new_stream(sink, piece.schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
             writer.write_batch(piece)
-        out.append(pa.RecordBatch.from_arrays([
-            pa.array([shard.file_index], pa.int32()), pa.array([shard.shard_index], pa.int32()),
-            pa.array([run], pa.int32()), pa.array([first_row + at], pa.int64()), pa.nulls(1, pa.string()),
-            one_value(sink.getvalue())], schema=staging_schema()))
+        out.append(staging_row(shard, run, first_row + at, pa.nulls(1, pa.string()), one_value(sink.getvalue())))
     return out
+
+
+def staging_row(shard: "Shard", run: int, row_index: int, stats, data):
+    """One staging row: the shard's keys, `row_index`, and the one-value
+    arrays `stats` and `data`."""
+    import pyarrow as pa
+
+    return pa.RecordBatch.from_arrays([
+        pa.array([shard.file_index], pa.int32()), pa.array([shard.shard_index], pa.int32()),
+        pa.array([run], pa.int32()), pa.array([row_index], pa.int64()), stats, data], schema=staging_schema())
 
 
 def one_value(buf):
@@ -685,10 +690,7 @@ def stats_batch(shard: "Shard", run: int, note: dict):
     """A shard's statistics row: its keys, row_index -1, the note as JSON."""
     import pyarrow as pa
 
-    return pa.RecordBatch.from_arrays([
-        pa.array([shard.file_index], pa.int32()), pa.array([shard.shard_index], pa.int32()),
-        pa.array([run], pa.int32()), pa.array([-1], pa.int64()), pa.array([json.dumps(note)], pa.string()),
-        pa.nulls(1, pa.binary())], schema=staging_schema())
+    return staging_row(shard, run, -1, pa.array([json.dumps(note)], pa.string()), pa.nulls(1, pa.binary()))
 
 
 @dataclass(frozen=True)
@@ -736,6 +738,7 @@ class Parts:
         self.writer = self.key = self.name = self.tmp = None
         self.first = self.rows = 0
         self.pending: list = []
+        self.pending_rows = 0
         self.done: list[tuple[str, int, int]] = []  # name, first record, rows
 
     def add(self, key: int, row_index: int, batch) -> None:
@@ -756,8 +759,9 @@ class Parts:
             raise JobError(f"run {key}: its rows came out of order (its row {row_index} came after record "
                            f"{self.first + self.rows - 1})")
         self.pending.append(batch)
+        self.pending_rows += batch.num_rows
         self.rows += batch.num_rows
-        if sum(b.num_rows for b in self.pending) >= self.ROW_GROUP:
+        if self.pending_rows >= self.ROW_GROUP:
             self.flush()
 
     def flush(self) -> None:
@@ -772,7 +776,7 @@ class Parts:
             self.writer = pq.ParquetWriter(self.tmp, self.output, compression="zstd",
                                            write_statistics=statistics_paths(self.output))
         self.writer.write_table(pa.Table.from_batches(self.pending, self.output), row_group_size=self.ROW_GROUP)
-        self.pending = []
+        self.pending, self.pending_rows = [], 0
 
     def close(self) -> None:
         self.flush()
