@@ -26,3 +26,11 @@ pub mod stream;
 pub mod tasks;
 
 pub use error::{Error, ErrorKind};
+
+/// Whether the long test cases run (`PGNKIT_LONG_TESTS=1`, which `.ci/run`
+/// sets): without it, `cargo test` runs a smaller sample of each, so the
+/// inner loop stays fast.
+#[cfg(test)]
+pub(crate) fn long_tests() -> bool {
+    std::env::var_os("PGNKIT_LONG_TESTS").is_some_and(|v| !v.is_empty() && v != "0")
+}

@@ -335,39 +335,67 @@ fn validate_help_lists_codes_and_columns() {
 
 /// A user who forgets the file sees why nothing happens: standard input is
 /// read, and it is a terminal. `script` (util-linux) gives pgnkit a
-/// terminal; `timeout` ends the run as the user would.
+/// terminal, and types a game and Ctrl-D into it as the user would, so the
+/// run ends by itself (no timer).
 #[test]
 fn a_terminal_on_standard_input_is_announced() {
+    use std::io::Write;
     let bin = env!("CARGO_BIN_EXE_pgnkit");
-    let out = std::process::Command::new("timeout")
-        .args([
-            "2",
-            "script",
-            "-qec",
-            &format!("{bin} validate -j1"),
-            "/dev/null",
-        ])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("timeout and script (util-linux) run");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let typed = |flags: &str| {
+        let mut child = std::process::Command::new("script")
+            .args(["-qec", &format!("{bin} validate {flags}"), "/dev/null"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("script (util-linux) runs");
+        let mut keys = child.stdin.take().unwrap();
+        keys.write_all(b"[Event \"x\"]\n\n*\n\x04").unwrap();
+        let out = wait_with_output_or_kill(child, std::time::Duration::from_secs(60), keys);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let text = typed("-j1");
     assert!(
         text.contains("reading standard input (no FILE given)"),
         "{text}"
     );
+    assert!(text.contains("1 game"), "the typed game was read: {text}");
     // From a pipe (a script feeding it), nothing is said.
     let piped = run(&["validate"], Some(b"[Event \"x\"]\n\n*\n"));
     assert!(!stderr(&piped).contains("reading standard input"));
-    let quiet = std::process::Command::new("timeout")
-        .args([
-            "2",
-            "script",
-            "-qec",
-            &format!("{bin} validate -q -j1"),
-            "/dev/null",
-        ])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("timeout and script (util-linux) run");
-    assert!(!String::from_utf8_lossy(&quiet.stdout).contains("reading standard input"));
+    let quiet = typed("-q -j1");
+    assert!(!quiet.contains("reading standard input"), "{quiet}");
+}
+
+/// `child`'s output, its standard input (`keys`) held open until it ends;
+/// killed, and the test failed, after `limit`.
+fn wait_with_output_or_kill(
+    mut child: std::process::Child,
+    limit: std::time::Duration,
+    keys: std::process::ChildStdin,
+) -> std::process::Output {
+    use std::io::Read;
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let _ = stdout.read_to_end(&mut all);
+        all
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("the run did not end after Ctrl-D");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    drop(keys);
+    std::process::Output {
+        status,
+        stdout: reader.join().unwrap(),
+        stderr: Vec::new(),
+    }
 }
