@@ -1,22 +1,29 @@
-//! Every `console` block of the README runs, and prints what it shows.
+//! The documentation against the binary: every `console` block of the
+//! README and of every page of `docs/` runs and prints what it shows, and
+//! every relative link leads somewhere.
 //!
-//! A block is a sequence of commands, each on a line starting with `$ `
-//! (a line ending in `\` continues on the next), each followed by its
-//! output up to the next `$ ` line or the end of the block. A command runs
-//! with `sh -c` from the repository root, with the `pgnkit` under test
-//! first on `PATH`, its standard error sent where its standard output goes:
-//! the output shown is what a terminal shows, standard error in place
-//! (pgnkit writes its summary there after its output), and nothing is
-//! left out but what the rules below say.
+//! A console block is a sequence of commands, each on a line starting with
+//! `$ ` (a line ending in `\` continues on the next), each followed by its
+//! output up to the next `$ ` line or the end of the block. A block runs in
+//! a scratch directory of its own holding `fixtures/` (a link to the
+//! repository's), so the files its commands write go there; each command
+//! runs with `sh -c`, with the `pgnkit` under test first on `PATH`, its
+//! standard error sent where its standard output goes: the output shown is
+//! what a terminal shows, standard error in place (pgnkit writes its
+//! summary there after its output), and nothing is left out but what the
+//! rules below say.
 //!
 //! - Timings and throughputs (`0.00 s`, `665.5 Mnodes/s`) match any value.
 //! - A line `...` stands for any number of lines.
 //! - `$?` is the status of the block's previous command, as in a shell.
+//!
+//! `sh` blocks are not run: they are recipes for files the repository does
+//! not have (`big.pgn`, a cluster).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-/// The repository root (where the README and `fixtures/` are).
+/// The repository root (where the README, `docs/` and `fixtures/` are).
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -41,21 +48,21 @@ pub fn sh(line: &str, dir: &Path, status: i32) -> Output {
         .expect("sh runs")
 }
 
-/// One command of a console block and the output the README shows.
+/// One command of a console block and the output the page shows.
 #[derive(Debug)]
 struct Step {
-    /// 1-based README line of the `$ ` line.
+    /// 1-based line of the `$ ` line in its page.
     line: usize,
     command: String,
     expected: Vec<String>,
 }
 
-/// The steps of every ```console block of `readme`.
-fn console_steps(readme: &str) -> Vec<Vec<Step>> {
+/// The steps of every ```console block of `page` (named `name`).
+fn console_steps(name: &str, page: &str) -> Vec<Vec<Step>> {
     let mut blocks = Vec::new();
     let mut block: Option<Vec<Step>> = None;
     let mut continued = false;
-    for (i, text) in readme.lines().enumerate() {
+    for (i, text) in page.lines().enumerate() {
         match (&mut block, text) {
             (None, "```console") => block = Some(Vec::new()),
             (None, _) => {}
@@ -72,7 +79,9 @@ fn console_steps(readme: &str) -> Vec<Vec<Step>> {
                         expected: Vec::new(),
                     });
                 } else {
-                    let step = steps.last_mut().expect("a console block starts with `$ `");
+                    let step = steps.last_mut().unwrap_or_else(|| {
+                        panic!("{name}:{}: a console block starts with `$ `", i + 1)
+                    });
                     step.expected.push(text.to_owned());
                 }
                 continued = text.starts_with("$ ") && text.ends_with('\\')
@@ -80,7 +89,7 @@ fn console_steps(readme: &str) -> Vec<Vec<Step>> {
             }
         }
     }
-    assert!(block.is_none(), "README ends inside a console block");
+    assert!(block.is_none(), "{name} ends inside a console block");
     blocks
 }
 
@@ -159,31 +168,220 @@ fn ellipsis_matches_any_lines() {
     assert!(!matches(&v(&["a"]), &v(&["a", ""])));
 }
 
-/// Every console block of the README prints what it shows.
-#[test]
-fn readme_console_blocks_run() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let blocks = console_steps(&readme);
-    assert!(!blocks.is_empty(), "the README has console blocks");
-    let mut failures = Vec::new();
-    for steps in blocks {
-        let mut status = 0;
-        for step in steps {
-            let out = sh(&step.command, root(), status);
-            status = out.status.code().unwrap_or(-1);
-            let text = String::from_utf8_lossy(&out.stdout);
-            let actual: Vec<String> = text.lines().map(mask).collect();
-            let expected: Vec<String> = step.expected.iter().map(|l| mask(l)).collect();
-            if !matches(&expected, &actual) {
-                failures.push(format!(
-                    "README.md:{}: $ {}\n--- README shows\n{}\n--- it prints\n{}",
-                    step.line,
-                    step.command,
-                    step.expected.join("\n"),
-                    text.trim_end_matches('\n')
-                ));
+
+/// The pages of the documentation, as paths relative to the root: the
+/// README, then every `.md` file under `docs/`, sorted, so that a new page
+/// is checked without being named here.
+fn pages() -> Vec<String> {
+    let mut pages = Vec::new();
+    let mut dirs = vec![root().join("docs")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                let relative = path.strip_prefix(root()).unwrap();
+                pages.push(relative.to_str().unwrap().to_owned());
             }
         }
     }
+    pages.sort();
+    pages.insert(0, "README.md".to_owned());
+    pages
+}
+
+fn read(page: &str) -> String {
+    std::fs::read_to_string(root().join(page)).unwrap_or_else(|e| panic!("{page}: {e}"))
+}
+
+/// A scratch directory holding `fixtures/`, a link to the repository's.
+fn scratch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(root().join("fixtures"), dir.path().join("fixtures")).unwrap();
+    dir
+}
+
+/// Every console block of the README and of `docs/` prints what it shows.
+#[test]
+fn every_console_block_runs() {
+    let mut failures = Vec::new();
+    let mut blocks_run = 0;
+    for page in pages() {
+        let blocks = console_steps(&page, &read(&page));
+        if page == "README.md" {
+            assert!(!blocks.is_empty(), "the README has console blocks");
+        }
+        for steps in blocks {
+            blocks_run += 1;
+            let dir = scratch();
+            let mut status = 0;
+            for step in steps {
+                let out = sh(&step.command, dir.path(), status);
+                status = out.status.code().unwrap_or(-1);
+                let text = String::from_utf8_lossy(&out.stdout);
+                let actual: Vec<String> = text.lines().map(mask).collect();
+                let expected: Vec<String> = step.expected.iter().map(|l| mask(l)).collect();
+                if !matches(&expected, &actual) {
+                    failures.push(format!(
+                        "{page}:{}: $ {}\n--- the page shows\n{}\n--- it prints\n{}",
+                        step.line,
+                        step.command,
+                        step.expected.join("\n"),
+                        text.trim_end_matches('\n')
+                    ));
+                }
+            }
+        }
+    }
+    assert!(blocks_run > 5, "{blocks_run} console blocks");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The anchor GitHub gives a heading: lowercase, punctuation dropped
+/// (hyphens and underscores kept), spaces as hyphens.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The lines of `text` outside fenced code blocks, with their 1-based
+/// numbers.
+fn prose(text: &str) -> Vec<(usize, &str)> {
+    let mut fenced = false;
+    let mut lines = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            lines.push((i + 1, line));
+        }
+    }
+    lines
+}
+
+/// The anchors of the headings of `text` (a repeated heading's get `-1`,
+/// `-2`, … as on GitHub).
+fn anchors(text: &str) -> Vec<String> {
+    let mut anchors: Vec<String> = Vec::new();
+    for (_, line) in prose(text) {
+        let Some(heading) = line.strip_prefix('#') else {
+            continue;
+        };
+        let base = slug(heading.trim_start_matches('#'));
+        let mut anchor = base.clone();
+        let mut n = 0;
+        while anchors.contains(&anchor) {
+            n += 1;
+            anchor = format!("{base}-{n}");
+        }
+        anchors.push(anchor);
+    }
+    anchors
+}
+
+/// The lines of `text` outside fenced code blocks, with their 1-based
+/// numbers, each with its inline code blanked out (a code span may go on
+/// over a line end, never over a blank line).
+fn prose_without_code(text: &str) -> Vec<(usize, String)> {
+    let mut in_code = false;
+    prose(text)
+        .into_iter()
+        .map(|(number, line)| {
+            if line.trim().is_empty() {
+                in_code = false;
+            }
+            let blanked = line
+                .chars()
+                .map(|c| {
+                    if c == '`' {
+                        in_code = !in_code;
+                        ' '
+                    } else if in_code {
+                        ' '
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            (number, blanked)
+        })
+        .collect()
+}
+
+/// The targets of the Markdown links of `line`.
+fn link_targets(line: &str) -> Vec<String> {
+    let mut targets = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("](") {
+        let after = &rest[at + 2..];
+        let end = after.find(')').unwrap_or(after.len());
+        targets.push(after[..end].to_owned());
+        rest = &after[end..];
+    }
+    targets
+}
+
+#[test]
+fn slugs_are_githubs() {
+    assert_eq!(slug(" A tour"), "a-tour");
+    assert_eq!(slug(" The arbiter's page"), "the-arbiters-page");
+    assert_eq!(
+        slug(" Shards: --byte-range, --stats and merge"),
+        "shards---byte-range---stats-and-merge"
+    );
+    assert_eq!(
+        slug(" Typed records: Parquet, Arrow, DuckDB and polars"),
+        "typed-records-parquet-arrow-duckdb-and-polars"
+    );
+    assert_eq!(slug(" `finding`"), "finding");
+    let page = "see [a](b.md#c) and `[x](y)` and `a\n[z](w)` ![i](p.png) `\n\n[q](r.md)";
+    let targets: Vec<String> = prose_without_code(page)
+        .iter()
+        .flat_map(|(_, line)| link_targets(line))
+        .collect();
+    assert_eq!(targets, ["b.md#c", "p.png", "r.md"]);
+}
+
+/// Every relative link of the README and of `docs/` leads to a file of the
+/// repository, and every `#anchor` to a heading of its page.
+#[test]
+fn every_relative_link_resolves() {
+    let mut broken = Vec::new();
+    for page in pages() {
+        let text = read(&page);
+        let dir = root().join(&page).parent().unwrap().to_owned();
+        for (line, content) in prose_without_code(&text) {
+            for target in link_targets(&content) {
+                if target.contains("://") || target.starts_with("mailto:") {
+                    continue;
+                }
+                let (file, anchor) = match target.split_once('#') {
+                    Some((file, anchor)) => (file, Some(anchor)),
+                    None => (target.as_str(), None),
+                };
+                let path = if file.is_empty() {
+                    root().join(&page)
+                } else {
+                    dir.join(file)
+                };
+                if !path.exists() {
+                    broken.push(format!("{page}:{line}: {target}: no such file"));
+                    continue;
+                }
+                if let Some(anchor) = anchor {
+                    let target_text = std::fs::read_to_string(&path).unwrap_or_default();
+                    if !anchors(&target_text).iter().any(|a| a == anchor) {
+                        broken.push(format!("{page}:{line}: {target}: no such heading"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
