@@ -1,6 +1,7 @@
 //! The documentation against the binary: every `console` block of the
-//! README and of every page of `docs/` runs and prints what it shows, and
-//! every relative link leads somewhere.
+//! README and of every page of `docs/` runs and prints what it shows, every
+//! relative link leads somewhere, and `docs/codes.md` is the list of
+//! finding codes `validate --help` prints.
 //!
 //! A console block is a sequence of commands, each on a line starting with
 //! `$ ` (a line ending in `\` continues on the next), each followed by its
@@ -234,7 +235,7 @@ fn every_console_block_runs() {
             }
         }
     }
-    assert!(blocks_run > 5, "{blocks_run} console blocks");
+    assert!(blocks_run > 10, "{blocks_run} console blocks");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
@@ -384,4 +385,67 @@ fn every_relative_link_resolves() {
         }
     }
     assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+const CODES_MARKER: &str = "<!-- generated from FINDING_CODES in src/cli.rs: do not edit below -->\n";
+
+/// The table of `FINDING_CODES` (`code  severity  text`, continuation
+/// lines indented), as Markdown.
+fn codes_markdown() -> String {
+    let mut rows: Vec<(&str, &str, String)> = Vec::new();
+    for line in pgnkit::cli::FINDING_CODES.lines() {
+        if line.starts_with(' ') {
+            let what = &mut rows.last_mut().expect("a code line first").2;
+            what.push(' ');
+            what.push_str(line.trim());
+            continue;
+        }
+        let code = line.split_whitespace().next().unwrap();
+        let rest = line[code.len()..].trim_start();
+        let severity = rest.split_whitespace().next().unwrap();
+        let what = rest[severity.len()..].trim().to_owned();
+        rows.push((code, severity, what));
+    }
+    let mut out = String::from("| code | severity | what |\n|---|---|---|\n");
+    for (code, severity, what) in rows {
+        let what = what.replace('|', "\\|");
+        out.push_str(&format!("| `{code}` | {severity} | {what} |\n"));
+    }
+    out
+}
+
+/// `docs/codes.md` ends with the codes `validate --help` lists, which are
+/// every code the rules give, in order, each with its severity.
+#[test]
+fn docs_codes_md_is_finding_codes() {
+    use pgnkit::rules::finding::Code;
+    let listed: Vec<(&str, &str)> = pgnkit::cli::FINDING_CODES
+        .lines()
+        .filter(|l| !l.starts_with(' '))
+        .map(|l| {
+            let mut words = l.split_whitespace();
+            (words.next().unwrap(), words.next().unwrap())
+        })
+        .collect();
+    let codes: Vec<(&str, &str)> = Code::ALL
+        .iter()
+        .map(|c| (c.as_str(), c.severity().as_str()))
+        .collect();
+    assert_eq!(listed, codes, "FINDING_CODES (src/cli.rs) and Code::ALL");
+
+    let path = root().join("docs/codes.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let at = doc
+        .find(CODES_MARKER)
+        .expect("docs/codes.md has the generated marker")
+        + CODES_MARKER.len();
+    let expected = format!("{}\n{}", &doc[..at], codes_markdown());
+    let expected = expected.trim_end().to_owned() + "\n";
+    if std::env::var_os("PGNKIT_UPDATE_DOCS").is_some() {
+        std::fs::write(&path, &expected).unwrap();
+    }
+    assert!(
+        doc == expected,
+        "docs/codes.md differs from FINDING_CODES: rerun with PGNKIT_UPDATE_DOCS=1"
+    );
 }

@@ -1,6 +1,7 @@
-"""The README's DuckDB queries, run on the fixtures' Parquet and held to the
-CSV the same runs write (pgnkit's own test suite has no Python: CI runs
-this with the Python package's venv)."""
+"""The DuckDB queries of the guide (docs/convert.md, section "Typed
+records"), run on the fixtures' Parquet and held to the CSV the same runs
+write (pgnkit's own test suite has no Python: CI runs this with the Python
+package's venv)."""
 
 import csv
 import io
@@ -40,9 +41,12 @@ def files(tmp_path_factory):
     return d, csvs
 
 
+PAGE = ROOT / "docs" / "convert.md"
+
+
 def queries():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Typed records:")[1].split("\n## ")[0]
+    page = PAGE.read_text()
+    section = page.split("## Typed records:")[1].split("\n## ")[0]
     return re.findall(r"```sql\n(.*?)```", section, re.S)
 
 
@@ -52,7 +56,7 @@ def run(d, sql):
     return con.sql(sql).fetchall()
 
 
-def test_the_readme_has_three_queries():
+def test_the_page_has_three_queries():
     assert len(queries()) == 3
 
 
