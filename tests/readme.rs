@@ -239,6 +239,22 @@ fn every_console_block_runs() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// The README stays a page a newcomer reads in five minutes: what is
+/// longer belongs in `docs/`.
+#[test]
+fn readme_is_short_and_links_every_page() {
+    let readme = read("README.md");
+    assert!(
+        readme.len() < 15 * 1024,
+        "README.md is {} bytes: move detail to a page of docs/",
+        readme.len()
+    );
+    for page in pages().iter().skip(1) {
+        let link = format!("]({page})");
+        assert!(readme.contains(&link), "README.md does not link {page}");
+    }
+}
+
 /// The anchor GitHub gives a heading: lowercase, punctuation dropped
 /// (hyphens and underscores kept), spaces as hyphens.
 fn slug(heading: &str) -> String {
