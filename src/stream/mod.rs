@@ -94,13 +94,13 @@ pub struct Totals {
     /// Inputs that could not be opened or read to the end.
     pub failed: u64,
     /// What each input that was opened gave, in input order.
-    pub inputs: Vec<InputStats>,
+    pub inputs: Vec<InputTotals>,
 }
 
 /// What one input gave: enough for a merge of byte-range shards to check
 /// that they tile the file and to renumber games and lines file-wide.
 #[derive(Debug, Clone, Default)]
-pub struct InputStats {
+pub struct InputTotals {
     /// The input's name as reports show it.
     pub file: String,
     /// Its path as given (`-` for standard input).
@@ -336,7 +336,7 @@ struct InputState {
     /// The input has every game it owns (its shard ended); what the reader
     /// still sends of it is dropped.
     complete: bool,
-    stats: InputStats,
+    stats: InputTotals,
     /// The length of `held` when it was last scanned.
     held_scanned: usize,
     totals: Totals,
@@ -352,7 +352,7 @@ impl InputState {
         self.tail.clear();
         self.base = span.first_byte;
         self.complete = false;
-        self.stats = InputStats {
+        self.stats = InputTotals {
             file: name,
             path: span.path.clone(),
             region: span.range.map(|_| crate::output::stats::Digest::default()),
@@ -360,7 +360,7 @@ impl InputState {
             first_byte: span.first_byte,
             limit: span.limit,
             end_byte: span.first_byte,
-            ..InputStats::default()
+            ..InputTotals::default()
         };
         self.span = Some(span);
     }
