@@ -53,16 +53,19 @@ pub enum Command {
     /// Merge the CSV or JSON Lines outputs of `--byte-range` shards into the
     /// output one run over the whole file gives.
     ///
-    /// Each SHARD is the CSV or JSON Lines output of one `--byte-range` run
-    /// (with its header or without), and SHARD.stats.json the `--stats` it
-    /// wrote. Shards are ordered by file (in the order first named) and
-    /// range start, whatever their order here. A shard that began inside a
+    /// Each SHARD is the CSV, JSON Lines, Parquet or Arrow output of one
+    /// `--byte-range` run (CSV with its header or without), and
+    /// SHARD.stats.json the `--stats` it wrote. Shards are ordered by file
+    /// (in the order first named) and range start, whatever their order
+    /// here. A shard that began inside a
     /// game its predecessor read to the end is run again from where that
     /// game ended, on the recorded file with the recorded output flags.
     /// Nothing is written unless every shard checks out against its
     /// statistics (checksum, size and digest, record counts, one command
     /// with the same flags, ranges that tile the file to its end); the
     /// output goes to a temporary file beside -o, renamed when whole.
+    /// With --plan, merge prints how the shards merge, for a program that
+    /// runs them and their reruns itself.
     #[command(after_help = short_help("merge"), after_long_help = long_help("merge"))]
     Merge(MergeArgs),
     /// Print the columns of a record kind: name, type, when it is null,
@@ -406,7 +409,8 @@ pub struct CompletionsArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct MergeArgs {
-    /// Shard outputs (CSV or JSON Lines), in any order.
+    /// Shard outputs (CSV, JSON Lines, Parquet or Arrow), in any order;
+    /// with --plan, the statistics files (--stats) of the shards' runs.
     #[arg(value_name = "SHARD", required = true)]
     pub shards: Vec<PathBuf>,
 
@@ -421,6 +425,40 @@ pub struct MergeArgs {
     /// CSV without its header line.
     #[arg(long)]
     pub no_header: bool,
+
+    /// Print how the shards merge, as JSON, instead of merging: for a
+    /// program that runs shards and their reruns itself (contrib/spark).
+    ///
+    /// Each SHARD is then the statistics file (--stats) of one shard's run,
+    /// in any format; no output is read or written and nothing is run. The
+    /// plan is one line, an object: `complete` (true when no file needs a
+    /// rerun), `records` (the merged output's, once complete), and `files`
+    /// in output order, each with `file` and `path` (its name, and its
+    /// absolute path or null for standard input), `shards` (in walk order),
+    /// `accepted` (the runs kept, in order, each with `shard`, `rerun` (null,
+    /// or the --rerun kept instead of the shard's own run), `games_before`
+    /// and `lines_before` (to add to its `game` and `line`),
+    /// `records_before` (before its records in the merged output; null while
+    /// a file before awaits a rerun), `records` and `rename` (null, or the
+    /// `file` its records must name)), `skipped` (shards whose region the one
+    /// before read), `failed` (null, or the shard whose run could not read
+    /// the file to the end: the file's output ends with it) and `rerun`
+    /// (null, or the rerun the file needs next: `shard`, `from_byte`,
+    /// `end`). Shards and reruns are named by their place among the SHARDs
+    /// and the --rerun files, from 0.
+    ///
+    /// To answer a `rerun`, run that shard again with the same flags and
+    /// `--byte-range FROM_BYTE..END` (`FROM_BYTE..` when `end` is null),
+    /// then ask again with the same SHARDs and every rerun's statistics as
+    /// --rerun. Shards that do not merge (a gap, no end, other flags) are
+    /// refused, exit 2.
+    #[arg(long, conflicts_with_all = ["output", "no_header", "format"])]
+    pub plan: bool,
+
+    /// With --plan: the statistics of a rerun the plan asked for (repeat
+    /// for each; a rerun no walk asks for is refused).
+    #[arg(long, value_name = "STATS", requires = "plan")]
+    pub rerun: Vec<PathBuf>,
 }
 
 /// Formats `merge` reads and writes.

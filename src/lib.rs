@@ -22,6 +22,7 @@ pub mod output;
 pub mod pipeline;
 pub mod rules;
 pub mod schema;
+pub mod shards;
 pub mod stream;
 pub mod tasks;
 

@@ -1086,3 +1086,127 @@ fn a_columnar_shard_that_is_not_pgnkits_records_is_refused() {
         assert_eq!(std::fs::read(&target).unwrap(), b"old");
     }
 }
+
+/// `merge --plan`: the walk merge takes, as JSON, for a program that runs
+/// the shards and their reruns itself (the Spark job). The program reruns
+/// what the plan asks for, asks again with the rerun's statistics, and
+/// gets what one run gives: the same records, renumbered the same way.
+#[test]
+fn plan_gives_a_program_the_walk_merge_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, bounds) = three(dir.path());
+    let args = ["annotate-outcome", "-f", "jsonl"];
+    let shards = make_shards(
+        dir.path(),
+        dir.path(),
+        "p",
+        &args,
+        input.as_os_str(),
+        &bounds,
+    );
+    // Given out of order: shards are named by their place here.
+    let stats: Vec<PathBuf> = shards.iter().rev().map(|s| stats_of(s)).collect();
+    let plan = |reruns: &[PathBuf]| {
+        let mut all: Vec<&OsStr> = vec![os("merge"), os("--plan")];
+        all.extend(stats.iter().map(|s| s.as_os_str()));
+        for r in reruns {
+            all.extend([os("--rerun"), r.as_os_str()]);
+        }
+        let out = run_in(dir.path(), &all);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let first = plan(&[]);
+    assert_eq!(first["complete"], false);
+    let file = &first["files"][0];
+    assert_eq!(file["shards"], serde_json::json!([2, 1, 0]));
+    let rerun = &file["rerun"];
+    assert_eq!(rerun["shard"], 1, "{first}");
+    assert_eq!(rerun["end"], bounds[2].parse::<u64>().unwrap());
+    let from = rerun["from_byte"].as_u64().unwrap();
+    assert!(from > bounds[1].parse().unwrap());
+    // Run it as asked, and ask again.
+    let again = make_shards(
+        dir.path(),
+        dir.path(),
+        "r",
+        &args,
+        input.as_os_str(),
+        &[from.to_string(), bounds[2].clone()],
+    );
+    let done = plan(&[stats_of(&again[0])]);
+    assert_eq!(done["complete"], true, "{done}");
+    let one = one_run(dir.path(), &args, input.as_os_str());
+    let lines: Vec<&[u8]> = one
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(done["records"], lines.len());
+    let accepted = done["files"][0]["accepted"].as_array().unwrap();
+    let kept = [(2, None), (1, Some(0)), (0, None)];
+    assert_eq!(accepted.len(), 3);
+    for (a, (shard, rerun)) in accepted.iter().zip(kept) {
+        assert_eq!(
+            (&a["shard"], a["rerun"].as_u64()),
+            (&serde_json::json!(shard), rerun)
+        );
+        // The first record of each run is the one-run record at its place,
+        // with its game shifted by `games_before`.
+        let output = if rerun.is_some() {
+            &again[0]
+        } else {
+            &shards[2 - shard]
+        };
+        let text = std::fs::read(output).unwrap();
+        let Some(record) = text.split(|&b| b == b'\n').next().filter(|l| !l.is_empty()) else {
+            continue;
+        };
+        let record: serde_json::Value = serde_json::from_slice(record).unwrap();
+        let at = a["records_before"].as_u64().unwrap() as usize;
+        let whole: serde_json::Value = serde_json::from_slice(lines[at]).unwrap();
+        let game = record["game"].as_u64().unwrap() + a["games_before"].as_u64().unwrap();
+        assert_eq!(whole["game"], game);
+        assert_eq!(whole["offset"], record["offset"]);
+    }
+    // Refused: a gap, and a rerun no walk asks for.
+    let gap = run_in(
+        dir.path(),
+        &[
+            os("merge"),
+            os("--plan"),
+            stats[0].as_os_str(),
+            stats[2].as_os_str(),
+        ],
+    );
+    refused(&gap, "no shard holds bytes", "a gap in a plan");
+    let stray = run_in(
+        dir.path(),
+        &[
+            os("merge"),
+            os("--plan"),
+            stats[0].as_os_str(),
+            stats[1].as_os_str(),
+            stats[2].as_os_str(),
+            os("--rerun"),
+            stats[1].as_os_str(),
+        ],
+    );
+    refused(&stray, "the same shard", "a shard as its own rerun");
+    let copy = dir.path().join("copy.stats.json");
+    std::fs::copy(stats_of(&again[0]), &copy).unwrap();
+    let twice = run_in(
+        dir.path(),
+        &[
+            os("merge"),
+            os("--plan"),
+            stats[0].as_os_str(),
+            stats[1].as_os_str(),
+            stats[2].as_os_str(),
+            os("--rerun"),
+            stats_of(&again[0]).as_os_str(),
+            os("--rerun"),
+            copy.as_os_str(),
+        ],
+    );
+    refused(&twice, "no shard's walk asks for a rerun", "a rerun twice");
+}

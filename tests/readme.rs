@@ -169,7 +169,6 @@ fn ellipsis_matches_any_lines() {
     assert!(!matches(&v(&["a"]), &v(&["a", ""])));
 }
 
-
 /// The pages of the documentation, as paths relative to the root: the
 /// README, then every `.md` file under `docs/`, sorted, so that a new page
 /// is checked without being named here.
@@ -403,7 +402,8 @@ fn every_relative_link_resolves() {
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
 
-const CODES_MARKER: &str = "<!-- generated from FINDING_CODES in src/cli.rs: do not edit below -->\n";
+const CODES_MARKER: &str =
+    "<!-- generated from FINDING_CODES in src/cli.rs: do not edit below -->\n";
 
 /// The table of `FINDING_CODES` (`code  severity  text`, continuation
 /// lines indented), as Markdown.
