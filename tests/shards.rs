@@ -93,16 +93,20 @@ fn seven_uneven_shards_merge_into_the_whole_output() {
         String::new(),
     ];
     assert_eq!(bounds.len() - 1, 7);
-    for (args, merge) in [
-        (&["validate", "-f", "csv"][..], &[][..]),
+    let configs: [(&[&str], &[&str]); 5] = [
+        (&["validate", "-f", "csv"], &[]),
+        (&["convert", "--to", "jsonl"], &["-f", "jsonl"]),
         (&["annotate-outcome", "-f", "csv"], &[]),
         (
             &["convert", "--to", "csv", "--tags", "WhiteElo,BlackElo,ECO"],
             &[],
         ),
         (&["validate", "-f", "jsonl"], &["-f", "jsonl"]),
-        (&["convert", "--to", "jsonl"], &["-f", "jsonl"]),
-    ] {
+    ];
+    // Every one with PGNKIT_LONG_TESTS (CI); a CSV and a JSON Lines one
+    // without (random_tilings_merge_into_one_run cuts the others).
+    let take = if crate::merge::long_tests() { 5 } else { 2 };
+    for (args, merge) in &configs[..take] {
         let one = whole(args, &input);
         assert!(one.lines().count() > 20, "{args:?}: {one}");
         let merged = sharded(dir.path(), args, &input, &bounds, merge);
