@@ -25,10 +25,11 @@ SUBCOMMAND is `validate`, `annotate-outcome` or `convert`. The job
    `DIR/.parquet-*` (the driver and the executors must share DIR, as Spark's
    own writer needs); otherwise cached by Spark on disk, a row per batch of
    its Arrow IPC bytes. Only the statistics come back to the driver;
-4. walks each file's shards on the driver from those statistics, per the
-   merge contract of the README ("Beyond one machine"), and reruns on the
-   executors, from where the previous shard's last game ended, every shard
-   that began inside a game its predecessor owns;
+4. asks pgnkit for the walk over each file's shards (`pgnkit merge --plan`
+   on their statistics: merge's own code, per the merge contract of the
+   README, "Beyond one machine"), and reruns on the executors what it asks
+   for, from where the previous shard's last game ended (a shard that
+   began inside a game its predecessor owns), until it asks for nothing;
 5. writes DIR/parquet: the rows of `pgnkit SUBCOMMAND -f parquet` on one
    machine, `game` and `line` renumbered file-wide, with a first column
    `record` (1, 2, ...: the row's place in the single-machine output; the
@@ -60,9 +61,10 @@ The binary: `--pgnkit PATH` where PATH exists on every node, or ship it with
 `spark-submit --files /local/pgnkit` and give `--pgnkit pgnkit` (a name that
 is not an existing path is looked up with SparkFiles.get, then on $PATH).
 
-The pure parts (arguments, planning, the chain walk, the columns and their
-types) come first and need no Spark (the columns need pyarrow); the Spark
-parts import pyspark when they run. The executors need pyarrow and pandas
+The pure parts (arguments, planning, reading pgnkit's walk, the columns
+and their types) come first and need no Spark (the columns need pyarrow);
+the Spark parts import pyspark when they run. The walk runs the binary on
+the driver when it is there (as the schema probe does), else in a task. The executors need pyarrow and pandas
 (PySpark's mapInArrow imports it).
 """
 
@@ -83,7 +85,7 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterator
 from urllib.parse import unquote_to_bytes, urlparse, urlsplit
 
 # Output flags each subcommand gets, so that every shard writes an Arrow stream.
@@ -340,123 +342,118 @@ def find_local(name: str, is_pattern: bool = False) -> list[Source]:
 
 
 # ------------------------------------------------------------- the chain walk
+#
+# The walk itself is pgnkit's (`pgnkit merge --plan`, the merge's own code):
+# the job hands it the statistics of every run so far and reads what to
+# keep, with which shift, and what to rerun. Nothing here walks.
 
 
 @dataclass(frozen=True)
-class Stats:
-    """What the merge needs from a shard's `--stats`, plus its row count."""
-
-    start: int
-    end: int | None
-    first_byte: int
-    limit: int | None  # None: to the end of the file
-    end_byte: int
-    games: int
-    lines: int
-    rows: int
-
-    @staticmethod
-    def from_pgnkit(doc: dict, rows: int) -> "Stats":
-        inputs = doc.get("inputs") or []
-        if len(inputs) != 1:
-            raise JobError(f"a shard's --stats names {len(inputs)} inputs, not one")
-        i = inputs[0]
-        end_byte = int(i["end_byte"])
-        # A null limit: the region reached the end of the file, and the shard
-        # read to it (end_byte is the file's size).
-        limit = i.get("limit")
-        return Stats(
-            start=int(i.get("start") or 0),
-            end=i.get("end"),
-            first_byte=int(i["first_byte"]),
-            limit=end_byte if limit is None else int(limit),
-            end_byte=end_byte,
-            games=int(i["games"]),
-            lines=int(i["lines"]),
-            rows=rows,
-        )
-
-
-@dataclass(frozen=True)
-class Accepted:
-    """A shard run the merge keeps, and what is added to its numbers."""
+class Kept:
+    """A shard run the walk keeps, and what is added to its numbers."""
 
     file_index: int
     shard_index: int
     run: int  # 0: the planned run; r > 0: the rerun of round r
     games_before: int
     lines_before: int
+    records_before: int  # rows before its first in the whole output
     rows: int
 
 
-@dataclass(frozen=True)
-class Rerun:
-    """A shard to run again: from where its predecessor's last game ended."""
-
-    file_index: int
-    shard_index: int
-    start: int
-    end: int | None
+def segments(sources: list[Source]) -> list[list[int]]:
+    """The files in order, cut where a file is named again: pgnkit's plan
+    takes the shards of one path for one file, so a file named twice is
+    planned in another call (its rows come again, as one machine gives
+    them)."""
+    out: list[list[int]] = []
+    seen: set[str] = set()
+    for i, src in enumerate(sources):
+        key = os.path.realpath(src.path) if src.path is not None else None
+        if not out or (key is not None and key in seen):
+            out.append([])
+            seen = set()
+        out[-1].append(i)
+        if key is not None:
+            seen.add(key)
+    return out
 
 
 @dataclass
-class FileWalk:
-    """The merge contract, walked over one file's shards in order of start.
+class ShardWalk:
+    """The driver's side of the walk: the statistics of every run so far,
+    asked of pgnkit with `ask(planned, reruns)` (the statistics texts of
+    the planned runs and of the reruns; it returns the plan, see
+    `Runner.plan`; each text is named `fileF-shardK[-runR].stats.json`,
+    as pgnkit's messages name it). `advance` says which shards to rerun; once it says
+    none, `kept` is every run the output keeps, in output order."""
 
-    `advance` goes as far as the statistics at hand allow and returns the one
-    shard it needs rerun to go on, or None when the file is done. Each shard
-    holds the statistics of its latest run, with that run's number.
-    """
-
-    file_index: int
-    shard_count: int
-    owned_until: int = 0
-    games_before: int = 0
-    lines_before: int = 0
-    next: int = 0
-    accepted: list[Accepted] = field(default_factory=list)
-    skipped: list[int] = field(default_factory=list)
+    shards: list["Shard"]
+    sources: list[Source]
+    ask: Callable[[list[tuple[str, str]], list[tuple[str, str]]], dict]
+    planned: dict[tuple[int, int], str] = field(default_factory=dict)
+    reran: list[tuple[tuple[int, int], int, str]] = field(default_factory=list)  # key, run, statistics
+    kept: list[Kept] = field(default_factory=list)
+    skipped: int = 0
     reruns: int = 0
 
-    def advance(self, latest: Callable[[int], tuple[int, Stats]]) -> Rerun | None:
-        while self.next < self.shard_count:
-            k = self.next
-            run, s = latest(k)
-            if s.limit is not None and s.limit <= self.owned_until:
-                # The previous shard read through this one's whole region.
-                self.skipped.append(k)
-            elif s.first_byte == self.owned_until:
-                self.accepted.append(
-                    Accepted(self.file_index, k, run, self.games_before, self.lines_before, s.rows)
-                )
-                self.games_before += s.games
-                self.lines_before += s.lines
-                self.owned_until = s.end_byte
-            elif s.first_byte < self.owned_until and run == 0:
-                # It began inside a game the previous shard owns.
-                self.reruns += 1
-                return Rerun(self.file_index, k, self.owned_until, s.end)
-            elif s.first_byte < self.owned_until:
-                raise JobError(
-                    f"file {self.file_index}, shard {k}: rerun from byte {self.owned_until} "
-                    f"began at byte {s.first_byte}"
-                )
+    def add(self, run: int, notes: dict[tuple[int, int], dict]) -> None:
+        """The notes of round `run`'s shard runs (their `stats_text`)."""
+        for key, note in sorted(notes.items()):
+            if run == 0:
+                self.planned[key] = note["stats_text"]
             else:
-                raise JobError(
-                    f"file {self.file_index}: no shard holds bytes {self.owned_until}.."
-                    f"{s.first_byte} (the ranges do not tile the file)"
-                )
-            self.next += 1
-        return None
+                self.reran.append((key, run, note["stats_text"]))
+
+    def advance(self) -> list["Shard"]:
+        """The shards to run again, from where pgnkit says (none: done)."""
+        asked: list[Shard] = []
+        kept: list[Kept] = []
+        self.skipped, offset = 0, 0
+        for files in segments(self.sources):
+            order = [(s.file_index, s.shard_index) for s in self.shards if s.file_index in files]
+            reran = [r for r in self.reran if r[0][0] in files]
+            plan = self.ask([(f"file{f}-shard{k}.stats.json", self.planned[(f, k)]) for f, k in order],
+                            [(f"file{f}-shard{k}-run{run}.stats.json", text) for (f, k), run, text in reran])
+            got, more, skipped = read_plan(plan, files, order, [(k, run) for k, run, _ in reran], offset)
+            kept += got
+            self.skipped += skipped
+            for (f, k), start, end in more:
+                asked.append(replace(next(s for s in self.shards if (s.file_index, s.shard_index) == (f, k)),
+                                     start=start, end=end))
+            offset += plan.get("records") or 0
+        self.reruns += len(asked)
+        self.kept = [] if asked else kept
+        return asked
 
 
-def records_before(accepted: Iterable[Accepted]) -> dict[tuple[int, int, int], int]:
-    """Rows before each accepted run in the merged output, in output order."""
-    out, total = {}, 0
-    for a in sorted(accepted, key=lambda a: (a.file_index, a.shard_index)):
-        out[(a.file_index, a.shard_index, a.run)] = total
-        total += a.rows
-    return out
+def read_plan(plan: dict, files: list[int], order: list[tuple[int, int]],
+              reran: list[tuple[tuple[int, int], int]], offset: int = 0
+              ) -> tuple[list[Kept], list[tuple[tuple[int, int], int, int | None]], int]:
+    """What pgnkit's plan (of the shards `order`, the reruns `reran`, of
+    the files `files`) says: the runs kept (their rows `offset` later), the
+    reruns asked for ((file, shard), from, end), and the shards skipped."""
+    got = plan.get("files")
+    if not isinstance(got, list) or len(got) != len(files):
+        raise JobError(f"pgnkit planned {len(got or [])} files where the job has {len(files)} (a file "
+                       "named twice under two names?)")
+    kept, asked, skipped = [], [], 0
+    for f, walk in zip(files, got):
+        if any(order[k][0] != f for k in walk["shards"]):
+            raise JobError(f"pgnkit's plan of file {f} holds shards of another file")
+        for a in walk["accepted"]:
+            (fi, k), run = order[a["shard"]], 0 if a["rerun"] is None else reran[a["rerun"]][1]
+            before = a["records_before"]
+            kept.append(Kept(fi, k, run, a["games_before"], a["lines_before"],
+                             None if before is None else before + offset, a["records"]))
+        if walk.get("failed") is not None:
+            raise JobError(f"file {f}: pgnkit says the run of shard {order[walk['failed']][1]} could not read it "
+                           "to the end")
+        skipped += len(walk["skipped"])
+        if walk["rerun"] is not None:
+            r = walk["rerun"]
+            asked.append((order[r["shard"]], r["from_byte"], r["end"]))
+    return kept, asked, skipped
 
 
 # ------------------------------------------------------------------ columns
@@ -1001,8 +998,10 @@ class Runner:
                 problem = "pgnkit_spark: the shard wrote no Arrow stream"
             if note["exit"] in (0, 1) and problem is None:
                 if os.path.exists(stats):
-                    with open(stats, encoding="utf-8") as f:
-                        note["stats"] = json.load(f)
+                    with open(stats, "rb") as f:
+                        raw = f.read()
+                    note["stats"] = json.loads(raw)
+                    note["stats_text"] = raw.decode("utf-8")  # for the walk: its checksum covers these bytes
                     records = (note["stats"].get("output") or {}).get("records")
                     if records is not None and records != note["rows"]:
                         problem = (f"pgnkit_spark: the shard's --stats counts {records} records, "
@@ -1056,6 +1055,43 @@ class Runner:
                                                                or "nothing")
             ) from None
         return doc
+
+    def plan(self, planned: list[tuple[str, str]], reruns: list[tuple[str, str]]) -> dict:
+        """pgnkit's walk over the statistics of the planned runs of some
+        files' shards (in order) and of their reruns so far, each a (name,
+        text) pair: `pgnkit merge --plan` on them, written to files of those
+        names. Shards that do not merge stop the job with pgnkit's reason."""
+        exe = self.executable()
+        tmp = tempfile.mkdtemp(prefix="pgnkit-plan-")
+
+        def write(name: str, text: str) -> str:
+            path = os.path.join(tmp, name)
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(text)  # as pgnkit wrote it: its checksum covers the bytes
+            return path
+
+        try:
+            cmd = [exe, "merge", "--plan", *(write(n, t) for n, t in planned)]
+            for n, t in reruns:
+                cmd += ["--rerun", write(n, t)]
+            try:
+                proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=600)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                raise JobError(f"`pgnkit merge --plan` could not run: {e}") from None
+            said = tail(proc.stderr.decode("utf-8", "replace")).strip()
+            if proc.returncode != 0:
+                raise JobError(f"the shards do not merge (`pgnkit merge --plan` exited {proc.returncode}): "
+                               + (said or "it printed nothing"))
+            try:
+                plan = json.loads(proc.stdout)
+            except ValueError:
+                plan = None
+            if not isinstance(plan, dict) or not isinstance(plan.get("files"), list):
+                raise JobError("`pgnkit merge --plan` printed no plan: "
+                               + (tail(proc.stdout.decode("utf-8", "replace")).strip() or "nothing"))
+            return plan
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def probe(self) -> Columns:
         """The columns, from the binary's schema, checked against what it
@@ -1521,10 +1557,24 @@ def run_in(spark, job: Job, out: str, log) -> Result:
     result.shards, result.columns = len(shards), columns
     latest: dict[tuple[int, int], tuple[int, dict]] = {}
     pending = [(0, shards)]
-    walks = {
-        i: FileWalk(i, sum(1 for s in shards if s.file_index == i)) for i in range(len(sources))
-    }
-    by_key = {(s.file_index, s.shard_index): s for s in shards}
+
+    def ask(planned, reruns):
+        """pgnkit's walk: run where the binary is (see `probe`)."""
+        if os.path.isfile(job.pgnkit):
+            return runner.plan(planned, reruns)
+
+        def task(_):
+            try:
+                return None, runner.plan(planned, reruns)
+            except (JobError, OSError) as e:
+                return str(e), None
+
+        error, plan = sc.parallelize([0], 1).map(task).first()
+        if error is not None:
+            raise JobError(error)
+        return plan
+
+    walk = ShardWalk(shards, sources, ask)
     try:
         while pending:
             run, items = pending.pop()
@@ -1546,37 +1596,24 @@ def run_in(spark, job: Job, out: str, log) -> Result:
                 return result
             for key, n in notes.items():
                 latest[key] = (run, n)
-
-            def latest_of(file_index: int) -> Callable[[int], tuple[int, Stats]]:
-                def get(k: int) -> tuple[int, Stats]:
-                    run, note = latest[(file_index, k)]
-                    return run, Stats.from_pgnkit(note["stats"], note["rows"])
-
-                return get
-
-            reruns = []
-            for w in walks.values():
-                r = w.advance(latest_of(w.file_index))
-                if r is not None:
-                    reruns.append(replace(by_key[(r.file_index, r.shard_index)], start=r.start, end=r.end))
+            walk.add(run, notes)
+            reruns = walk.advance()
+            lap("walk")
             if reruns:
                 pending.append((run + 1, reruns))
 
-        accepted = [a for w in walks.values() for a in w.accepted]
-        result.reruns = sum(w.reruns for w in walks.values())
-        result.skipped = sum(len(w.skipped) for w in walks.values())
+        accepted = walk.kept
+        result.reruns, result.skipped = walk.reruns, walk.skipped
         for a in accepted:
             n = latest[(a.file_index, a.shard_index)][1]
             for line in n["stderr"].splitlines():
                 print(line, file=log)
             if n["exit"] == 1:
                 result.status = 1
-        before = records_before(accepted)
         result.rows = sum(a.rows for a in accepted)
         # What each accepted run's rows add, by a key of the run; the rows of
         # a run the walk did not keep are left behind in Spark.
-        shifts = {run_key(a.file_index, a.shard_index, a.run):
-                  Shift(a.games_before, a.lines_before, before[(a.file_index, a.shard_index, a.run)])
+        shifts = {run_key(a.file_index, a.shard_index, a.run): Shift(a.games_before, a.lines_before, a.records_before)
                   for a in accepted}
         if spool is not None:
             runs = []

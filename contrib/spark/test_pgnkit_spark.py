@@ -1,7 +1,7 @@
-"""Unit tests of the pure parts of pgnkit_spark.py: arguments, planning, the
-chain walk and renumbering (on synthetic statistics, and against a model of
-a byte-range shard), the columns and their Arrow types read from the
-binary's schema, and what a shard's run makes of what the binary writes
+"""Unit tests of the pure parts of pgnkit_spark.py: arguments, planning,
+reading pgnkit's walk (`merge --plan`, from stand-ins: the walk itself is
+tested in pgnkit, src/shards/plan.rs), renumbering, the columns and their
+Arrow types read from the binary's schema, and what a shard's run makes of what the binary writes
 (from stand-in binaries, Python scripts writing Arrow streams). They need
 pyarrow, no Spark and no real binary:
 
@@ -78,19 +78,6 @@ def fake_binary(test, script):
         f.write("#!/bin/sh\n" + script)
     os.chmod(exe, 0o755)
     return exe
-
-
-def stats(first_byte, limit, end_byte, games, lines=None, rows=None, start=None, end=None):
-    return ps.Stats(
-        start=first_byte if start is None else start,
-        end=end,
-        first_byte=first_byte,
-        limit=limit,
-        end_byte=end_byte,
-        games=games,
-        lines=games * 10 if lines is None else lines,
-        rows=games if rows is None else rows,
-    )
 
 
 class Arguments(unittest.TestCase):
@@ -244,173 +231,171 @@ class LiteralPaths(unittest.TestCase):
         self.assertTrue(ps.parse_args(["--glob", "--out", "o", "x*", "--", "validate"]).glob)
 
 
-class StatsFile(unittest.TestCase):
-    def test_the_binary_s_statistics(self):
-        doc = {
-            "inputs": [{"file": "f.pgn", "start": 100, "end": None, "first_byte": 120, "limit": None,
-                        "end_byte": 900, "games": 4, "lines": 40, "first_offset": 120, "last_offset": 700}],
-            "games": 4, "failed": 0, "findings": {}, "args": ["validate"], "cwd": "/",
-        }
-        s = ps.Stats.from_pgnkit(doc, rows=2)
-        self.assertEqual((s.start, s.end, s.first_byte, s.limit, s.end_byte, s.games, s.lines, s.rows),
-                         (100, None, 120, 900, 900, 4, 40, 2))
-        doc["inputs"][0]["limit"] = 500
-        self.assertEqual(ps.Stats.from_pgnkit(doc, 0).limit, 500)
-        with self.assertRaises(ps.JobError):
-            ps.Stats.from_pgnkit({"inputs": []}, 0)
-
-    def test_keys_the_merge_does_not_read_are_ignored(self):
-        # The statistics gain keys over time (issue 20's wave: command,
-        # format, header, options, output, checksum, per-input path, size…);
-        # only the ones the merge reads matter, and they all stay.
-        doc = {
-            "command": "validate", "format": "csv", "header": ["file", "game"], "checksum": "sha256:00",
-            "options": {"rules": "fide", "tags": None, "nested": {"x": [1, 2]}}, "output": {"path": "-", "rows": 3},
-            "inputs": [{"file": "f.pgn", "path": "/abs/f.pgn", "size": 900, "mtime": None, "start": 0, "end": 500,
-                        "first_byte": 0, "limit": 520, "end_byte": 600, "games": 3, "lines": 30,
-                        "a_future_key": {"deep": True}}],
-            "games": 3, "failed": 0, "findings": {}, "args": ["validate"], "cwd": "/", "version": "9.9",
-        }
-        s = ps.Stats.from_pgnkit(doc, rows=3)
-        self.assertEqual((s.start, s.end, s.first_byte, s.limit, s.end_byte, s.games, s.lines, s.rows),
-                         (0, 500, 0, 520, 600, 3, 30, 3))
-        note = {"exit": 0, "stderr": "", "stats": doc, "rows": 3}
-        self.assertEqual(ps.Stats.from_pgnkit(json.loads(json.dumps(note))["stats"], 3), s)
-
-    def test_a_shard_after_one_that_read_to_the_end_is_skipped(self):
-        w = ps.FileWalk(0, 2)
-        last = ps.Stats.from_pgnkit({"inputs": [{"start": 50, "end": None, "first_byte": 60, "limit": None,
-                                                  "end_byte": 100, "games": 0, "lines": 0}]}, 0)
-        runs = [stats(0, 60, 100, 2), last]
-        self.assertIsNone(w.advance(lambda k: (0, runs[k])))
-        self.assertEqual(w.skipped, [1])
+def accepted(shard, games=0, lines=0, before=0, records=1, rerun=None):
+    """One accepted run of a plan, as `pgnkit merge --plan` prints it."""
+    return {"shard": shard, "rerun": rerun, "games_before": games, "lines_before": lines, "records_before": before,
+            "records": records, "rename": None}
 
 
-class ChainWalk(unittest.TestCase):
-    def walk(self, runs):
-        """Walks one file whose shards have the given runs: {k: [stats of run 0, of run 1, ...]}."""
-        w = ps.FileWalk(0, len(runs))
-        done = {k: 0 for k in runs}
-        requests = []
-        while True:
-            r = w.advance(lambda k: (done[k], runs[k][done[k]]))
-            if r is None:
-                return w, requests
-            requests.append(r)
-            done[r.shard_index] += 1
-
-    def test_shards_in_step_are_shifted_by_what_came_before(self):
-        w, requests = self.walk({0: [stats(0, 100, 100, 3)], 1: [stats(100, 250, 250, 4)], 2: [stats(250, None, 300, 2)]})
-        self.assertEqual(requests, [])
-        self.assertEqual(
-            [(a.shard_index, a.run, a.games_before, a.lines_before) for a in w.accepted],
-            [(0, 0, 0, 0), (1, 0, 3, 30), (2, 0, 7, 70)],
-        )
-
-    def test_a_shard_that_began_inside_a_game_is_rerun_from_where_that_game_ended(self):
-        # Shard 0's region ends at a cut point inside a comment (100); it reads
-        # on to 130. Shard 1 began at 100, inside that game.
-        runs = {
-            0: [stats(0, 100, 130, 3)],
-            1: [stats(100, 200, 200, 5, end=200), stats(130, 200, 200, 4, start=130, end=200)],
-            2: [stats(200, None, 260, 2)],
-        }
-        w, requests = self.walk(runs)
-        self.assertEqual(requests, [ps.Rerun(0, 1, 130, 200)])
-        self.assertEqual(
-            [(a.shard_index, a.run, a.games_before, a.rows) for a in w.accepted],
-            [(0, 0, 0, 3), (1, 1, 3, 4), (2, 0, 7, 2)],
-        )
-        self.assertEqual(w.reruns, 1)
-
-    def test_a_shard_whose_region_was_read_through_is_skipped(self):
-        runs = {
-            0: [stats(0, 100, 260, 3)],  # a game from 90 to 260
-            1: [stats(150, 200, 200, 1)],
-            2: [stats(200, 300, 300, 2), stats(260, 300, 300, 1, start=260)],
-            3: [stats(300, None, 400, 1)],
-        }
-        w, requests = self.walk(runs)
-        self.assertEqual(w.skipped, [1])
-        self.assertEqual(requests, [ps.Rerun(0, 2, 260, None)])
-        self.assertEqual([(a.shard_index, a.run, a.games_before) for a in w.accepted], [(0, 0, 0), (2, 1, 3), (3, 0, 4)])
-
-    def test_a_whole_file(self):
-        w, _ = self.walk({0: [stats(0, None, 500, 9)]})
-        self.assertEqual([(a.shard_index, a.games_before) for a in w.accepted], [(0, 0)])
-
-    def test_a_gap_is_an_error(self):
-        with self.assertRaisesRegex(ps.JobError, "do not tile"):
-            self.walk({0: [stats(0, 100, 100, 1)], 1: [stats(120, None, 200, 1)]})
-
-    def test_a_rerun_that_began_elsewhere_is_an_error(self):
-        with self.assertRaisesRegex(ps.JobError, "began at byte"):
-            self.walk({0: [stats(0, 100, 130, 1)], 1: [stats(100, None, 200, 1), stats(120, None, 200, 1)]})
-
-    def test_rows_before_follow_file_then_shard_order(self):
-        acc = [
-            ps.Accepted(1, 0, 0, 0, 0, 5),
-            ps.Accepted(0, 1, 1, 3, 30, 2),
-            ps.Accepted(0, 0, 0, 0, 0, 3),
-        ]
-        self.assertEqual(ps.records_before(acc), {(0, 0, 0): 0, (0, 1, 1): 3, (1, 0, 0): 5})
+def file_plan(shards, kept=(), skipped=(), rerun=None, records=None):
+    """One file of a plan."""
+    return {"file": "f.pgn", "path": "/d/f.pgn", "shards": list(shards), "accepted": list(kept),
+            "skipped": list(skipped), "failed": None, "rerun": rerun}
 
 
-class Model:
-    """A PGN file as the shard contract sees it: true game starts, and false
-    cut points inside games (a `[` after a blank line in a comment). Each
-    byte is one line, so `line` is offset + 1 in the whole file."""
-
-    def __init__(self, size, games, fakes):
-        self.size, self.games, self.cuts = size, sorted(games), sorted(set(games) | set(fakes))
-
-    def first_cut(self, at):
-        return next((c for c in self.cuts if c >= at), self.size)
-
-    def next_game(self, at):
-        return next((g for g in self.games if g >= at), self.size)
-
-    def run(self, start, end):
-        """(Stats, rows) of `--byte-range start..end`; rows are (game, line, offset)."""
-        first = self.first_cut(start)
-        limit = self.size if end is None else self.first_cut(end)
-        starts = [g for g in self.games if first <= g < limit]
-        if first < limit and first not in self.games:
-            starts = [first] + starts  # garbage parsed from inside a comment
-        end_byte = self.next_game(limit) if starts else limit
-        rows = [(i + 1, s - first + 1, s) for i, s in enumerate(starts)]
-        st = ps.Stats(start, end, first, limit, end_byte, len(starts), end_byte - first, len(rows))
-        return st, rows
+def plan_of(*files, records=None):
+    return {"complete": all(f["rerun"] is None for f in files), "records": records, "files": list(files)}
 
 
-class MergeAgainstTheModel(unittest.TestCase):
-    """Random files cut into random uneven ranges: the walk, the reruns and
-    the shift of game and line give the whole-file rows, in order."""
+class Segments(unittest.TestCase):
+    """pgnkit plans the shards of one path as one file: a file named again
+    is planned in another call."""
 
-    def test_random_files_and_ranges(self):
-        rng = random.Random(11)
-        for case in range(400):
-            size = rng.randrange(1, 400)
-            games = sorted({0} | {rng.randrange(size) for _ in range(rng.randrange(0, 30))})
-            inside = [p for p in range(size) if p not in games]
-            fakes = rng.sample(inside, min(len(inside), rng.randrange(0, 8)))
-            model = Model(size, games, fakes)
-            cuts = sorted({rng.randrange(1, size + 1) for _ in range(rng.randrange(0, 9))} - {size}) if size > 1 else []
-            bounds = [0] + cuts
-            ranges = [(b, bounds[i + 1] if i + 1 < len(bounds) else None) for i, b in enumerate(bounds)]
-            with self.subTest(case=case, games=games, fakes=fakes, ranges=ranges):
-                self.assertEqual(self.merge(model, ranges), [(i + 1, g + 1, g) for i, g in enumerate(games)])
+    def test_a_file_named_again_starts_a_segment(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        a, b = os.path.join(d, "a.pgn"), os.path.join(d, "b.pgn")
+        src = [ps.Source(a, a, 1, False), ps.Source(b, b, 1, False), ps.Source("s3a://x/y", None, 1, True),
+               ps.Source("s3a://x/y", None, 1, True), ps.Source(os.path.join(d, ".", "a.pgn"), os.path.join(d, ".", "a.pgn"), 1, False),
+               ps.Source(b, b, 1, False)]
+        self.assertEqual(ps.segments(src), [[0, 1, 2, 3], [4, 5]])
+        self.assertEqual(ps.segments(src[:2]), [[0, 1]])
 
-    def merge(self, model, ranges):
-        runs = {k: [model.run(s, e)] for k, (s, e) in enumerate(ranges)}
-        w = ps.FileWalk(0, len(ranges))
-        while (r := w.advance(lambda k: (len(runs[k]) - 1, runs[k][-1][0]))) is not None:
-            runs[r.shard_index].append(model.run(r.start, r.end))
-        merged = []
-        for a in w.accepted:
-            _, rows = runs[a.shard_index][a.run]
-            merged += [(g + a.games_before, line + a.lines_before, off) for g, line, off in rows]
-        return merged
+
+class ReadPlan(unittest.TestCase):
+    """The plan pgnkit prints, read back: runs kept, reruns asked, skips."""
+
+    ORDER = [(3, 0), (3, 1), (3, 2), (4, 0)]
+
+    def test_runs_kept_and_their_shifts(self):
+        plan = plan_of(
+            file_plan([0, 1, 2], [accepted(0, records=3), accepted(1, 3, 30, 3, 4, rerun=1)], skipped=[2]),
+            file_plan([3], [accepted(3, before=7, records=2)]), records=9)
+        kept, asked, skipped = ps.read_plan(plan, [3, 4], self.ORDER, [((3, 2), 1), ((3, 1), 2)], offset=100)
+        self.assertEqual(kept, [ps.Kept(3, 0, 0, 0, 0, 100, 3), ps.Kept(3, 1, 2, 3, 30, 103, 4),
+                                ps.Kept(4, 0, 0, 0, 0, 107, 2)])
+        self.assertEqual((asked, skipped), ([], 1))
+
+    def test_the_reruns_asked_for(self):
+        plan = plan_of(file_plan([0, 1, 2], [accepted(0)], rerun={"shard": 1, "from_byte": 130, "end": 200}),
+                       file_plan([3], [accepted(3, before=None)]))
+        kept, asked, _ = ps.read_plan(plan, [3, 4], self.ORDER, [])
+        self.assertEqual(asked, [((3, 1), 130, 200)])
+        self.assertEqual(kept[1].records_before, None)
+
+    def test_a_plan_of_other_files_is_an_error(self):
+        plan = plan_of(file_plan([0, 1, 2, 3], [accepted(0)]))
+        with self.assertRaisesRegex(ps.JobError, "planned 1 files where the job has 2"):
+            ps.read_plan(plan, [3, 4], self.ORDER, [])
+        with self.assertRaisesRegex(ps.JobError, "shards of another file"):
+            ps.read_plan(plan, [3], self.ORDER, [])
+        failed = file_plan([0, 1, 2], [accepted(0)], skipped=[1, 2])
+        failed["failed"] = 0
+        with self.assertRaisesRegex(ps.JobError, "could not read it to the end"):
+            ps.read_plan(plan_of(failed), [3], self.ORDER, [])
+
+
+class StandInPgnkit:
+    """What `pgnkit merge --plan` says to the shards of a file cut in
+    three, whose middle shard began inside a game, and of a fetched file:
+    rerun the middle one from 130, then keep it. It checks that it is
+    given what the job has, in order."""
+
+    def __init__(self, test):
+        self.test = test
+
+    def __call__(self, planned, reruns):
+        self.test.assertEqual(planned, [(f"file0-shard{k}.stats.json", f"s{k}") for k in range(3)]
+                              + [("file1-shard0.stats.json", "g")])
+        whole = file_plan([3], [accepted(3, before=None, records=5)])
+        if not reruns:
+            return plan_of(file_plan([0, 1, 2], [accepted(0, records=3)],
+                                     rerun={"shard": 1, "from_byte": 130, "end": 200}), whole)
+        self.test.assertEqual(reruns, [("file0-shard1-run1.stats.json", "r1")])
+        whole["accepted"][0]["records_before"] = 9
+        return plan_of(file_plan([0, 1, 2], [accepted(0, records=3), accepted(1, 3, 30, 3, 4, rerun=0),
+                                             accepted(2, 7, 70, 7, 2)]), whole, records=14)
+
+
+class WalkAsksPgnkit(unittest.TestCase):
+    """The driver's loop: statistics in, pgnkit's plan read, reruns out."""
+
+    def test_a_rerun_then_every_run_kept(self):
+        a = ps.Source("/d/f.pgn", "/d/f.pgn", 300, False)
+        shards = ps.plan_file(0, a, 100) + ps.plan_file(1, ps.Source("s3a://b/g", None, 9, True), 100)
+        pgnkit = StandInPgnkit(self)
+        walk = ps.ShardWalk(shards, [a, shards[-1].source], pgnkit)
+        walk.add(0, {(f, k): {"stats_text": f"s{k}" if f == 0 else "g"} for f, k in [(0, 2), (0, 0), (1, 0), (0, 1)]})
+        [again] = walk.advance()
+        self.assertEqual((again.file_index, again.shard_index, again.start, again.end), (0, 1, 130, 200))
+        self.assertEqual(again.source, a)
+        self.assertEqual(walk.kept, [])
+        walk.add(1, {(0, 1): {"stats_text": "r1"}})
+        self.assertEqual(walk.advance(), [])
+        self.assertEqual(walk.kept, [ps.Kept(0, 0, 0, 0, 0, 0, 3), ps.Kept(0, 1, 1, 3, 30, 3, 4),
+                                     ps.Kept(0, 2, 0, 7, 70, 7, 2), ps.Kept(1, 0, 0, 0, 0, 9, 5)])
+        self.assertEqual((walk.reruns, walk.skipped), (1, 0))
+
+    def test_a_file_named_twice_is_asked_for_apart_and_numbered_after(self):
+        a = ps.Source("/d/f.pgn", "/d/f.pgn", 9, False)
+        shards = ps.plan_file(0, a, 100) + ps.plan_file(1, a, 100)
+        calls = []
+
+        def ask(planned, reruns):
+            calls.append([n for n, _ in planned])
+            return plan_of(file_plan([0], [accepted(0, records=4)]), records=4)
+
+        walk = ps.ShardWalk(shards, [a, a], ask)
+        walk.add(0, {(0, 0): {"stats_text": "x"}, (1, 0): {"stats_text": "x"}})
+        self.assertEqual(walk.advance(), [])
+        self.assertEqual(calls, [["file0-shard0.stats.json"], ["file1-shard0.stats.json"]])
+        self.assertEqual([(k.file_index, k.records_before) for k in walk.kept], [(0, 0), (1, 4)])
+
+
+class RunnerPlan(unittest.TestCase):
+    """`Runner.plan` runs `pgnkit merge --plan` on the statistics, written
+    byte for byte under their names (a stand-in binary here)."""
+
+    def binary(self, status=0, stdout=None, stderr=""):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        self.seen = os.path.join(d, "seen.json")
+        exe = os.path.join(d, "fake-pgnkit")
+        with open(exe, "w") as f:
+            f.write(f"#!{sys.executable}\n" + f"""
+import json, os, sys
+args = sys.argv[1:]
+files = [a for a in args if a.endswith(".json")]
+json.dump({{"args": [os.path.basename(a) if a.endswith(".json") else a for a in args],
+           "texts": [open(a, "rb").read().decode("utf-8") for a in files]}}, open({self.seen!r}, "w"))
+sys.stdout.write({stdout!r} if {stdout!r} is not None else json.dumps({{"complete": True, "records": 0, "files": []}}))
+sys.stderr.write({stderr!r})
+sys.exit({status})
+""")
+        os.chmod(exe, 0o755)
+        return ps.Runner(exe, "validate", (), 1)
+
+    def test_the_statistics_and_the_reruns_are_handed_over(self):
+        runner = self.binary()
+        text = '{"version":2,"file":"é\\r"}\n'
+        plan = runner.plan([("file0-shard0.stats.json", text), ("file0-shard1.stats.json", "b")],
+                           [("file0-shard1-run1.stats.json", "c")])
+        self.assertEqual(plan["files"], [])
+        with open(self.seen) as f:
+            seen = json.load(f)
+        self.assertEqual(seen["args"], ["merge", "--plan", "file0-shard0.stats.json", "file0-shard1.stats.json",
+                                        "--rerun", "file0-shard1-run1.stats.json"])
+        self.assertEqual(seen["texts"], [text, "b", "c"])
+
+    def test_a_refusal_stops_the_job_with_pgnkit_s_reason(self):
+        runner = self.binary(status=2, stderr="pgnkit: file0-shard1.stats.json: no shard holds bytes 100..120\n")
+        with self.assertRaisesRegex(ps.JobError, "do not merge.*no shard holds bytes 100..120"):
+            runner.plan([("file0-shard0.stats.json", "a")], [])
+
+    def test_no_plan_printed_is_an_error(self):
+        runner = self.binary(stdout="not json")
+        with self.assertRaisesRegex(ps.JobError, "printed no plan: not json"):
+            runner.plan([("file0-shard0.stats.json", "a")], [])
 
 
 def convert_batch(**change):
