@@ -405,7 +405,6 @@ fn a_tag_named_like_a_column_is_not_a_second_column() {
 /// also something else.
 #[test]
 fn each_column_name_is_one_literal_in_src() {
-    // Words that are column names and also, elsewhere, another thing.
     // Words that are column names and also, elsewhere, another thing: how
     // many times each may be written in all, and why.
     let also = [
@@ -430,6 +429,11 @@ fn each_column_name_is_one_literal_in_src() {
             "the UCI keyword `moves` (input and convert line readers)",
         ),
         ("tags", 2, "a word of a validate message (`tags are`)"),
+        (
+            "file",
+            2,
+            "the key of an input file in `merge --plan`'s JSON walk (shards/plan.rs)",
+        ),
         (
             "fen",
             3,
