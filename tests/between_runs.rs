@@ -5,9 +5,8 @@
 
 use std::io::Write;
 use std::process::Stdio;
-use std::time::Duration;
 
-use crate::util::{code, fixture, mkfifo, pgnkit, run, stderr, stdout, wait_or_fail};
+use crate::util::{code, fixture, mkfifo, pgnkit, run, stderr, stdout, wait_idle, wait_or_fail};
 
 #[test]
 fn long_comments_or_lines_do_not_make_positions_or_uci_pgn() {
@@ -144,8 +143,9 @@ fn diagnostics_keep_input_order_at_any_thread_count() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Let the second reader fail to open its input first.
-    std::thread::sleep(Duration::from_millis(500));
+    // Let the second reader fail to open its input first: the run has
+    // started its workers and waits, idle, for the FIFO.
+    wait_idle(&child, 0);
     std::fs::OpenOptions::new()
         .write(true)
         .open(&fifo)
@@ -183,15 +183,13 @@ fn a_missing_temporary_directory_is_named_and_the_output_kept() {
         .spawn()
         .unwrap();
     // The first input stays open while the second's output outgrows
-    // memory (a few seconds are plenty for 2 MB), then ends.
+    // memory: until the run has read the second input and, idle, waits
+    // for the first. Then it ends.
     let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
     writer.write_all(b"[Event \"x\"]\n\n1. e4 *\n\n").unwrap();
-    let closer = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_secs(6));
-        drop(writer);
-    });
+    wait_idle(&child, std::fs::metadata(&second).unwrap().len());
+    drop(writer);
     let out = child.wait_with_output().unwrap();
-    closer.join().unwrap();
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("no-such-dir"), "{}", stderr(&out));
     assert_eq!(std::fs::read(&target).unwrap(), b"old\n");

@@ -151,3 +151,51 @@ pub fn part_files(dir: &Path) -> Vec<PathBuf> {
         .map(|e| e.path())
         .collect()
 }
+
+/// What `/proc` says of a running child: the bytes it has read (`rchar`),
+/// its threads, and its CPU time in clock ticks (user and system).
+fn proc_state(pid: u32) -> Option<(u64, u64, u64)> {
+    let io = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
+    let rchar = io
+        .lines()
+        .find_map(|l| l.strip_prefix("rchar: "))?
+        .trim()
+        .parse()
+        .ok()?;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces), from field 3.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    let threads = fields.get(17)?.parse().ok()?;
+    Some((rchar, threads, ticks))
+}
+
+/// Waits until `child` has read at least `read` bytes, runs more than one
+/// thread (its workers started), and has then used no CPU for 200 ms: it
+/// has done all it can and waits for its input (a FIFO held open). The
+/// readiness signal of the FIFO tests, instead of a fixed sleep. Fails the
+/// test after a minute.
+pub fn wait_idle(child: &Child, read: u64) {
+    let started = std::time::Instant::now();
+    let mut last = None;
+    let mut still = 0;
+    loop {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the run never settled waiting for its input"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let Some((rchar, threads, ticks)) = proc_state(child.id()) else {
+            return; // It ended: nothing more to wait for.
+        };
+        if rchar < read || threads < 2 || last != Some(ticks) {
+            last = Some(ticks);
+            still = 0;
+            continue;
+        }
+        still += 1;
+        if still >= 10 {
+            return;
+        }
+    }
+}
