@@ -58,14 +58,24 @@ struct Step {
     expected: Vec<String>,
 }
 
-/// The steps of every ```console block of `page` (named `name`).
+/// The steps of every ```console block of `page` (named `name`), at the
+/// left margin or indented (in a list item): the fence's indent is cut
+/// from each line of the block.
 fn console_steps(name: &str, page: &str) -> Vec<Vec<Step>> {
     let mut blocks = Vec::new();
     let mut block: Option<Vec<Step>> = None;
+    let mut indent = 0;
     let mut continued = false;
-    for (i, text) in page.lines().enumerate() {
+    for (i, line) in page.lines().enumerate() {
+        let text = match &block {
+            None => line.trim_start(),
+            Some(_) => line.get(indent..).unwrap_or(line.trim_start()),
+        };
         match (&mut block, text) {
-            (None, "```console") => block = Some(Vec::new()),
+            (None, "```console") => {
+                indent = line.len() - text.len();
+                block = Some(Vec::new());
+            }
             (None, _) => {}
             (Some(_), "```") => blocks.push(block.take().unwrap()),
             (Some(steps), _) => {

@@ -26,8 +26,8 @@ SUBCOMMAND is `validate`, `annotate-outcome` or `convert`. The job
    own writer needs); otherwise cached by Spark on disk, a row per batch of
    its Arrow IPC bytes. Only the statistics come back to the driver;
 4. asks pgnkit for the walk over each file's shards (`pgnkit merge --plan`
-   on their statistics: merge's own code, per the merge contract of the
-   README, "Beyond one machine"), and reruns on the executors what it asks
+   on their statistics: merge's own code, per the merge contract of
+   docs/shards.md), and reruns on the executors what it asks
    for, from where the previous shard's last game ended (a shard that
    began inside a game its predecessor owns), until it asks for nothing;
 5. writes DIR/parquet: the rows of `pgnkit SUBCOMMAND -f parquet` on one
@@ -155,7 +155,7 @@ def parse_args(argv: list[str]) -> Job:
     mine, theirs = argv[:cut], argv[cut + 1 :]
     p = argparse.ArgumentParser(
         prog="pgnkit_spark.py",
-        description="Run pgnkit on Spark; see the module docstring and the README.",
+        description="Run pgnkit on Spark; see the module docstring and docs/shards.md.",
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT")
     p.add_argument("--out", required=True, metavar="DIR")
