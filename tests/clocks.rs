@@ -252,3 +252,87 @@ fn position_records_hold_the_value_after_the_move() {
     assert_eq!(seen, positions);
     assert!(mates > 0);
 }
+
+/// The first game of the lichess fixture with its first `[%eval …]`
+/// command replaced by `with(command)`, written to a file in `dir`.
+fn first_eval_tampered(dir: &std::path::Path, with: impl Fn(&str) -> String) -> String {
+    let pgn = std::fs::read_to_string(fixture(LICHESS)).unwrap();
+    let at = pgn.find("[%eval ").unwrap();
+    let end = at + pgn[at..].find(']').unwrap();
+    let mut tampered = pgn.clone();
+    tampered.replace_range(at..=end, &with(&pgn[at..=end]));
+    let path = dir.join("tampered.pgn");
+    std::fs::write(&path, &tampered).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+/// The `invalid-command` rows of `validate -f csv path`.
+fn invalid_commands(path: &str) -> Vec<String> {
+    let out = run(&["validate", "-f", "csv", path], None);
+    assert_eq!(code(&out), 0, "warnings only: {}", stderr(&out));
+    stdout(&out)
+        .lines()
+        .filter(|l| l.contains("invalid-command"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Issue 43, defect 4: a second `[%eval]` or `[%clk]` for one move, before
+/// or after the readable one, in its comment or another: the readable
+/// value is kept and every other command is a finding, in both orders.
+#[test]
+fn clock_and_eval_commands_lose_values_silently() {
+    let (header, original) = csv(&["convert", "--to", "csv", fixture(LICHESS).to_str().unwrap()]);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (order, with) in [
+        (
+            "unreadable first",
+            (|e: &str| format!("[%eval zz] {e}")) as fn(&str) -> String,
+        ),
+        ("unreadable second", |e: &str| format!("{e} [%eval zz]")),
+        ("a second value", |e: &str| format!("{e} [%eval 9.99]")),
+        ("a second clock in another comment", |e: &str| {
+            format!("{e}}} {{[%clk 9:59:59]")
+        }),
+    ] {
+        let path = first_eval_tampered(dir.path(), with);
+        let found = invalid_commands(&path);
+        assert_eq!(found.len(), 1, "{order}: {found:?}");
+        // The kept values are the untampered game's.
+        let (_, rows) = csv_exiting(&["convert", "-q", "--to", "csv", &path], 1);
+        for name in ["clock", "eval_cp", "eval_mate"] {
+            assert_eq!(
+                rows[0][col(name)],
+                original[0][col(name)],
+                "{order}: {name}"
+            );
+        }
+    }
+}
+
+/// Issue 43, defect 10: `[%eval #-0]` (and `#0`) has no sign a zero can
+/// keep: a finding and a null, not mate 0; a clock past the millisecond
+/// is kept to the millisecond and the rest named.
+#[test]
+fn eval_mate_zero_and_sub_millisecond_clocks_are_named() {
+    let pgn = "[Event \"t\"]\n[Result \"0-1\"]\n\n1. f3 {[%clk 0:00:01.0005]} e5 2. g4 Qh4# {[%eval #-0]} 0-1\n";
+    let out = run(&["validate", "-f", "csv", "-"], Some(pgn.as_bytes()));
+    let found: Vec<String> = stdout(&out)
+        .lines()
+        .filter(|l| l.contains("invalid-command"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(found.len(), 2, "{}", stdout(&out));
+    assert!(found[0].contains("0:00:01.000"), "{}", found[0]);
+    assert!(found[1].contains("#-0"), "{}", found[1]);
+    let out = run(
+        &["convert", "-q", "--to", "jsonl", "-"],
+        Some(pgn.as_bytes()),
+    );
+    assert_eq!(code(&out), 1, "a value lost: {}", stderr(&out));
+    let game: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    // Seconds, to the millisecond; no mate distance in the game.
+    assert_eq!(game["clock"], serde_json::json!([1, null, null, null]));
+    assert_eq!(game["eval_mate"], Value::Null);
+}

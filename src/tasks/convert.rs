@@ -22,7 +22,7 @@ use shakmaty::san::{San, SanError, SanPlus, Suffix};
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use crate::rules::attacks::is_checkmate;
-use crate::rules::commands::{Eval, commands, may_hold_command};
+use crate::rules::commands::{self, Commands, Eval, may_hold_command};
 use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{GameResult, RawGame, Token, TokenKind, decode_text};
 use crate::rules::replay::replay;
@@ -338,6 +338,8 @@ fn attach_annotations(game: &RawGame<'_>, options: ConvertOptions, out: &mut Con
     // needs one and moved forward from there.
     let mut cursor: Option<(Chess, usize)> = None;
     let mut seen = 0usize;
+    // The clock and evaluation read so far after ply `said.0`.
+    let mut said = (0usize, Commands::default());
     let mut i = 0;
     // Only depth-0 tokens and the `(` of a variation of the main line
     // reach the match: a variation is taken whole.
@@ -357,7 +359,10 @@ fn attach_annotations(game: &RawGame<'_>, options: ConvertOptions, out: &mut Con
             }
             TokenKind::Comment => {
                 if options.commands && may_hold_command(t.text) {
-                    read_commands(out, seen, t);
+                    if said.0 != seen {
+                        said = (seen, Commands::default());
+                    }
+                    read_commands(out, &mut said.1, seen, t);
                 }
                 if options.comments {
                     notes(out, seen)
@@ -419,29 +424,27 @@ fn attach_annotations(game: &RawGame<'_>, options: ConvertOptions, out: &mut Con
     }
 }
 
-/// Takes the clock and evaluation of the comment `t` after ply `seen` (the
-/// first of each after a ply counts); an unreadable command is a finding.
-fn read_commands(out: &mut ConvertedGame, seen: usize, t: &Token<'_>) {
-    let found = commands(t.text);
+/// Takes the clock and evaluation of the comment `t` after ply `seen`,
+/// after what the comments before it after that ply gave (`said`: the
+/// first readable value of each kind counts); every other command is a
+/// finding.
+fn read_commands(out: &mut ConvertedGame, said: &mut Commands, seen: usize, t: &Token<'_>) {
+    let problems = said.read(t.text);
     let san = seen.checked_sub(1).map(|i| out.plies[i].san.to_string());
     let on = san
         .as_deref()
         .map(|san| (u32::try_from(seen).unwrap_or(u32::MAX), san));
-    out.left_out.extend(found.findings(t.line, on));
-    let (clock, eval) = (
-        found.clock.and_then(Result::ok),
-        found.eval.and_then(Result::ok),
-    );
+    out.left_out
+        .extend(commands::findings(problems, t.line, on));
     let Some(i) = seen.checked_sub(1) else { return };
-    if clock.is_none() && eval.is_none() {
+    if said.is_empty() {
         return;
     }
     if out.readings.is_empty() {
         out.readings = vec![Reading::default(); out.plies.len()];
     }
-    let reading = &mut out.readings[i];
-    reading.clock = reading.clock.or(clock);
-    reading.eval = reading.eval.or(eval);
+    out.readings[i].clock = said.clock;
+    out.readings[i].eval = said.eval;
 }
 
 /// The NAG number of a NAG token (the scanner keeps only 0 to 255).

@@ -15,7 +15,7 @@
 use shakmaty::san::Suffix;
 use shakmaty::{Chess, Color, Position};
 
-use crate::rules::commands::{commands, may_hold_command};
+use crate::rules::commands::{self, Commands, may_hold_command};
 use crate::rules::ends::{End, EndRules, EndTracker, Step};
 use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, TokenKind, recorded_result};
@@ -361,11 +361,15 @@ fn check_tokens(game: &RawGame<'_>, moves: bool, findings: &mut Vec<Finding>) {
     // The main-line move a depth-0 comment follows, as (ply, text).
     let mut last_move: Option<(u32, &[u8])> = None;
     let mut plies = 0u32;
+    // The clock and evaluation the main line's comments gave since its
+    // last move (issue 43: the first readable value counts).
+    let mut said = Commands::default();
     for token in &game.tokens {
         match token.kind {
             TokenKind::Move if token.depth == 0 => {
                 plies = plies.saturating_add(1);
                 last_move = Some((plies, token.text));
+                said = Commands::default();
             }
             TokenKind::Move if moves => {
                 if let Err(message) = parse_san(token.text) {
@@ -388,7 +392,14 @@ fn check_tokens(game: &RawGame<'_>, moves: bool, findings: &mut Vec<Finding>) {
                         .filter(|_| token.depth == 0)
                         .map(|(ply, text)| (ply, String::from_utf8_lossy(text)));
                     let on = san.as_ref().map(|(ply, text)| (*ply, text.as_ref()));
-                    findings.extend(commands(token.text).findings(token.line, on));
+                    // The main line's comments after one move share their
+                    // values; a variation's comment stands alone.
+                    let problems = if token.depth == 0 {
+                        said.read(token.text)
+                    } else {
+                        Commands::default().read(token.text)
+                    };
+                    findings.extend(commands::findings(problems, token.line, on));
                 }
             }
             _ => {}
