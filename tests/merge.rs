@@ -490,6 +490,50 @@ fn shards_of_other_commands_flags_or_formats_are_refused_and_headerless_ones_mer
     }
 }
 
+/// Issue 43, defect 9: a shard of the recorded size with one byte flipped
+/// is refused with the digest that differs, not two equal sizes.
+#[test]
+fn a_flipped_byte_names_the_digest_that_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, bounds) = three(dir.path());
+    let shards = make_shards(
+        dir.path(),
+        dir.path(),
+        "f",
+        VALIDATE_CSV,
+        input.as_os_str(),
+        &bounds,
+    );
+    let mut bytes = std::fs::read(&shards[1]).unwrap();
+    let recorded = {
+        let stats = std::fs::read_to_string(format!("{}.stats.json", shards[1].display())).unwrap();
+        let stats: serde_json::Value = serde_json::from_str(&stats).unwrap();
+        stats["output"]["digest"].as_str().unwrap().to_owned()
+    };
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 1;
+    std::fs::write(&shards[1], &bytes).unwrap();
+    let out = merge(dir.path(), &[], &shards);
+    refused(
+        &out,
+        "it is not the output its statistics describe",
+        "a flipped byte",
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("have the digest ") && err.contains(&format!("{recorded} recorded")),
+        "names the digests: {err}"
+    );
+    assert!(
+        !err.contains(&format!(
+            "({} bytes, {} recorded)",
+            bytes.len(),
+            bytes.len()
+        )),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_cut_emptied_or_broken_shard_is_refused_and_the_old_output_stays() {
     let dir = tempfile::tempdir().unwrap();

@@ -148,16 +148,24 @@ pub fn describe(s: &RunStats) -> String {
 ///
 /// A message naming the shard `name`.
 pub fn check_bytes(name: &Path, digest: &Digest, out: &OutputStats) -> Result<(), String> {
-    if digest.len() != out.bytes || digest.hex() != out.digest {
-        return Err(format!(
-            "{}: it is not the output its statistics describe ({} bytes, {} recorded): it was \
-             cut, edited or replaced, or belongs to other statistics",
-            name.display(),
+    // Name what differs: the size, else the digest of the same size.
+    let differs = if digest.len() != out.bytes {
+        format!("{} bytes, {} recorded", digest.len(), out.bytes)
+    } else if digest.hex() != out.digest {
+        format!(
+            "its {} bytes have the digest {}, {} recorded",
             digest.len(),
-            out.bytes
-        ));
-    }
-    Ok(())
+            digest.hex(),
+            out.digest.escape_debug()
+        )
+    } else {
+        return Ok(());
+    };
+    Err(format!(
+        "{}: it is not the output its statistics describe ({differs}): it was cut, edited or \
+         replaced, or belongs to other statistics",
+        name.display(),
+    ))
 }
 
 /// Checks the records counted in a shard against what its statistics say.
