@@ -145,13 +145,17 @@ pub struct Page {
     budget: usize,
     /// Games with findings left off the page once it was full.
     left_off: u64,
+    /// Entries of a listed game left off once the page was full.
+    entries_left_off: u64,
 }
 
 /// The most bytes of entries the page holds in memory: far more than a
-/// browser shows with ease (the whole pgnmentor corpus takes 6 MB). A run
-/// with more findings lists the first, counts all, and says where the rest
-/// are; memory stays bounded whatever the input.
-pub const PAGE_BYTES: usize = 256 << 20;
+/// browser shows with ease (the whole pgnmentor corpus takes 6 MB), and
+/// small enough that the page and the findings of a game that fills it
+/// stay under 300 MB (issue 43). A run with more findings lists the first,
+/// counts all, and says where the rest are; memory stays bounded whatever
+/// the input. Checked before each entry, not only at a game's start.
+pub const PAGE_BYTES: usize = 64 << 20;
 
 impl Page {
     /// A page for `command` that draws at most `limit` boards.
@@ -167,6 +171,7 @@ impl Page {
             items: 0,
             budget: PAGE_BYTES,
             left_off: 0,
+            entries_left_off: 0,
         }
     }
 
@@ -216,7 +221,27 @@ impl Page {
             "<p class=\"muted\">{} line {line}, game {game}</p>",
             escape(place.file)
         );
-        for item in items {
+        // The page's bytes so far are checked before each entry after the
+        // first (the game's start was), not only at a game's start: one
+        // game may hold 400,000 findings.
+        let full =
+            |page: &Page, s: &str| page.body.len() + page.rest.len() + s.len() >= page.budget;
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 && full(self, &s) {
+                let more = (items.len() - i) as u64;
+                self.entries_left_off += more;
+                let _ = write!(
+                    s,
+                    "<p class=\"sev-warning\">The page is full: {more} more entries of this game are counted above but not listed.</p>"
+                );
+                break;
+            }
+            if s.len() >= 1 << 20 {
+                // Out of the game's text as it grows, not after it: its
+                // copy would double what a long game holds.
+                self.body.extend_from_slice(s.as_bytes());
+                s.clear();
+            }
             self.items += 1;
             let drawn = match &item.board {
                 Some(board) if self.boards < self.limit => {
@@ -363,12 +388,20 @@ impl Page {
                 String::new()
             }
         );
-        if self.left_off > 0 {
+        if self.left_off > 0 || self.entries_left_off > 0 {
             let _ = write!(
                 s,
-                "<p class=\"sev-warning\">The page is full ({} MB): {} more games with findings are counted above but not listed; -f text or -f csv lists every finding.</p>",
+                "<p class=\"sev-warning\">The page is full ({} MB): {} more games with findings{} are counted above but not listed; -f text or -f csv lists every finding.</p>",
                 self.budget >> 20,
-                self.left_off
+                self.left_off,
+                if self.entries_left_off > 0 {
+                    format!(
+                        " and {} more entries of the games listed",
+                        self.entries_left_off
+                    )
+                } else {
+                    String::new()
+                }
             );
         }
         s.push_str("<p class=\"noprint\"><input id=\"filter\" type=\"search\" placeholder=\"Show only games that mention…\" aria-label=\"Filter the games\" hidden></p></header>\n<main>\n");
@@ -582,5 +615,32 @@ mod tests {
         let html = String::from_utf8(out).unwrap();
         assert_eq!(html.matches("<article class=\"game\"").count(), 1);
         assert!(html.contains("2 more games with findings are counted above but not listed"));
+    }
+
+    /// Issue 43, defect 1: one game whose entries outgrow the page is cut
+    /// at the entry that fills it, not written whole.
+    #[test]
+    fn html_page_is_bounded_within_one_game() {
+        let mut page = Page::new("validate", 10).with_budget(4096);
+        let item = Item {
+            code: "check-suffix".into(),
+            message: "m".repeat(100),
+            ..Item::default()
+        };
+        let items = vec![item; 10_000];
+        page.game(&place(), "*", 1, &items);
+        assert!(page.body.len() < 8192, "{} bytes", page.body.len());
+        assert!(page.items < 100 && page.entries_left_off == 10_000 - page.items);
+        let mut out = Vec::new();
+        page.finish(&mut out, &Head::default()).unwrap();
+        let html = String::from_utf8(out).unwrap();
+        assert!(html.contains(&format!("{} more entries of this game", page_left(&html))));
+        assert!(html.contains("more entries of the games listed"));
+    }
+
+    /// The count in "N more entries of this game".
+    fn page_left(html: &str) -> String {
+        let end = html.find(" more entries of this game").unwrap();
+        html[..end].rsplit(' ').next().unwrap().to_owned()
     }
 }
