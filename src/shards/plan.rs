@@ -233,7 +233,7 @@ pub fn walk(files: &[Vec<usize>], shards: &[ShardRuns<'_>]) -> Walk {
                 (Next::Done, Some(r)) => match r.checked_add(w.records) {
                     Some(r) => Some(r),
                     None => {
-                        w.next = Next::Refused(overflow("record")());
+                        w.next = Next::Refused(overflow("the shards' record counts overflow")());
                         None
                     }
                 },
@@ -286,7 +286,10 @@ impl FileWalk {
                 games_before: games,
                 lines_before: lines,
                 records_before: match base {
-                    Some(b) => Some(b.checked_add(self.records).ok_or_else(overflow("record"))?),
+                    Some(b) => Some(
+                        b.checked_add(self.records)
+                            .ok_or_else(overflow("the shards' record counts overflow"))?,
+                    ),
                     None => None,
                 },
                 records: used.records,
@@ -297,14 +300,14 @@ impl FileWalk {
             }
             games = games
                 .checked_add(used.input.games)
-                .ok_or_else(overflow("game"))?;
+                .ok_or_else(overflow("the shards' game counts overflow"))?;
             lines = lines
                 .checked_add(used.input.lines)
-                .ok_or_else(overflow("line"))?;
+                .ok_or_else(overflow("the shards' line counts overflow"))?;
             self.records = self
                 .records
                 .checked_add(used.records)
-                .ok_or_else(overflow("record"))?;
+                .ok_or_else(overflow("the shards' record counts overflow"))?;
             owned_until = used.input.end_byte;
             reached_end = used.input.limit.is_none();
         }
@@ -374,10 +377,10 @@ fn rerun_elsewhere(k: usize, shard: &ShardRuns<'_>, from: u64, again: Run<'_>) -
     }
 }
 
-fn overflow(what: &'static str) -> impl Fn() -> WalkError {
+fn overflow(message: &'static str) -> impl Fn() -> WalkError {
     move || WalkError {
         problem: Problem::Overflow,
-        message: format!("the shards' {what} counts overflow"),
+        message: message.to_owned(),
     }
 }
 
