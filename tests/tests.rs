@@ -9,6 +9,7 @@ mod columnar;
 mod convert;
 mod fuzz_replay;
 mod hostile;
+mod layers;
 mod merge;
 mod perft;
 mod problem_games;

@@ -30,9 +30,7 @@ use arrow_array::{
 use arrow_buffer::{Buffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Fields, SchemaRef};
 
-use super::finding::{ERROR, ErrorCell};
 use super::{Cells, Column, Format, Number, Schema, Type};
-use crate::rules::finding::Finding;
 
 /// The Arrow type of a column of `ty`.
 fn data_type(ty: &Type) -> DataType {
@@ -740,6 +738,41 @@ impl ArrowRow<'_> {
         }
     }
 
+    /// The next value is a struct of `schema` whose fields `inner` writes,
+    /// or null (as [`JsonObject::object`](super::JsonObject::object)).
+    pub fn object(&mut self, schema: &Schema, inner: Option<impl FnOnce(&mut ArrowRow<'_>)>) {
+        match (self.next(), inner) {
+            (
+                Builder::Struct {
+                    columns,
+                    children,
+                    valid,
+                    ..
+                },
+                Some(inner),
+            ) => {
+                debug_assert!(
+                    columns
+                        .iter()
+                        .map(|c| c.name)
+                        .eq(schema.columns.iter().map(|c| c.name)),
+                    "a struct of another schema"
+                );
+                let mut row = ArrowRow {
+                    columns,
+                    builders: children,
+                    next: 0,
+                    at: 0,
+                    rows: None,
+                };
+                inner(&mut row);
+                row.finish();
+                valid.append_non_null();
+            }
+            (b, _) => b.null(),
+        }
+    }
+
     /// Ends the record.
     pub fn finish(self) {
         debug_assert!(
@@ -839,38 +872,6 @@ impl Cells for ArrowRow<'_> {
                     b.values().append_option(x.map(Number::as_f64));
                 }
                 b.append(true);
-            }
-            (b, _) => b.null(),
-        }
-    }
-}
-
-impl ErrorCell for ArrowRow<'_> {
-    fn error(&mut self, error: Option<&Finding>) {
-        match (self.next(), error) {
-            (
-                Builder::Struct {
-                    columns,
-                    children,
-                    valid,
-                    ..
-                },
-                Some(e),
-            ) => {
-                debug_assert_eq!(columns[0].name, ERROR.columns[0].name);
-                let mut inner = ArrowRow {
-                    columns,
-                    builders: children,
-                    next: 0,
-                    at: 0,
-                    rows: None,
-                };
-                inner.uint(e.ply.map(u64::from));
-                inner.opt_str(e.san.as_deref());
-                inner.word(Some(e.code.as_str()));
-                inner.str(&e.message);
-                inner.finish();
-                valid.append_non_null();
             }
             (b, _) => b.null(),
         }

@@ -3,7 +3,7 @@
 
 use shakmaty::Color;
 
-use super::arrow::ArrowRows;
+use super::arrow::{ArrowRow, ArrowRows};
 use super::{Cells, Column, CsvRow, Format, JsonObject, Schema, Type, common};
 use crate::rules::finding::{Code, Finding, Severity};
 use crate::rules::notation::move_name;
@@ -75,11 +75,11 @@ pub const FINDING: Schema = Schema {
         SUGGESTION,
         common::WHITE,
         common::BLACK,
-        super::game::EVENT
+        common::EVENT
             .null_when("the game has no `Event` tag, or the finding belongs to no game"),
-        super::game::ROUND
+        common::ROUND
             .null_when("the game has no `Round` tag, or the finding belongs to no game"),
-        super::outcome::TAGS,
+        common::NAMED_TAGS,
     ],
 };
 
@@ -132,6 +132,22 @@ impl ErrorCell for JsonObject<'_> {
             &ERROR,
             error.map(|e| {
                 |o: &mut JsonObject<'_>| {
+                    o.uint(e.ply.map(u64::from));
+                    o.opt_str(e.san.as_deref());
+                    o.word(Some(e.code.as_str()));
+                    o.str(&e.message);
+                }
+            }),
+        );
+    }
+}
+
+impl ErrorCell for ArrowRow<'_> {
+    fn error(&mut self, error: Option<&Finding>) {
+        self.object(
+            &ERROR,
+            error.map(|e| {
+                |o: &mut ArrowRow<'_>| {
                     o.uint(e.ply.map(u64::from));
                     o.opt_str(e.san.as_deref());
                     o.word(Some(e.code.as_str()));

@@ -88,14 +88,6 @@ pub const MOVE: Schema = Schema {
     ],
 };
 
-/// The `Event` tag.
-pub const EVENT: Column =
-    Column::new("event", Type::Str, "the `Event` tag").null_when("the game has none");
-
-/// The `Round` tag.
-pub const ROUND: Column =
-    Column::new("round", Type::Str, "the `Round` tag").null_when("the game has none");
-
 /// One game.
 pub const GAME: Schema = Schema {
     name: "game",
@@ -104,14 +96,14 @@ pub const GAME: Schema = Schema {
         common::FILE,
         common::GAME,
         common::OFFSET.null_when("the record is a line of FEN, EPD or UCI input"),
-        EVENT.arrow_only(),
+        common::EVENT.arrow_only(),
         Column::new("site", Type::Str, "the `Site` tag")
             .null_when("the game has none")
             .arrow_only(),
         Column::new("date", Type::Date, "the `Date` tag as a date")
             .null_when("the tag is missing or not a complete, valid `YYYY.MM.DD` (the text stays in `tags`)")
             .arrow_only(),
-        ROUND.arrow_only(),
+        common::ROUND.arrow_only(),
         common::WHITE.arrow_only(),
         common::BLACK.arrow_only(),
         Column::new("white_elo", Type::UInt32, "the `WhiteElo` tag as an integer")

@@ -274,7 +274,7 @@ impl Column {
     }
 }
 
-/// Columns more than one record holds: where a record comes from, the players, the result, the tags.
+/// Columns more than one record holds: where a record comes from, the players, the event and round, the result, the tags.
 pub mod common {
     use super::{Column, Type};
 
@@ -328,6 +328,19 @@ pub mod common {
 
     /// A game's tags.
     pub const TAGS: Column = Column::new("tags", Type::Map, "the game's tags").per_tag();
+
+    /// The tag columns `--tags` names (of findings and outcomes).
+    pub const NAMED_TAGS: Column = TAGS
+        .doc("each tag `--tags` names, in that order, and its value (null when the game lacks it); in CSV one column per tag, after the others")
+        .jsonl_with("--tags");
+
+    /// The `Event` tag (of findings and games).
+    pub const EVENT: Column =
+        Column::new("event", Type::Str, "the `Event` tag").null_when("the game has none");
+
+    /// The `Round` tag (of findings and games).
+    pub const ROUND: Column =
+        Column::new("round", Type::Str, "the `Round` tag").null_when("the game has none");
 }
 
 /// A record kind: its columns in order.

@@ -13,11 +13,6 @@ use crate::rules::laws::Laws;
 use crate::rules::mateability::{Mateability, UndeterminedReason};
 use crate::tasks::annotate_outcome::{LossRule, Outcome};
 
-/// The tag columns `--tags` names.
-pub const TAGS: Column = common::TAGS
-    .doc("each tag `--tags` names, in that order, and its value (null when the game lacks it); in CSV one column per tag, after the others")
-    .jsonl_with("--tags");
-
 /// One game's outcome.
 pub const OUTCOME: Schema = Schema {
     name: "outcome",
@@ -107,7 +102,7 @@ pub const OUTCOME: Schema = Schema {
             Type::Str,
             "the date whose Laws judged the game, as PGN writes dates (`1937.03.10`; `1937.??.??` when only the year is known): the `Date` tag, else the `EventDate`, or the day of `--laws YYYY-MM-DD`; `current` for today's Laws (`--laws current`, an undated game, and the `app` and `online` profiles). Where the date cannot decide an article (`2014.??.??` for the 9.6 of 1 July 2014), today's wording applied",
         ),
-        TAGS,
+        common::NAMED_TAGS,
     ],
 };
 
