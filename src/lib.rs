@@ -12,11 +12,13 @@
 //! I/O: `tasks` uses `rules` only, and `rules` uses nothing of the crate
 //! above it.
 
+pub mod api;
 pub mod cli;
 pub mod cmd;
 pub mod embed;
 pub mod error;
 pub mod exit;
+pub mod format;
 pub mod input;
 pub mod output;
 pub mod pipeline;

@@ -177,7 +177,8 @@ pub fn columnar_schema(stats: &RunStats) -> &'static schema::Schema {
     if stats.command == "convert" && positions {
         return &schema::position::POSITION;
     }
-    schema::of_command(&stats.command).unwrap_or(&schema::game::GAME)
+    crate::format::Subcommand::from_name(&stats.command)
+        .and_then(schema::of_command).unwrap_or(&schema::game::GAME)
 }
 
 /// Calls `record` with every record of a shard, checking the shape of

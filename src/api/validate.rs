@@ -1,0 +1,549 @@
+//! `pgnkit validate`: replay every game and report every finding.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::streaming::{Product, Streaming, identity, stdout_identity};
+use super::{Diagnostics, Format as ReportFormat, Input, RecordSink, Subcommand, Summary};
+use super::options::ValidateOptions as ValidateArgs;
+use crate::error::Error;
+use crate::input::error::chain;
+use crate::output::annotate::TagColumns;
+use crate::output::columnar::{Columnar, ColumnarSink};
+use crate::output::diag;
+use crate::output::html::{Board, Head, Item, Page};
+use crate::output::problem_games::ProblemGames;
+use crate::output::report::{self, Format, players};
+use crate::output::tally::Tally;
+use crate::rules::diagram::{diagrams, written_squares};
+use crate::rules::finding::Finding;
+use crate::rules::finding::{Code, Severity};
+use crate::rules::game::{RawGame, recorded_result};
+use crate::rules::notation::move_name;
+use crate::rules::setup::start_position;
+use crate::schema::finding::{FINDING, FindingPlace, FindingRecord};
+use crate::stream::Event;
+use crate::tasks::validate::{GameCheck, check_game};
+
+/// What the report is called in errors.
+const PRODUCT_NAME: &str = "report";
+
+/// The settings of one run, from the arguments.
+struct Settings<'d> {
+    streaming: Streaming<'d>,
+    format: Format,
+    /// `-f parquet` or `-f arrow` (then `format` is unused).
+    columnar: Option<Columnar>,
+    /// `-f html`: the page, with at most this many boards (then `format`
+    /// is unused).
+    page: Option<u64>,
+    policy: Policy,
+}
+
+fn settings<'d>(
+    args: &ValidateArgs,
+    streaming: Streaming<'d>,
+) -> Result<Settings<'d>, Error> {
+    if !args.format.is_of(Subcommand::Validate) {
+        return Err(Error::usage(format!("validate does not write {}", args.format)));
+    }
+    Ok(Settings {
+        streaming,
+        format: match args.format {
+            ReportFormat::Csv => Format::Csv,
+            ReportFormat::Jsonl => Format::Jsonl,
+            _ => Format::Text,
+        },
+        page: (args.format == ReportFormat::Html).then_some(args.html.html_boards),
+        columnar: match args.format {
+            ReportFormat::Parquet => Some(Columnar::Parquet),
+            ReportFormat::Arrow => Some(Columnar::Arrow),
+            _ => None,
+        },
+        policy: Policy::new(args)?,
+    })
+}
+
+/// How many finding codes there are.
+const CODES: usize = Code::TALLIED.len();
+
+/// Which findings a run reports (and counts), and which of those fail it,
+/// by code: `--ignore`, `--only`, `--fail-on`.
+#[derive(Debug, Clone, Copy)]
+struct Policy {
+    keep: [bool; CODES],
+    fail: [bool; CODES],
+}
+
+impl Policy {
+    fn new(args: &ValidateArgs) -> Result<Policy, Error> {
+        let mut keep = [args.only.is_empty(); CODES];
+        for code in codes("only", &args.only, &[])? {
+            keep[code.index()] = true;
+        }
+        for code in codes("ignore", &args.ignore, &[])? {
+            keep[code.index()] = false;
+        }
+        let mut fail = [false; CODES];
+        let never = args.fail_on.iter().any(|w| w == "never");
+        if never && args.fail_on.len() > 1 {
+            return Err(Error::usage("--fail-on never stands alone"));
+        }
+        for when in &args.fail_on {
+            match when.as_str() {
+                "never" => {}
+                "warning" => fail = [true; CODES],
+                "error" => {
+                    for code in Code::ALL {
+                        fail[code.index()] |= code.severity() == Severity::Error;
+                    }
+                }
+                _ => {
+                    for code in codes("fail-on", std::slice::from_ref(when), KEYWORDS)? {
+                        fail[code.index()] = true;
+                    }
+                }
+            }
+        }
+        for when in &args.fail_on {
+            if let Some(code) = Code::from_name(when)
+                && !keep[code.index()]
+            {
+                return Err(Error::usage(format!(
+                    "--fail-on {when} can never fail the run: {} leaves `{when}` out of the report",
+                    if args.ignore.iter().any(|c| c == when) {
+                        "--ignore"
+                    } else {
+                        "--only"
+                    }
+                )));
+            }
+        }
+        Ok(Policy { keep, fail })
+    }
+
+    /// The kept codes in the canonical spelling a rerun is given: nothing
+    /// when every code is kept, else `--only` (or `--ignore` every code).
+    fn options(&self) -> Vec<String> {
+        if self.keep.iter().all(|&k| k) {
+            return Vec::new();
+        }
+        let kept: Vec<&str> = Code::ALL
+            .into_iter()
+            .filter(|c| self.keeps(*c))
+            .map(Code::as_str)
+            .collect();
+        if kept.is_empty() {
+            let all: Vec<&str> = Code::ALL.map(Code::as_str).to_vec();
+            return vec!["--ignore".to_owned(), all.join(",")];
+        }
+        vec!["--only".to_owned(), kept.join(",")]
+    }
+
+    fn keeps(&self, code: Code) -> bool {
+        self.keep[code.index()]
+    }
+
+    fn fails(&self, code: Code) -> bool {
+        self.fail[code.index()]
+    }
+}
+
+/// What `--fail-on` takes besides codes.
+const KEYWORDS: &[&str] = &["error", "warning", "never"];
+
+/// The codes `names` name, for the flag `--{flag}`.
+///
+/// # Errors
+///
+/// For a name that is no code, listing the valid ones (and `keywords`).
+fn codes(flag: &str, names: &[String], keywords: &[&str]) -> Result<Vec<Code>, Error> {
+    names
+        .iter()
+        .map(|name| {
+            Code::from_name(name).ok_or_else(|| {
+                let valid: Vec<&str> = keywords
+                    .iter()
+                    .copied()
+                    .chain(Code::ALL.map(Code::as_str))
+                    .collect();
+                Error::usage(format!(
+                    "--{flag}: unknown finding code `{}`; valid: {}",
+                    diag::clipped(name, diag::SHOWN),
+                    valid.join(", ")
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The `--bad-games` and `--good-games` files, checked and created;
+/// `None` without the flags.
+///
+/// # Errors
+///
+/// When a file is an input, standard output or another output, or one
+/// cannot be created.
+fn problem_games(
+    args: &ValidateArgs,
+    streaming: &Streaming<'_>,
+) -> Result<Option<ProblemGames>, Error> {
+    let (bad, good) = (args.bad_games.as_deref(), args.good_games.as_deref());
+    if bad.is_none() && good.is_none() {
+        return Ok(None);
+    }
+    if streaming.range.is_some() {
+        return Err(Error::usage(
+            "--bad-games and --good-games cannot be used with --byte-range",
+        ));
+    }
+    let mut taken: Vec<(u64, u64)> = streaming
+        .output
+        .iter()
+        .filter(|o| o.as_path() != Path::new("-"))
+        .filter_map(|o| identity(o))
+        .collect();
+    // Whatever standard output is (a file, a pipe, a terminal): games
+    // written there too would mix with the report.
+    let stdout = stdout_identity(false);
+    let mut created: Option<PathBuf> = None;
+    let refuse = |path: &Path, why: &str| {
+        Error::usage(format!(
+            "refusing to write games to {}: {why}",
+            path.display()
+        ))
+    };
+    let another = "the run writes another output there";
+    ProblemGames::create(bad, good, |path| {
+        if path == Path::new("-") {
+            return Err(Error::usage(
+                "--bad-games and --good-games write files: `-` (standard output) holds the report",
+            ));
+        }
+        streaming.check_output(path)?;
+        let id = identity(path);
+        if id.is_some()
+            && id == stdout
+            && streaming
+                .output
+                .as_deref()
+                .is_none_or(|o| o == Path::new("-"))
+        {
+            return Err(refuse(path, "standard output goes there too"));
+        }
+        if id.is_some_and(|id| taken.contains(&id)) || created.as_deref() == Some(path) {
+            return Err(refuse(path, another));
+        }
+        taken.extend(id);
+        created = Some(path.to_owned());
+        Ok(())
+    })
+    .map(Some)
+}
+
+/// Writes one finding into the columnar `sink`, or as `format` says.
+fn write(
+    out: &mut dyn Write,
+    sink: Option<&mut ColumnarSink<'_>>,
+    format: Format,
+    place: &FindingPlace<'_>,
+    finding: &crate::rules::finding::Finding,
+) -> std::io::Result<()> {
+    match sink {
+        Some(sink) => {
+            FindingRecord { place, finding }.columnar(sink.rows());
+            sink.flush_full(out)
+        }
+        None => report::write_finding(out, format, place, finding),
+    }
+}
+
+/// What a game with findings lends them: its players, event, round and
+/// the `--tags` values; for the page, its first line, its result and the
+/// boards of its findings.
+#[derive(Debug, Default)]
+struct Names {
+    players: (String, String),
+    event: Option<String>,
+    round: Option<String>,
+    board: Option<String>,
+    tags: Vec<Option<String>>,
+    line: u64,
+    result: &'static str,
+    boards: Vec<Option<Board>>,
+}
+
+/// The board of each of `findings` of `game`: the position before the move
+/// a finding is about (the move as written drawn where it can be), the
+/// final position for one about the result, none for the others.
+fn boards(game: &RawGame<'_>, findings: &[Finding]) -> Vec<Option<Board>> {
+    let wanted = |f: &Finding| match (f.ply, f.code) {
+        (Some(ply), _) => Some(ply - 1),
+        (None, Code::ResultMismatch | Code::WrongResult) => Some(u32::MAX),
+        _ => None,
+    };
+    let plies: Vec<u32> = findings.iter().filter_map(wanted).collect();
+    let Ok(start) = start_position(game) else {
+        return vec![None; findings.len()];
+    };
+    if plies.is_empty() {
+        return vec![None; findings.len()];
+    }
+    let mut diagrams = diagrams(game, &start.pos, &plies).into_iter();
+    findings
+        .iter()
+        .map(|f| {
+            wanted(f)?;
+            let diagram = diagrams.next()?;
+            // Only where the position is the one before the move.
+            let arrow = match (&f.san, f.ply) {
+                (Some(san), Some(ply)) if diagram.plies + 1 == ply => {
+                    written_squares(&diagram.pos, san.as_bytes())
+                }
+                _ => None,
+            };
+            Some(Board { diagram, arrow })
+        })
+        .collect()
+}
+
+/// The page's item for `finding`, in a game whose moves start at `first_move`.
+fn item(finding: &Finding, first_move: (u32, shakmaty::Color), board: Option<Board>) -> Item {
+    Item {
+        severity: Some(finding.severity().as_str()),
+        code: finding.code.as_str().to_owned(),
+        line: finding.line,
+        at: finding.ply.map(|ply| {
+            format!(
+                "ply {ply} ({})",
+                move_name(ply, first_move, finding.san.as_deref().unwrap_or(""))
+            )
+        }),
+        message: finding.message.clone(),
+        suggestion: finding.suggestion.clone(),
+        line_of_moves: None,
+        board,
+    }
+}
+
+/// What the exit status of a run says, for the page.
+fn status_meaning(failing: u64, unread: u64) -> String {
+    let mut s = if failing > 0 {
+        format!(
+            "Exit status 1: {failing} game{} with findings that fail the run (errors, and the codes --fail-on names); 0 would have meant none.",
+            if failing == 1 { "" } else { "s" }
+        )
+    } else {
+        "Exit status 0: no finding fails the run (warnings alone do not, unless --fail-on says so)."
+            .to_owned()
+    };
+    if unread > 0 {
+        s = format!(
+            "Exit status 2: {unread} input{} could not be read to the end (standard error names them); what was read is here.",
+            if unread == 1 { "" } else { "s" }
+        );
+    }
+    s
+}
+
+/// Runs `validate` ([`super::validate`]).
+///
+/// # Errors
+///
+/// When the report cannot be written.
+pub(super) fn run(
+    args: &ValidateArgs,
+    inputs: Vec<Input>,
+    records: RecordSink<'_>,
+    diag: &dyn Diagnostics,
+) -> Result<Summary, Error> {
+    let streaming = Streaming::new(&args.run, inputs, &records, diag);
+    let Settings {
+        streaming,
+        format,
+        columnar,
+        page: page_boards,
+        policy,
+    } = settings(args, streaming)?;
+    if page_boards.is_some() {
+        streaming.check_page()?;
+    }
+    let mut page = page_boards.map(|n| Page::new(Subcommand::Validate.name(), n));
+    let mut with_errors = 0u64;
+    let mut failing = 0u64;
+    let mut tally = Tally::new();
+    let mut with_warnings = 0u64;
+    // Before the product file is created: a refused --stats leaves it be.
+    let copies: Vec<&Path> = [&args.bad_games, &args.good_games]
+        .into_iter()
+        .filter_map(|p| p.as_deref())
+        .collect();
+    streaming.check_stats(&copies)?;
+    let tags =
+        TagColumns::of(&FINDING, args.tags.as_deref().unwrap_or_default()).map_err(Error::usage)?;
+    let (mut out, batches) = streaming.writer(records)?;
+    Streaming::check_batches(batches.as_ref(), args.format)?;
+    let mut sink = match columnar {
+        Some(c) => Some(streaming.columnar(c, &FINDING, batches)?),
+        None => None,
+    };
+    let failed = streaming.write_error(PRODUCT_NAME);
+    streaming.check_range()?;
+    let mut split = problem_games(args, &streaming)?;
+    report::write_header(&mut out, format, !streaming.no_header, tags.names()).map_err(&failed)?;
+    let mut records = 0u64;
+    // The games are noted in input order, one input after another: with
+    // --bad-games or --good-games, inputs are not read at once; nor for a
+    // columnar report, whose batches are not cut by input.
+    let spool = out.clone();
+    let inputs = streaming.inputs((split.is_none() && sink.is_none()).then_some(&spool));
+    let totals = inputs.for_each_game(
+        |game| {
+            let mut check = check_game(game, args.laws);
+            check.findings.retain(|f| policy.keeps(f.code));
+            // Names are only decoded for games that have something to say.
+            let names = (!check.findings.is_empty()).then(|| {
+                let tag = |name| game.tag_text(name).map(std::borrow::Cow::into_owned);
+                Names {
+                    players: players(|t| game.tag_text(t)),
+                    event: tag("Event"),
+                    round: tag("Round"),
+                    board: tag("Board"),
+                    tags: tags.values(game),
+                    line: game.line,
+                    result: recorded_result(game).map_or("*", |r| r.as_str()),
+                    boards: if page_boards.is_some() {
+                        boards(game, &check.findings)
+                    } else {
+                        Vec::new()
+                    },
+                }
+            });
+            (check, names)
+        },
+        |event| {
+            match event {
+                Event::Game(ctx, (check, names)) => {
+                    let GameCheck {
+                        findings,
+                        first_move,
+                        ..
+                    } = check;
+                    let names = names.unwrap_or_default();
+                    let (white, black) = &names.players;
+                    let place = FindingPlace::in_game(ctx.place(), (white, black), first_move)
+                        .with_tags(
+                            (names.event.as_deref(), names.round.as_deref()),
+                            tags.names(),
+                            &names.tags,
+                        )
+                        .with_board(names.board.as_deref());
+                    let bad = findings.iter().any(|f| f.severity() == Severity::Error);
+                    with_errors += u64::from(bad);
+                    if let Some(split) = split.as_mut() {
+                        split.game(ctx.raw, bad)?;
+                    }
+                    if findings.iter().any(|f| f.severity() == Severity::Warning) {
+                        with_warnings += 1;
+                    }
+                    if findings.iter().any(|f| policy.fails(f.code)) {
+                        failing += 1;
+                    }
+                    tally.add_game(&findings);
+                    if let Some(page) = page.as_mut() {
+                        if !findings.is_empty() {
+                            let mut boards = names.boards.iter().cloned();
+                            let items: Vec<Item> = findings
+                                .iter()
+                                .map(|f| {
+                                    let mut f = f.clone();
+                                    f.line += ctx.line_offset;
+                                    item(&f, first_move, boards.next().flatten())
+                                })
+                                .collect();
+                            records += items.len() as u64;
+                            page.game(&place, names.result, names.line + ctx.line_offset, &items);
+                        }
+                        return Ok(());
+                    }
+                    for mut finding in findings {
+                        records += 1;
+                        finding.line += ctx.line_offset;
+                        write(&mut out, sink.as_mut(), format, &place, &finding)
+                            .map_err(&failed)?;
+                    }
+                }
+                Event::Loose(_, finding) if !policy.keeps(finding.code) => {}
+                Event::Loose(file, finding) => {
+                    failing += u64::from(policy.fails(finding.code));
+                    tally.add(finding.code);
+                    let place = FindingPlace::outside_games(file);
+                    records += 1;
+                    if let Some(page) = page.as_mut() {
+                        page.game(
+                            &place,
+                            "",
+                            finding.line,
+                            &[item(&finding, (1, shakmaty::Color::White), None)],
+                        );
+                        return Ok(());
+                    }
+                    write(&mut out, sink.as_mut(), format, &place, &finding).map_err(&failed)?;
+                }
+                Event::Failed(file, err) => out.error(format!("{file}: {}", chain(&err))),
+            }
+            Ok(())
+        },
+    )?;
+    if let Some(split) = split {
+        split.finish()?;
+    }
+    if let Some(sink) = sink {
+        sink.finish(&mut out).map_err(&failed)?;
+    }
+    let summary = format!("{with_errors} with errors, {with_warnings} with warnings");
+    if let Some(page) = page {
+        let head = Head {
+            inputs: totals.inputs.iter().map(|i| i.file.clone()).collect(),
+            games: totals.games,
+            counted: crate::schema::finding::CODE.name,
+            counts: tally
+                .rows()
+                .map(|c| {
+                    (
+                        c.code.as_str().to_owned(),
+                        Some(c.code.severity().as_str()),
+                        c.findings,
+                        c.games,
+                    )
+                })
+                .collect(),
+            summary: format!("{}, {summary}.", crate::output::diag::games(totals.games)),
+            status: status_meaning(failing, totals.failed),
+        };
+        page.finish(&mut out, &head).map_err(&failed)?;
+    }
+    let product = Product {
+        what: PRODUCT_NAME,
+        command: Subcommand::Validate,
+        format: args.format.name().to_owned(),
+        columns: (format == Format::Csv).then(|| tags.csv_columns()),
+        options: [
+            vec!["--laws".to_owned(), args.laws.as_arg()],
+            policy.options(),
+            if tags.is_empty() {
+                Vec::new()
+            } else {
+                vec!["--tags".to_owned(), tags.names().join(",")]
+            },
+        ]
+        .concat(),
+        records,
+        codes: &tally,
+    };
+    let done = streaming.finish(&mut out, &totals, &product, failing, &summary)?;
+    if !streaming.quiet {
+        tally.print(diag);
+    }
+    Ok(done)
+}
