@@ -33,7 +33,7 @@
 //! )
 //! .unwrap();
 //! assert_eq!(summary.status, pgnkit::exit::ExitStatus::Problems);
-//! assert!(String::from_utf8(csv).unwrap().contains("<bytes>,1,0,3,illegal-move"));
+//! assert!(String::from_utf8(csv).unwrap().contains("<bytes>,1,0,3,3,2.Ke3,Ke3,error,illegal-move"));
 //! ```
 
 mod annotate_outcome;

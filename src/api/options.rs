@@ -13,6 +13,10 @@ use clap::{Args, ValueEnum};
 pub use crate::format::{Format, FormatParser, Subcommand};
 use crate::rules::laws::LawsChoice;
 
+/// What fails a `validate` run by default (`--fail-on`): a finding of
+/// severity error.
+pub const DEFAULT_FAIL_ON: &str = "error";
+
 /// The transposition table's default size in MiB (`perft --hash`).
 pub const DEFAULT_HASH_MIB: usize = 64;
 
@@ -92,7 +96,7 @@ pub struct ValidateOptions {
         long,
         value_name = "WHEN",
         value_delimiter = ',',
-        default_value = "error"
+        default_value = DEFAULT_FAIL_ON
     )]
     pub fail_on: Vec<String>,
 
@@ -147,7 +151,7 @@ impl Default for ValidateOptions {
             format: Format::Text,
             ignore: Vec::new(),
             only: Vec::new(),
-            fail_on: vec!["error".to_owned()],
+            fail_on: vec![DEFAULT_FAIL_ON.to_owned()],
             tags: None,
             bad_games: None,
             good_games: None,
