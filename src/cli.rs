@@ -434,7 +434,6 @@ pub struct MergeArgs {
     #[arg(value_name = "SHARD", required = true)]
     pub shards: Vec<PathBuf>,
 
-
     #[command(flatten)]
     pub options: MergeOptions,
 }
@@ -453,7 +452,11 @@ pub struct InputArgs {
 impl InputArgs {
     /// The inputs as the library takes them.
     pub fn inputs(&self) -> Vec<crate::stream::Input> {
-        self.files.iter().cloned().map(crate::stream::Input::Path).collect()
+        self.files
+            .iter()
+            .cloned()
+            .map(crate::stream::Input::Path)
+            .collect()
     }
 }
 
@@ -495,7 +498,6 @@ pub struct PerftArgs {
     /// them: refused with a message that says to quote the FEN.
     #[arg(hide = true, value_name = "FIELD")]
     pub fen_rest: Vec<String>,
-
 
     #[command(flatten)]
     pub options: PerftOptions,

@@ -21,7 +21,6 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-
 static EMBEDDED: AtomicBool = AtomicBool::new(false);
 
 /// Says that the library runs embedded: from now on, the writer given to

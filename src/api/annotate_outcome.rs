@@ -225,7 +225,7 @@ pub(super) fn run(
     let mut looked = [0u64; Concern::KINDS.len()];
     let mut looked_games = 0u64;
     let (mut out, batches) = streaming.writer(records)?;
-    Streaming::check_batches(batches.as_ref(), args.format)?;
+    Streaming::check_batches(batches.is_some(), args.format)?;
     let mut sink = match written {
         OutputFormat::Columnar(c) => Some(streaming.columnar(c, &OUTCOME, batches)?),
         _ => None,

@@ -75,7 +75,10 @@ struct Render {
 /// For flags that do not apply to the output format.
 fn settings<'d>(args: &ConvertArgs, streaming: Streaming<'d>) -> Result<Settings<'d>, Error> {
     if !args.format.is_of(Subcommand::Convert) {
-        return Err(Error::usage(format!("convert does not write {}", args.format)));
+        return Err(Error::usage(format!(
+            "convert does not write {}",
+            args.format
+        )));
     }
     if args.tags.is_some() && args.format != ConvertFormat::Csv {
         return Err(Error::usage(
@@ -528,7 +531,7 @@ pub(super) fn run(
     };
     let failed = streaming.write_error(PRODUCT_NAME);
     let (out, batches) = streaming.writer(records)?;
-    Streaming::check_batches(batches.as_ref(), args.format)?;
+    Streaming::check_batches(batches.is_some(), args.format)?;
     let sink = match columnar_format(settings.format) {
         Some(c) if settings.positions_all => Some(streaming.columnar(c, &POSITION, batches)?),
         Some(c) => Some(streaming.columnar(c, &GAME, batches)?),

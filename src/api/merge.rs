@@ -127,11 +127,7 @@ fn check_target(output: Option<&Path>) -> Result<(), Error> {
 
 /// The shards named, their statistics read and checked: alike, none
 /// twice, and none of them (or their statistics or input) the output.
-fn read_shards(
-    args: &MergeArgs,
-    paths: &[PathBuf],
-    to_stdout: bool,
-) -> Result<Vec<Shard>, Error> {
+fn read_shards(args: &MergeArgs, paths: &[PathBuf], to_stdout: bool) -> Result<Vec<Shard>, Error> {
     if paths.is_empty() {
         return Err(Error::usage("merge needs at least one shard"));
     }

@@ -49,7 +49,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-pub use crate::format::{Format, FormatParser, Subcommand};
 pub use self::options::{
     AnnotateOutcomeOptions, ConvertOptions, HtmlOptions, MergeOptions, PerftOptions, Positions,
     RulesProfile, RunOptions, SchemaOptions, SourceFormat, ValidateOptions,
@@ -57,6 +56,7 @@ pub use self::options::{
 pub use self::perft::{PerftRow, PerftSink, PerftText};
 pub use crate::error::{Error, ErrorKind};
 pub use crate::exit::ExitStatus;
+pub use crate::format::{Format, FormatParser, Subcommand};
 pub use crate::output::columnar::BatchSink;
 pub use crate::output::diag::{Diagnostics, Level};
 pub use crate::stream::Input;

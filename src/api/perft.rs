@@ -33,10 +33,10 @@ use shakmaty::{Chess, Position};
 use super::options::PerftOptions as PerftArgs;
 use super::streaming::{THREADS_PER_CORE, thread_count};
 use crate::error::{Error, ErrorKind};
-use crate::output::diag::{Diagnostics, Level};
 use crate::exit::ExitStatus;
 use crate::input::open::open;
 use crate::output::diag;
+use crate::output::diag::{Diagnostics, Level};
 use crate::output::perft::{
     position_summary, rate, suite_summary, write_check, write_root_move, write_total,
 };
@@ -464,8 +464,10 @@ fn run_suite(
                 if last_record != Some(r) {
                     last_record = Some(r);
                     if let Some(Err(err)) = &positions[r] {
-                        let message =
-                            format!("{name}:{}: invalid fen {:?}: {err}", record.line, record.fen);
+                        let message = format!(
+                            "{name}:{}: invalid fen {:?}: {err}",
+                            record.line, record.fen
+                        );
                         diagnostics.line(Level::Error, &diag::error_line(message));
                     }
                 }
@@ -485,14 +487,10 @@ fn run_suite(
     progress.finish();
 
     if !settings.quiet {
-        diagnostics.line(Level::Note, &suite_summary(
-            &name,
-            planned,
-            failed,
-            listed - planned,
-            nodes,
-            elapsed,
-        ));
+        diagnostics.line(
+            Level::Note,
+            &suite_summary(&name, planned, failed, listed - planned, nodes, elapsed),
+        );
     }
     Ok(if failed > 0 {
         ExitStatus::Problems

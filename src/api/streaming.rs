@@ -322,20 +322,16 @@ impl<'d> Streaming<'d> {
             self.stdout && self.product_path() == Path::new("-"),
         )
         .map_err(Error::usage)?;
-        crate::output::columnar::ColumnarSink::new(format, schema, batches)
-            .map_err(Error::internal)
+        crate::output::columnar::ColumnarSink::new(format, schema, batches).map_err(Error::internal)
     }
 
     /// Refuses a batch sink for a format that is not Arrow's.
     ///
     /// # Errors
     ///
-    /// When `batches` is given and `format` is not [`super::Format::Arrow`].
-    pub fn check_batches(
-        batches: Option<&Box<dyn BatchSink + '_>>,
-        format: super::Format,
-    ) -> Result<(), Error> {
-        if batches.is_some() && format != super::Format::Arrow {
+    /// When there are `batches` and `format` is not [`super::Format::Arrow`].
+    pub fn check_batches(batches: bool, format: super::Format) -> Result<(), Error> {
+        if batches && format != super::Format::Arrow {
             return Err(Error::usage(format!(
                 "a batch sink takes the arrow format, not {format}"
             )));
@@ -349,10 +345,7 @@ impl<'d> Streaming<'d> {
     ///
     /// When standard output is a terminal and the page goes there.
     pub fn check_page(&self) -> Result<(), Error> {
-        if self.product_path() == Path::new("-")
-            && self.stdout
-            && std::io::stdout().is_terminal()
-        {
+        if self.product_path() == Path::new("-") && self.stdout && std::io::stdout().is_terminal() {
             return Err(Error::usage(
                 "refusing to write the HTML page to a terminal: give -o FILE (then open it in a browser) or redirect standard output",
             ));

@@ -3,9 +3,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::options::ValidateOptions as ValidateArgs;
 use super::streaming::{Product, Streaming, identity, stdout_identity};
 use super::{Diagnostics, Format as ReportFormat, Input, RecordSink, Subcommand, Summary};
-use super::options::ValidateOptions as ValidateArgs;
 use crate::error::Error;
 use crate::input::error::chain;
 use crate::output::annotate::TagColumns;
@@ -40,12 +40,12 @@ struct Settings<'d> {
     policy: Policy,
 }
 
-fn settings<'d>(
-    args: &ValidateArgs,
-    streaming: Streaming<'d>,
-) -> Result<Settings<'d>, Error> {
+fn settings<'d>(args: &ValidateArgs, streaming: Streaming<'d>) -> Result<Settings<'d>, Error> {
     if !args.format.is_of(Subcommand::Validate) {
-        return Err(Error::usage(format!("validate does not write {}", args.format)));
+        return Err(Error::usage(format!(
+            "validate does not write {}",
+            args.format
+        )));
     }
     Ok(Settings {
         streaming,
@@ -382,7 +382,7 @@ pub(super) fn run(
     let tags =
         TagColumns::of(&FINDING, args.tags.as_deref().unwrap_or_default()).map_err(Error::usage)?;
     let (mut out, batches) = streaming.writer(records)?;
-    Streaming::check_batches(batches.as_ref(), args.format)?;
+    Streaming::check_batches(batches.is_some(), args.format)?;
     let mut sink = match columnar {
         Some(c) => Some(streaming.columnar(c, &FINDING, batches)?),
         None => None,

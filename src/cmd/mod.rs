@@ -13,9 +13,9 @@ pub mod validate;
 
 use std::io::Write;
 
-use crate::api::{Format, RecordSink};
 #[doc(inline)]
 pub use crate::api::Stderr;
+use crate::api::{Format, RecordSink};
 
 /// The most workers a run starts per core (see [`crate::api::RunOptions`]).
 pub const THREADS_PER_CORE: usize = crate::api::streaming::THREADS_PER_CORE;

@@ -25,5 +25,10 @@ pub fn run(args: &PerftArgs, out: &mut dyn Write) -> Result<ExitStatus, Error> {
             diag::clipped(&fen, diag::SHOWN)
         )));
     }
-    api::perft(&args.options, args.fen.as_deref(), &mut PerftText(out), &Stderr)
+    api::perft(
+        &args.options,
+        args.fen.as_deref(),
+        &mut PerftText(out),
+        &Stderr,
+    )
 }

@@ -67,7 +67,7 @@ pub fn refuse_terminal(format: Columnar, to_stdout: bool) -> Result<(), String> 
     Ok(())
 }
 
-/// Where the Arrow record batches of a run go ([`RecordSink::Batches`]).
+/// Where the Arrow record batches of a run go ([`crate::api::RecordSink::Batches`]).
 /// The schema comes first, once: at the first batch, or at the end of a
 /// run that has none. A call that fails stops the run as a failed write
 /// would.

@@ -24,7 +24,8 @@ pub enum Level {
 }
 
 /// Where the lines for people go: the command line prints them on standard
-/// error ([`Stderr`]); an embedder keeps or forwards them ([`Collected`]).
+/// error ([`crate::api::Stderr`]); an embedder keeps or forwards them
+/// ([`crate::api::Collected`]).
 /// Lines come whole and in the order the command line prints them.
 pub trait Diagnostics: Sync {
     /// One line, without its newline, as the command line prints it

@@ -178,7 +178,8 @@ pub fn columnar_schema(stats: &RunStats) -> &'static schema::Schema {
         return &schema::position::POSITION;
     }
     crate::format::Subcommand::from_name(&stats.command)
-        .and_then(schema::of_command).unwrap_or(&schema::game::GAME)
+        .and_then(schema::of_command)
+        .unwrap_or(&schema::game::GAME)
 }
 
 /// Calls `record` with every record of a shard, checking the shape of

@@ -36,7 +36,8 @@ pub const FILE_COLUMN: usize = 0;
 /// `command` (tags come after them, or after pgnkit's leading columns).
 pub fn own_columns(command: &str) -> (usize, Option<usize>) {
     let schema = crate::format::Subcommand::from_name(command)
-        .and_then(schema::of_command).unwrap_or(&schema::game::GAME);
+        .and_then(schema::of_command)
+        .unwrap_or(&schema::game::GAME);
     // The tag columns come after pgnkit's leading ones, so positions in
     // the header without tags hold in any run.
     let fixed = schema.csv_names(&[]);

@@ -185,7 +185,8 @@ impl Input {
     /// Whether it is standard input, or a reader (neither can be read twice
     /// nor cut into byte ranges).
     pub fn is_stream(&self) -> bool {
-        self.as_path().is_none_or(|p| p == std::path::Path::new("-"))
+        self.as_path()
+            .is_none_or(|p| p == std::path::Path::new("-"))
     }
 }
 

@@ -49,7 +49,10 @@ pub struct Spooled<'a> {
 
 impl<'a> Spooled<'a> {
     /// A writer onto `out`; diagnostic lines go to `diag`.
-    pub fn new(out: Box<dyn Write + 'a>, diag: &'a dyn crate::output::diag::Diagnostics) -> Spooled<'a> {
+    pub fn new(
+        out: Box<dyn Write + 'a>,
+        diag: &'a dyn crate::output::diag::Diagnostics,
+    ) -> Spooled<'a> {
         Spooled::with(out, diag, None)
     }
 
