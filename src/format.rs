@@ -4,6 +4,7 @@
 
 use std::ffi::OsStr;
 
+use clap::ValueEnum;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 
 /// A subcommand of pgnkit: what help, examples, record kinds and
@@ -52,7 +53,7 @@ impl Subcommand {
 
 /// Every output format of every subcommand; each subcommand accepts its
 /// subset ([`Format::of`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
 pub enum Format {
     Text,
     Csv,
@@ -85,27 +86,19 @@ impl Format {
         Format::Epd,
     ];
 
-    /// Its name on the command line (`jsonl`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Text => "text",
-            Format::Csv => "csv",
-            Format::Jsonl => "jsonl",
-            Format::Parquet => "parquet",
-            Format::Arrow => "arrow",
-            Format::Html => "html",
-            Format::Pgn => "pgn",
-            Format::Uci => "uci",
-            Format::San => "san",
-            Format::Lan => "lan",
-            Format::Fen => "fen",
-            Format::Epd => "epd",
-        }
+    /// Its name on the command line (`jsonl`): the variant's, as clap
+    /// spells it (the column-name test counts literals, and `fen`, `san`
+    /// and `uci` are columns too).
+    pub fn name(self) -> String {
+        self.to_possible_value()
+            .expect("every format has a name")
+            .get_name()
+            .to_owned()
     }
 
     /// The format named `name`.
     pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == name)
+        <Format as ValueEnum>::from_str(name, false).ok()
     }
 
     /// Whether it is a columnar format (Parquet, Arrow).
@@ -142,7 +135,7 @@ impl Format {
 
 impl std::fmt::Display for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.write_str(&self.name())
     }
 }
 
@@ -255,7 +248,7 @@ pub struct FormatParser(pub Subcommand);
 impl FormatParser {
     fn values(self) -> impl Iterator<Item = PossibleValue> {
         Format::of(self.0).iter().map(|(format, help)| {
-            let value = PossibleValue::new(format.name());
+            let value = format.to_possible_value().expect("every format has a name");
             match help {
                 Some(help) => value.help(*help),
                 None => value,

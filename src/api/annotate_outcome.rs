@@ -14,8 +14,8 @@ use crate::output::annotate::{self, Format, OutcomeRecord, PgnSettings, TagColum
 use crate::output::columnar::Columnar;
 use crate::output::diag;
 use crate::output::html::{Board, Head, Item, Page};
-use crate::output::report::players;
 use crate::output::report::write_game_label;
+use crate::output::report::{GameLabel, players};
 use crate::output::tally::Tally;
 use crate::rules::diagram::diagrams;
 use crate::rules::finding::{Code, Finding};
@@ -142,10 +142,7 @@ struct Annotated {
 
 /// What the page and the text say about a game to look at, besides its row.
 struct Look {
-    event: Option<String>,
-    round: Option<String>,
-    board: Option<String>,
-    line: u64,
+    label: GameLabel,
     /// The board of each concern and where in the game it stands.
     boards: Vec<Option<(Board, String)>>,
     /// The winner's mating line, in SAN with move numbers.
@@ -267,25 +264,19 @@ pub(super) fn run(
                 let words = found.iter().map(Concern::kind).collect::<Vec<_>>();
                 let look = (!found.is_empty()
                     && matches!(written, OutputFormat::Text | OutputFormat::Page(_)))
-                .then(|| {
-                    let tag = |name| game.tag_text(name).map(std::borrow::Cow::into_owned);
-                    Look {
-                        event: tag("Event"),
-                        round: tag("Round"),
-                        board: tag("Board"),
-                        line: game.line,
-                        boards: if matches!(written, OutputFormat::Page(_)) {
-                            concern_boards(game, &outcome, &found)
-                        } else {
-                            Vec::new()
-                        },
-                        helpmate: if matches!(written, OutputFormat::Page(_)) {
-                            helpmate_line(game, &row)
-                        } else {
-                            None
-                        },
-                        kinds: words,
-                    }
+                .then(|| Look {
+                    label: GameLabel::of(|t| game.tag_text(t), game.line),
+                    boards: if matches!(written, OutputFormat::Page(_)) {
+                        concern_boards(game, &outcome, &found)
+                    } else {
+                        Vec::new()
+                    },
+                    helpmate: if matches!(written, OutputFormat::Page(_)) {
+                        helpmate_line(game, &row)
+                    } else {
+                        None
+                    },
+                    kinds: words,
                 });
                 let concerns = annotate::concern_texts(game, &outcome, &found);
                 Annotated {
@@ -340,15 +331,9 @@ pub(super) fn run(
                         if let Some(look) = done.look.as_ref().filter(|_| {
                             matches!(written, OutputFormat::Text | OutputFormat::Page(_))
                         }) {
-                            let place = FindingPlace::in_game(
-                                ctx.place(),
-                                (&done.row.white, &done.row.black),
-                                done.first_move,
-                            )
-                            .with_tags((look.event.as_deref(), look.round.as_deref()), &[], &[])
-                            .with_board(look.board.as_deref());
+                            let place = look.label.place(ctx.place(), done.first_move, (&[], &[]));
                             let result = done.row.result.map_or("no result", |r| r.as_str());
-                            let line = look.line + ctx.line_offset;
+                            let line = look.label.line + ctx.line_offset;
                             if let Some(page) = page.as_mut() {
                                 let mut boards = look.boards.iter().cloned();
                                 let items: Vec<Item> = done
@@ -481,7 +466,7 @@ pub(super) fn run(
     let product = Product {
         what: PRODUCT_NAME,
         command: Subcommand::AnnotateOutcome,
-        format: args.format.name().to_owned(),
+        format: args.format.name(),
         columns: matches!(written, OutputFormat::Table(Format::Csv)).then(|| tags.csv_columns()),
         options,
         records: rows_written,

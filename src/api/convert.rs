@@ -23,13 +23,11 @@ use crate::output::convert::{
     position_rows, write_columnar, write_epd, write_fens, write_jsonl, write_lan, write_pgn,
     write_position, write_san, write_uci,
 };
-use crate::output::diag;
 use crate::output::pgn::Keep;
-use crate::output::report::players;
+use crate::output::report::GameLabel;
 use crate::output::tally::Tally;
 use crate::rules::finding::Finding;
 use crate::rules::movetext::damage;
-use crate::schema::finding::FindingPlace;
 use crate::schema::game::GAME;
 use crate::schema::position::POSITION;
 use crate::stream::{Event, GameCtx, InputFormat, Spooled};
@@ -191,11 +189,8 @@ struct Report {
     /// Whether the main line could not be replayed (the game is left out,
     /// or written up to its last legal move).
     broken: bool,
-    white: String,
-    black: String,
-    /// The `Event` and `Round` tags.
-    event: Option<String>,
-    round: Option<String>,
+    /// The game's label, as diagnostics show it.
+    label: GameLabel,
     first_move: (u32, shakmaty::Color),
 }
 
@@ -217,17 +212,11 @@ fn render(owned: ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
     let mut findings = damage;
     findings.extend(game.left_out.iter().cloned());
     findings.extend(game.error.iter().cloned());
-    let report = (!findings.is_empty()).then(|| {
-        let (white, black) = players(|tag| game.tag(tag));
-        Report {
-            findings,
-            broken,
-            white,
-            black,
-            event: game.tag("Event").map(str::to_owned),
-            round: game.tag("Round").map(str::to_owned),
-            first_move: game.first_move(),
-        }
+    let report = (!findings.is_empty()).then(|| Report {
+        findings,
+        broken,
+        label: GameLabel::of(|tag| game.tag(tag), 0).clipped(),
+        first_move: game.first_move(),
     });
     if broken && !settings.keep_invalid {
         return GameOut {
@@ -355,10 +344,9 @@ impl Writer<'_> {
             } else {
                 self.repaired += 1;
             }
-            let white = diag::clipped(&report.white, diag::SHOWN);
-            let black = diag::clipped(&report.black, diag::SHOWN);
-            let place = FindingPlace::in_game(ctx.place(), (&white, &black), report.first_move)
-                .with_tags((report.event.as_deref(), report.round.as_deref()), &[], &[]);
+            let place = report
+                .label
+                .place(ctx.place(), report.first_move, (&[], &[]));
             for finding in report.findings {
                 self.codes.add(finding.code);
                 report_finding(&self.out, &place, ctx.line_offset, finding);
@@ -656,7 +644,7 @@ pub(super) fn run(
     let product = Product {
         what: PRODUCT_NAME,
         command: Subcommand::Convert,
-        format: args.format.name().to_owned(),
+        format: args.format.name(),
         columns,
         options,
         records: writer.records,

@@ -140,7 +140,7 @@ fn read_shards(args: &MergeArgs, paths: &[PathBuf], to_stdout: bool) -> Result<V
         .iter()
         .map(|s| (s.output.as_path(), &s.stats))
         .collect();
-    let want = args.format.name().to_owned();
+    let want = args.format.name();
     verify::check_alike(Some(&want), &named).map_err(anyhow::Error::msg)?;
     not_twice(named.iter().map(|(p, _)| *p))?;
     Ok(shards)

@@ -13,7 +13,7 @@ use crate::output::columnar::{Columnar, ColumnarSink};
 use crate::output::diag;
 use crate::output::html::{Board, Head, Item, Page};
 use crate::output::problem_games::ProblemGames;
-use crate::output::report::{self, Format, players};
+use crate::output::report::{self, Format, GameLabel};
 use crate::output::tally::Tally;
 use crate::rules::diagram::{diagrams, written_squares};
 use crate::rules::finding::Finding;
@@ -258,17 +258,12 @@ fn write(
     }
 }
 
-/// What a game with findings lends them: its players, event, round and
-/// the `--tags` values; for the page, its first line, its result and the
-/// boards of its findings.
+/// What a game with findings lends them: its label and the `--tags`
+/// values; for the page, its result and the boards of its findings.
 #[derive(Debug, Default)]
 struct Names {
-    players: (String, String),
-    event: Option<String>,
-    round: Option<String>,
-    board: Option<String>,
+    label: GameLabel,
     tags: Vec<Option<String>>,
-    line: u64,
     result: &'static str,
     boards: Vec<Option<Board>>,
 }
@@ -402,22 +397,15 @@ pub(super) fn run(
             let mut check = check_game(game, args.laws);
             check.findings.retain(|f| policy.keeps(f.code));
             // Names are only decoded for games that have something to say.
-            let names = (!check.findings.is_empty()).then(|| {
-                let tag = |name| game.tag_text(name).map(std::borrow::Cow::into_owned);
-                Names {
-                    players: players(|t| game.tag_text(t)),
-                    event: tag("Event"),
-                    round: tag("Round"),
-                    board: tag("Board"),
-                    tags: tags.values(game),
-                    line: game.line,
-                    result: recorded_result(game).map_or("*", |r| r.as_str()),
-                    boards: if page_boards.is_some() {
-                        boards(game, &check.findings)
-                    } else {
-                        Vec::new()
-                    },
-                }
+            let names = (!check.findings.is_empty()).then(|| Names {
+                label: GameLabel::of(|t| game.tag_text(t), game.line),
+                tags: tags.values(game),
+                result: recorded_result(game).map_or("*", |r| r.as_str()),
+                boards: if page_boards.is_some() {
+                    boards(game, &check.findings)
+                } else {
+                    Vec::new()
+                },
             });
             (check, names)
         },
@@ -430,14 +418,10 @@ pub(super) fn run(
                         ..
                     } = check;
                     let names = names.unwrap_or_default();
-                    let (white, black) = &names.players;
-                    let place = FindingPlace::in_game(ctx.place(), (white, black), first_move)
-                        .with_tags(
-                            (names.event.as_deref(), names.round.as_deref()),
-                            tags.names(),
-                            &names.tags,
-                        )
-                        .with_board(names.board.as_deref());
+                    let place =
+                        names
+                            .label
+                            .place(ctx.place(), first_move, (tags.names(), &names.tags));
                     let bad = findings.iter().any(|f| f.severity() == Severity::Error);
                     with_errors += u64::from(bad);
                     if let Some(split) = split.as_mut() {
@@ -462,7 +446,12 @@ pub(super) fn run(
                                 })
                                 .collect();
                             records += items.len() as u64;
-                            page.game(&place, names.result, names.line + ctx.line_offset, &items);
+                            page.game(
+                                &place,
+                                names.result,
+                                names.label.line + ctx.line_offset,
+                                &items,
+                            );
                         }
                         return Ok(());
                     }
@@ -526,7 +515,7 @@ pub(super) fn run(
     let product = Product {
         what: PRODUCT_NAME,
         command: Subcommand::Validate,
-        format: args.format.name().to_owned(),
+        format: args.format.name(),
         columns: (format == Format::Csv).then(|| tags.csv_columns()),
         options: [
             vec!["--laws".to_owned(), args.laws.as_arg()],
