@@ -9,7 +9,7 @@ use super::{Diagnostics, Format as ReportFormat, Input, RecordSink, Subcommand, 
 use crate::error::Error;
 use crate::input::error::chain;
 use crate::output::annotate::TagColumns;
-use crate::output::columnar::{Columnar, ColumnarSink};
+use crate::output::columnar::ColumnarSink;
 use crate::output::diag;
 use crate::output::html::{Board, Head, Item, Page};
 use crate::output::problem_games::ProblemGames;
@@ -28,40 +28,15 @@ use crate::tasks::validate::{GameCheck, check_game};
 /// What the report is called in errors.
 const PRODUCT_NAME: &str = "report";
 
-/// The settings of one run, from the arguments.
-struct Settings<'d> {
-    streaming: Streaming<'d>,
-    format: Format,
-    /// `-f parquet` or `-f arrow` (then `format` is unused).
-    columnar: Option<Columnar>,
-    /// `-f html`: the page, with at most this many boards (then `format`
-    /// is unused).
-    page: Option<u64>,
-    policy: Policy,
-}
-
-fn settings<'d>(args: &ValidateArgs, streaming: Streaming<'d>) -> Result<Settings<'d>, Error> {
+/// Refuses a format that is not `validate`'s.
+fn check_format(args: &ValidateArgs) -> Result<(), Error> {
     if !args.format.is_of(Subcommand::Validate) {
         return Err(Error::usage(format!(
             "validate does not write {}",
             args.format
         )));
     }
-    Ok(Settings {
-        streaming,
-        format: match args.format {
-            ReportFormat::Csv => Format::Csv,
-            ReportFormat::Jsonl => Format::Jsonl,
-            _ => Format::Text,
-        },
-        page: (args.format == ReportFormat::Html).then_some(args.html.html_boards),
-        columnar: match args.format {
-            ReportFormat::Parquet => Some(Columnar::Parquet),
-            ReportFormat::Arrow => Some(Columnar::Arrow),
-            _ => None,
-        },
-        policy: Policy::new(args)?,
-    })
+    Ok(())
 }
 
 /// How many finding codes there are.
@@ -241,20 +216,168 @@ fn problem_games(
     .map(Some)
 }
 
-/// Writes one finding into the columnar `sink`, or as `format` says.
-fn write(
-    out: &mut dyn Write,
-    sink: Option<&mut ColumnarSink<'_>>,
-    format: Format,
-    place: &FindingPlace<'_>,
-    finding: &crate::rules::finding::Finding,
-) -> std::io::Result<()> {
-    match sink {
-        Some(sink) => {
-            FindingRecord { place, finding }.columnar(sink.rows());
-            sink.flush_full(out)
+/// Where the findings go: one sink per report format, chosen once
+/// ([`Report::of`]).
+enum Report<'a> {
+    /// `-f text|csv|jsonl`: a line (a row) per finding.
+    Lines(Format),
+    /// `-f parquet|arrow`: typed rows, in batches.
+    Columnar(ColumnarSink<'a>),
+    /// `-f html`: the arbiter's page.
+    Page(Page),
+}
+
+/// What the page shows of a game besides its findings.
+struct PageGame<'n> {
+    result: &'n str,
+    /// The game's first line in its file.
+    line: u64,
+    first_move: (u32, shakmaty::Color),
+    boards: &'n [Option<Board>],
+}
+
+impl<'a> Report<'a> {
+    /// The sink of `args.format`: the one dispatch from format to writer.
+    fn of(
+        args: &ValidateArgs,
+        streaming: &Streaming<'_>,
+        batches: Option<Box<dyn super::BatchSink + 'a>>,
+    ) -> Result<Report<'a>, Error> {
+        Ok(match args.format {
+            ReportFormat::Csv => Report::Lines(Format::Csv),
+            ReportFormat::Jsonl => Report::Lines(Format::Jsonl),
+            ReportFormat::Html => Report::Page(Page::new(
+                Subcommand::Validate.name(),
+                args.html.html_boards,
+            )),
+            format => match format.columnar() {
+                Some(c) => Report::Columnar(streaming.columnar(c, &FINDING, batches)?),
+                None => Report::Lines(Format::Text),
+            },
+        })
+    }
+
+    /// The header, when the format has one (`header`: not `--no-header`).
+    fn header(
+        &mut self,
+        out: &mut dyn Write,
+        header: bool,
+        tags: &[String],
+    ) -> std::io::Result<()> {
+        match self {
+            Report::Lines(format) => report::write_header(out, *format, header, tags),
+            Report::Columnar(_) | Report::Page(_) => Ok(()),
         }
-        None => report::write_finding(out, format, place, finding),
+    }
+
+    /// Writes `findings` of one game (or one finding outside games) at
+    /// `place`, their lines shifted by `line_offset`; the number of records.
+    fn write(
+        &mut self,
+        out: &mut dyn Write,
+        place: &FindingPlace<'_>,
+        findings: Vec<Finding>,
+        line_offset: u64,
+        game: &PageGame<'_>,
+    ) -> std::io::Result<u64> {
+        let n = findings.len() as u64;
+        let shifted = findings.into_iter().map(|mut f| {
+            f.line += line_offset;
+            f
+        });
+        match self {
+            Report::Lines(format) => {
+                for finding in shifted {
+                    report::write_finding(out, *format, place, &finding)?;
+                }
+            }
+            Report::Columnar(sink) => {
+                for finding in shifted {
+                    FindingRecord {
+                        place,
+                        finding: &finding,
+                    }
+                    .columnar(sink.rows());
+                    sink.flush_full(out)?;
+                }
+            }
+            Report::Page(page) => {
+                if n > 0 {
+                    let mut boards = game.boards.iter().cloned();
+                    let items: Vec<Item> = shifted
+                        .map(|f| item(&f, game.first_move, boards.next().flatten()))
+                        .collect();
+                    page.game(place, game.result, game.line, &items);
+                }
+            }
+        }
+        Ok(n)
+    }
+
+    /// Writes what the format keeps for the end (the last batch and the
+    /// footer, the page with its `head`).
+    fn finish(self, out: &mut dyn Write, head: impl FnOnce() -> Head) -> std::io::Result<()> {
+        match self {
+            Report::Lines(_) => Ok(()),
+            Report::Columnar(sink) => sink.finish(out),
+            Report::Page(page) => page.finish(out, &head()),
+        }
+    }
+}
+
+/// What a run counts of the findings it reports.
+#[derive(Default)]
+struct Counts {
+    with_errors: u64,
+    with_warnings: u64,
+    /// Games (and findings outside games) that fail the run.
+    failing: u64,
+    tally: Tally,
+    records: u64,
+}
+
+impl Counts {
+    /// Counts the (kept) findings of one game; whether it has an error.
+    fn game(&mut self, findings: &[Finding], policy: &Policy) -> bool {
+        let bad = findings.iter().any(|f| f.severity() == Severity::Error);
+        self.with_errors += u64::from(bad);
+        if findings.iter().any(|f| f.severity() == Severity::Warning) {
+            self.with_warnings += 1;
+        }
+        if findings.iter().any(|f| policy.fails(f.code)) {
+            self.failing += 1;
+        }
+        self.tally.add_game(findings);
+        bad
+    }
+
+    /// Counts a finding outside games.
+    fn loose(&mut self, finding: &Finding, policy: &Policy) {
+        self.failing += u64::from(policy.fails(finding.code));
+        self.tally.add(finding.code);
+    }
+
+    /// The page's head, for a run that read `totals`.
+    fn head(&self, totals: &crate::stream::Totals, summary: &str) -> Head {
+        Head {
+            inputs: totals.inputs.iter().map(|i| i.file.clone()).collect(),
+            games: totals.games,
+            counted: crate::schema::finding::CODE.name,
+            counts: self
+                .tally
+                .rows()
+                .map(|c| {
+                    (
+                        c.code.as_str().to_owned(),
+                        Some(c.code.severity().as_str()),
+                        c.findings,
+                        c.games,
+                    )
+                })
+                .collect(),
+            summary: format!("{}, {summary}.", crate::output::diag::games(totals.games)),
+            status: status_meaning(self.failing, totals.failed),
+        }
     }
 }
 
@@ -353,21 +476,12 @@ pub(super) fn run(
     diag: &dyn Diagnostics,
 ) -> Result<Summary, Error> {
     let streaming = Streaming::new(&args.run, inputs, &records, diag);
-    let Settings {
-        streaming,
-        format,
-        columnar,
-        page: page_boards,
-        policy,
-    } = settings(args, streaming)?;
-    if page_boards.is_some() {
+    check_format(args)?;
+    let policy = Policy::new(args)?;
+    let page = args.format == ReportFormat::Html;
+    if page {
         streaming.check_page()?;
     }
-    let mut page = page_boards.map(|n| Page::new(Subcommand::Validate.name(), n));
-    let mut with_errors = 0u64;
-    let mut failing = 0u64;
-    let mut tally = Tally::new();
-    let mut with_warnings = 0u64;
     // Before the product file is created: a refused --stats leaves it be.
     let copies: Vec<&Path> = [&args.bad_games, &args.good_games]
         .into_iter()
@@ -378,20 +492,20 @@ pub(super) fn run(
         TagColumns::of(&FINDING, args.tags.as_deref().unwrap_or_default()).map_err(Error::usage)?;
     let (mut out, batches) = streaming.writer(records)?;
     Streaming::check_batches(batches.is_some(), args.format)?;
-    let mut sink = match columnar {
-        Some(c) => Some(streaming.columnar(c, &FINDING, batches)?),
-        None => None,
-    };
+    let mut report = Report::of(args, &streaming, batches)?;
     let failed = streaming.write_error(PRODUCT_NAME);
     streaming.check_range()?;
     let mut split = problem_games(args, &streaming)?;
-    report::write_header(&mut out, format, !streaming.no_header, tags.names()).map_err(&failed)?;
-    let mut records = 0u64;
+    report
+        .header(&mut out, !streaming.no_header, tags.names())
+        .map_err(&failed)?;
+    let mut counts = Counts::default();
     // The games are noted in input order, one input after another: with
     // --bad-games or --good-games, inputs are not read at once; nor for a
     // columnar report, whose batches are not cut by input.
     let spool = out.clone();
-    let inputs = streaming.inputs((split.is_none() && sink.is_none()).then_some(&spool));
+    let columnar = matches!(report, Report::Columnar(_));
+    let inputs = streaming.inputs((split.is_none() && !columnar).then_some(&spool));
     let totals = inputs.for_each_game(
         |game| {
             let mut check = check_game(game, args.laws);
@@ -401,7 +515,7 @@ pub(super) fn run(
                 label: GameLabel::of(|t| game.tag_text(t), game.line),
                 tags: tags.values(game),
                 result: recorded_result(game).map_or("*", |r| r.as_str()),
-                boards: if page_boards.is_some() {
+                boards: if page {
                     boards(game, &check.findings)
                 } else {
                     Vec::new()
@@ -411,73 +525,49 @@ pub(super) fn run(
         },
         |event| {
             match event {
-                Event::Game(ctx, (check, names)) => {
-                    let GameCheck {
-                        findings,
-                        first_move,
-                        ..
-                    } = check;
+                Event::Game(
+                    ctx,
+                    (
+                        GameCheck {
+                            findings,
+                            first_move,
+                            ..
+                        },
+                        names,
+                    ),
+                ) => {
                     let names = names.unwrap_or_default();
                     let place =
                         names
                             .label
                             .place(ctx.place(), first_move, (tags.names(), &names.tags));
-                    let bad = findings.iter().any(|f| f.severity() == Severity::Error);
-                    with_errors += u64::from(bad);
+                    let bad = counts.game(&findings, &policy);
                     if let Some(split) = split.as_mut() {
                         split.game(ctx.raw, bad)?;
                     }
-                    if findings.iter().any(|f| f.severity() == Severity::Warning) {
-                        with_warnings += 1;
-                    }
-                    if findings.iter().any(|f| policy.fails(f.code)) {
-                        failing += 1;
-                    }
-                    tally.add_game(&findings);
-                    if let Some(page) = page.as_mut() {
-                        if !findings.is_empty() {
-                            let mut boards = names.boards.iter().cloned();
-                            let items: Vec<Item> = findings
-                                .iter()
-                                .map(|f| {
-                                    let mut f = f.clone();
-                                    f.line += ctx.line_offset;
-                                    item(&f, first_move, boards.next().flatten())
-                                })
-                                .collect();
-                            records += items.len() as u64;
-                            page.game(
-                                &place,
-                                names.result,
-                                names.label.line + ctx.line_offset,
-                                &items,
-                            );
-                        }
-                        return Ok(());
-                    }
-                    for mut finding in findings {
-                        records += 1;
-                        finding.line += ctx.line_offset;
-                        write(&mut out, sink.as_mut(), format, &place, &finding)
-                            .map_err(&failed)?;
-                    }
+                    let game = PageGame {
+                        result: names.result,
+                        line: names.label.line + ctx.line_offset,
+                        first_move,
+                        boards: &names.boards,
+                    };
+                    counts.records += report
+                        .write(&mut out, &place, findings, ctx.line_offset, &game)
+                        .map_err(&failed)?;
                 }
                 Event::Loose(_, finding) if !policy.keeps(finding.code) => {}
                 Event::Loose(file, finding) => {
-                    failing += u64::from(policy.fails(finding.code));
-                    tally.add(finding.code);
+                    counts.loose(&finding, &policy);
+                    let game = PageGame {
+                        result: "",
+                        line: finding.line,
+                        first_move: (1, shakmaty::Color::White),
+                        boards: &[],
+                    };
                     let place = FindingPlace::outside_games(file);
-                    records += 1;
-                    if let Some(page) = page.as_mut() {
-                        page.game(
-                            &place,
-                            "",
-                            finding.line,
-                            &[item(&finding, (1, shakmaty::Color::White), None)],
-                        );
-                        return Ok(());
-                    }
-                    write(&mut out, sink.as_mut(), format, &place, &finding).map_err(&failed)?;
+                    counts.records += report
+                        .write(&mut out, &place, vec![finding], 0, &game)
+                        .map_err(&failed)?;
                 }
                 Event::Failed(file, err) => out.error(format!("{file}: {}", chain(&err))),
             }
@@ -487,36 +577,18 @@ pub(super) fn run(
     if let Some(split) = split {
         split.finish()?;
     }
-    if let Some(sink) = sink {
-        sink.finish(&mut out).map_err(&failed)?;
-    }
-    let summary = format!("{with_errors} with errors, {with_warnings} with warnings");
-    if let Some(page) = page {
-        let head = Head {
-            inputs: totals.inputs.iter().map(|i| i.file.clone()).collect(),
-            games: totals.games,
-            counted: crate::schema::finding::CODE.name,
-            counts: tally
-                .rows()
-                .map(|c| {
-                    (
-                        c.code.as_str().to_owned(),
-                        Some(c.code.severity().as_str()),
-                        c.findings,
-                        c.games,
-                    )
-                })
-                .collect(),
-            summary: format!("{}, {summary}.", crate::output::diag::games(totals.games)),
-            status: status_meaning(failing, totals.failed),
-        };
-        page.finish(&mut out, &head).map_err(&failed)?;
-    }
+    let summary = format!(
+        "{} with errors, {} with warnings",
+        counts.with_errors, counts.with_warnings
+    );
+    report
+        .finish(&mut out, || counts.head(&totals, &summary))
+        .map_err(&failed)?;
     let product = Product {
         what: PRODUCT_NAME,
         command: Subcommand::Validate,
         format: args.format.name(),
-        columns: (format == Format::Csv).then(|| tags.csv_columns()),
+        columns: (args.format == ReportFormat::Csv).then(|| tags.csv_columns()),
         options: [
             vec!["--laws".to_owned(), args.laws.as_arg()],
             policy.options(),
@@ -527,12 +599,12 @@ pub(super) fn run(
             },
         ]
         .concat(),
-        records,
-        codes: &tally,
+        records: counts.records,
+        codes: &counts.tally,
     };
-    let done = streaming.finish(&mut out, &totals, &product, failing, &summary)?;
+    let done = streaming.finish(&mut out, &totals, &product, counts.failing, &summary)?;
     if !streaming.quiet {
-        tally.print(diag);
+        counts.tally.print(diag);
     }
     Ok(done)
 }
