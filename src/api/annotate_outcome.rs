@@ -11,7 +11,7 @@ use super::{Diagnostics, Format as AnnotateFormat, Input, RecordSink, Subcommand
 use crate::error::Error;
 use crate::input::error::chain;
 use crate::output::annotate::{self, Format, OutcomeRecord, PgnSettings, TagColumns};
-use crate::output::columnar::Columnar;
+use crate::output::columnar::{Columnar, ColumnarSink};
 use crate::output::diag;
 use crate::output::html::{Board, Head, Item, Page};
 use crate::output::report::write_game_label;
@@ -25,7 +25,7 @@ use crate::rules::movetext::damage;
 use crate::rules::setup::start_position;
 use crate::schema::finding::FindingPlace;
 use crate::schema::outcome::OUTCOME;
-use crate::stream::Event;
+use crate::stream::{Event, GameCtx, Spooled};
 use crate::tasks::annotate_outcome::{Concern, Outcome, Profile, annotate};
 
 /// What the output is called in errors.
@@ -191,6 +191,340 @@ fn helpmate_line(game: &RawGame<'_>, row: &OutcomeRecord) -> Option<String> {
     crate::rules::notation::numbered_line(&pos, line)
 }
 
+/// What a worker needs to annotate a game.
+struct Work<'t> {
+    profile: Profile,
+    laws: LawsChoice,
+    written: OutputFormat,
+    tags: &'t TagColumns,
+    /// Only the games an arbiter must look at.
+    only_problems: bool,
+}
+
+/// Annotates one game: a worker's part.
+fn annotated(game: &RawGame<'_>, work: &Work<'_>) -> Annotated {
+    let Work {
+        profile,
+        laws,
+        written,
+        tags,
+        only_problems,
+    } = *work;
+    let outcome = annotate(game, profile, laws);
+    let (white, black) = players(|tag| game.tag_text(tag));
+    let mut row = OutcomeRecord::new(&outcome, white, black);
+    let pgn = match written {
+        OutputFormat::Pgn(settings) => Some(annotate::pgn_record(game, &outcome, &row, settings)),
+        _ => None,
+    };
+    if !tags.is_empty() {
+        row.tags = tags.values(game);
+    }
+    let found = if only_problems {
+        outcome.concerns()
+    } else {
+        Vec::new()
+    };
+    let page = matches!(written, OutputFormat::Page(_));
+    let look =
+        (!found.is_empty() && (page || matches!(written, OutputFormat::Text))).then(|| Look {
+            label: GameLabel::of(|t| game.tag_text(t), game.line),
+            boards: if page {
+                concern_boards(game, &outcome, &found)
+            } else {
+                Vec::new()
+            },
+            helpmate: if page {
+                helpmate_line(game, &row)
+            } else {
+                None
+            },
+            kinds: found.iter().map(Concern::kind).collect(),
+        });
+    let concerns = annotate::concern_texts(game, &outcome, &found);
+    Annotated {
+        row,
+        pgn,
+        replayed: outcome.is_replayed(),
+        damage: damage(game),
+        first_move: outcome.first_move,
+        concerns,
+        look,
+    }
+}
+
+/// Where the outcomes go: one sink per output format, chosen once
+/// ([`Outcomes::of`]).
+enum Outcomes<'a> {
+    /// `-f csv|jsonl`: a row per game.
+    Table(Format),
+    /// `-f parquet|arrow`: typed rows, in batches.
+    Columnar(ColumnarSink<'a>),
+    /// `-f pgn`: each game as the worker wrote it back.
+    Pgn,
+    /// `-f text`: a line per game to look at.
+    Text,
+    /// `-f html`: the arbiter's page.
+    Page(Page),
+}
+
+impl<'a> Outcomes<'a> {
+    /// The sink of `written`: the one dispatch from format to writer.
+    fn of(
+        written: OutputFormat,
+        streaming: &Streaming<'_>,
+        batches: Option<Box<dyn super::BatchSink + 'a>>,
+    ) -> Result<Outcomes<'a>, Error> {
+        Ok(match written {
+            OutputFormat::Table(format) => Outcomes::Table(format),
+            OutputFormat::Columnar(c) => {
+                Outcomes::Columnar(streaming.columnar(c, &OUTCOME, batches)?)
+            }
+            OutputFormat::Pgn(_) => Outcomes::Pgn,
+            OutputFormat::Text => Outcomes::Text,
+            OutputFormat::Page(n) => {
+                Outcomes::Page(Page::new(Subcommand::AnnotateOutcome.name(), n))
+            }
+        })
+    }
+
+    /// The header, when the format has one (`header`: not `--no-header`).
+    fn header(
+        &mut self,
+        out: &mut dyn Write,
+        header: bool,
+        tags: &TagColumns,
+    ) -> std::io::Result<()> {
+        match self {
+            Outcomes::Table(format) => annotate::write_header(out, *format, header, tags),
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes the outcome of the game at `ctx`.
+    fn write(
+        &mut self,
+        out: &mut dyn Write,
+        ctx: &GameCtx<'_>,
+        done: &Annotated,
+        tags: &TagColumns,
+    ) -> std::io::Result<()> {
+        match self {
+            Outcomes::Table(format) => annotate::write_row(
+                out,
+                *format,
+                ctx.file,
+                (ctx.game, ctx.offset),
+                &done.row,
+                tags,
+            ),
+            Outcomes::Columnar(sink) => {
+                done.row
+                    .columnar(sink.rows(), (ctx.file, ctx.game, ctx.offset), tags.names());
+                sink.flush_full(out)
+            }
+            Outcomes::Pgn => out.write_all(done.pgn.as_deref().unwrap_or_default()),
+            Outcomes::Text => match &done.look {
+                Some(look) => out.write_all(&text_line(ctx, done, look)),
+                None => Ok(()),
+            },
+            Outcomes::Page(page) => {
+                if let Some(look) = &done.look {
+                    let place = look.label.place(ctx.place(), done.first_move, (&[], &[]));
+                    let line = look.label.line + ctx.line_offset;
+                    page.game(&place, result_of(done), line, &page_items(done, look, line));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes what the format keeps for the end (the last batch and the
+    /// footer, the page with its `head`).
+    fn finish(self, out: &mut dyn Write, head: impl FnOnce() -> Head) -> std::io::Result<()> {
+        match self {
+            Outcomes::Columnar(sink) => sink.finish(out),
+            Outcomes::Page(page) => page.finish(out, &head()),
+            Outcomes::Table(_) | Outcomes::Pgn | Outcomes::Text => Ok(()),
+        }
+    }
+}
+
+/// The recorded result as the text and the page say it.
+fn result_of(done: &Annotated) -> &'static str {
+    done.row.result.map_or("no result", |r| r.as_str())
+}
+
+/// `-f text`'s line for a game to look at.
+fn text_line(ctx: &GameCtx<'_>, done: &Annotated, look: &Look) -> Vec<u8> {
+    let place = look.label.place(ctx.place(), done.first_move, (&[], &[]));
+    let line = look.label.line + ctx.line_offset;
+    let mut text = Vec::with_capacity(256);
+    let _ = write!(text, "{}:{line}: ", ctx.file);
+    let _ = write_game_label(&mut text, &place);
+    let _ = write!(text, ": {}: ", result_of(done));
+    let words: Vec<String> = done
+        .concerns
+        .iter()
+        .map(|c| diag::clipped(c, 4 * diag::SHOWN).into_owned())
+        .collect();
+    let _ = writeln!(text, "{}", words.join("; "));
+    text
+}
+
+/// The page's items for a game to look at: its concerns, each with its
+/// board, then the winner's mating line.
+fn page_items(done: &Annotated, look: &Look, line: u64) -> Vec<Item> {
+    let mut boards = look.boards.iter().cloned();
+    done.concerns
+        .iter()
+        .zip(&look.kinds)
+        .map(|(text, &kind)| {
+            let (board, at) = boards.next().flatten().unzip();
+            Item {
+                severity: None,
+                code: Concern::KINDS[kind].to_owned(),
+                line,
+                at,
+                message: text.clone(),
+                suggestion: None,
+                line_of_moves: None,
+                board,
+            }
+        })
+        .chain(look.helpmate.iter().map(|moves| Item {
+            code: "mating-line".to_owned(),
+            line,
+            message: "the winner's mating line from the final position".to_owned(),
+            line_of_moves: Some(moves.clone()),
+            ..Item::default()
+        }))
+        .collect()
+}
+
+/// What a run counts.
+#[derive(Default)]
+struct Counts {
+    wrong: u64,
+    not_replayed: u64,
+    damaged: u64,
+    tally: Tally,
+    rows: u64,
+    /// Concerns of each kind, and games to look at.
+    looked: [u64; Concern::KINDS.len()],
+    looked_games: u64,
+}
+
+impl Counts {
+    /// Counts a game's verdict: a result the rules do not give, or no
+    /// replay.
+    fn verdict(&mut self, done: &Annotated) {
+        if !done.replayed {
+            self.not_replayed += 1;
+            self.tally.add(Code::NotReplayed);
+        } else if done.row.fide_result.is_none() || done.row.fide_result != done.row.result {
+            // (A marker that disagrees with a right tag also makes
+            // `result_ok` false: counted as damaged.)
+            self.wrong += 1;
+            self.tally.add(Code::WrongResult);
+        }
+    }
+
+    /// Counts a game written.
+    fn written(&mut self, done: &Annotated) {
+        self.rows += 1;
+        if let Some(look) = &done.look {
+            self.looked_games += 1;
+            for kind in &look.kinds {
+                self.looked[*kind] += 1;
+            }
+        }
+    }
+
+    fn problems(&self) -> u64 {
+        self.wrong + self.not_replayed + self.damaged
+    }
+
+    /// The summary after `N games, `.
+    fn summary(&self) -> String {
+        let mut summary = format!(
+            "{} with a result the rules do not give, {} not replayed",
+            self.wrong, self.not_replayed
+        );
+        if self.damaged > 0 {
+            summary.push_str(&format!(
+                ", {} with damaged movetext (what could not be read left out) \
+                 or a termination marker that disagrees with the Result tag",
+                self.damaged
+            ));
+        }
+        summary
+    }
+
+    /// The page's head, for a run that read `totals`.
+    fn head(&self, totals: &crate::stream::Totals) -> Head {
+        Head {
+            inputs: totals.inputs.iter().map(|i| i.file.clone()).collect(),
+            games: totals.games,
+            counted: "what to look at",
+            counts: Concern::KINDS
+                .iter()
+                .zip(self.looked)
+                .filter(|(_, n)| *n > 0)
+                .map(|(name, n)| ((*name).to_owned(), None, n, n))
+                .collect(),
+            summary: format!(
+                "{}, {}; {} to look at.",
+                diag::games(totals.games),
+                self.summary(),
+                self.looked_games
+            ),
+            status: if self.problems() > 0 {
+                "Exit status 1: games with a result the rules do not give, not replayed, or damaged.".to_owned()
+            } else {
+                "Exit status 0: every result is one the rules give.".to_owned()
+            },
+        }
+    }
+}
+
+/// Reports the damaged movetext of the game at `ctx` on standard error, in
+/// `validate`'s words, and counts it.
+fn report_damage(out: &Spooled<'_>, ctx: &GameCtx<'_>, done: &mut Annotated, counts: &mut Counts) {
+    if done.damage.is_empty() {
+        return;
+    }
+    counts.damaged += 1;
+    let white = diag::clipped(&done.row.white, diag::SHOWN);
+    let black = diag::clipped(&done.row.black, diag::SHOWN);
+    let place = FindingPlace::in_game(ctx.place(), (&white, &black), done.first_move);
+    for finding in std::mem::take(&mut done.damage) {
+        counts.tally.add(finding.code);
+        report_finding(out, &place, ctx.line_offset, finding);
+    }
+}
+
+/// The flags besides the format that change the output, canonically
+/// spelt (what a rerun of a shard is given).
+fn options(args: &AnnotateOutcomeArgs, tags: &TagColumns) -> Vec<String> {
+    let mut options = vec![
+        "--rules".to_owned(),
+        value_name(&args.rules),
+        "--laws".to_owned(),
+        args.laws.as_arg(),
+    ];
+    if !tags.is_empty() {
+        options.extend(["--tags".to_owned(), tags.names().join(",")]);
+    }
+    if args.fix_results {
+        options.push("--fix-results".to_owned());
+    }
+    if args.problems {
+        options.push("--problems".to_owned());
+    }
+    options
+}
+
 /// Runs `annotate-outcome` ([`super::annotate_outcome`]).
 ///
 /// # Errors
@@ -214,197 +548,42 @@ pub(super) fn run(
     if matches!(written, OutputFormat::Page(_)) {
         streaming.check_page()?;
     }
-    let mut page = match written {
-        OutputFormat::Page(n) => Some(Page::new(Subcommand::AnnotateOutcome.name(), n)),
-        _ => None,
-    };
-    let mut rows_written = 0u64;
-    let mut looked = [0u64; Concern::KINDS.len()];
-    let mut looked_games = 0u64;
     let (mut out, batches) = streaming.writer(records)?;
     Streaming::check_batches(batches.is_some(), args.format)?;
-    let mut sink = match written {
-        OutputFormat::Columnar(c) => Some(streaming.columnar(c, &OUTCOME, batches)?),
-        _ => None,
-    };
+    let mut outcomes = Outcomes::of(written, &streaming, batches)?;
     let failed = streaming.write_error(PRODUCT_NAME);
     streaming.check_range()?;
-    if let OutputFormat::Table(format) = written {
-        annotate::write_header(&mut out, format, !streaming.no_header, &tags).map_err(&failed)?;
-    }
-    let mut tally = Tally::new();
-
-    let mut wrong = 0u64;
-    let mut not_replayed = 0u64;
-    let mut damaged = 0u64;
+    outcomes
+        .header(&mut out, !streaming.no_header, &tags)
+        .map_err(&failed)?;
+    let work = Work {
+        profile,
+        laws,
+        written,
+        tags: &tags,
+        only_problems,
+    };
+    let mut counts = Counts::default();
     // A columnar output's batches are not cut by input: the inputs are
     // read one after another.
     let spool = out.clone();
+    let columnar = matches!(outcomes, Outcomes::Columnar(_));
     let totals = streaming
-        .inputs(sink.is_none().then_some(&spool))
+        .inputs((!columnar).then_some(&spool))
         .for_each_game(
-            |game| {
-                let outcome = annotate(game, profile, laws);
-                let (white, black) = players(|tag| game.tag_text(tag));
-                let mut row = OutcomeRecord::new(&outcome, white, black);
-                let pgn = match written {
-                    OutputFormat::Pgn(settings) => {
-                        Some(annotate::pgn_record(game, &outcome, &row, settings))
-                    }
-                    _ => None,
-                };
-                if !tags.is_empty() {
-                    row.tags = tags.values(game);
-                }
-                let found = if only_problems {
-                    outcome.concerns()
-                } else {
-                    Vec::new()
-                };
-                let words = found.iter().map(Concern::kind).collect::<Vec<_>>();
-                let look = (!found.is_empty()
-                    && matches!(written, OutputFormat::Text | OutputFormat::Page(_)))
-                .then(|| Look {
-                    label: GameLabel::of(|t| game.tag_text(t), game.line),
-                    boards: if matches!(written, OutputFormat::Page(_)) {
-                        concern_boards(game, &outcome, &found)
-                    } else {
-                        Vec::new()
-                    },
-                    helpmate: if matches!(written, OutputFormat::Page(_)) {
-                        helpmate_line(game, &row)
-                    } else {
-                        None
-                    },
-                    kinds: words,
-                });
-                let concerns = annotate::concern_texts(game, &outcome, &found);
-                Annotated {
-                    row,
-                    pgn,
-                    replayed: outcome.is_replayed(),
-                    damage: damage(game),
-                    first_move: outcome.first_move,
-                    concerns,
-                    look,
-                }
-            },
+            |game| annotated(game, &work),
             |event| {
                 match event {
-                    Event::Game(ctx, done) => {
-                        if !done.replayed {
-                            not_replayed += 1;
-                            tally.add(Code::NotReplayed);
-                        } else if done.row.fide_result.is_none()
-                            || done.row.fide_result != done.row.result
-                        {
-                            // (A marker that disagrees with a right tag
-                            // also makes `result_ok` false: counted as
-                            // damaged, below.)
-                            wrong += 1;
-                            tally.add(Code::WrongResult);
-                        }
-                        if !done.damage.is_empty() {
-                            damaged += 1;
-                            let white = diag::clipped(&done.row.white, diag::SHOWN);
-                            let black = diag::clipped(&done.row.black, diag::SHOWN);
-                            let place = FindingPlace::in_game(
-                                ctx.place(),
-                                (&white, &black),
-                                done.first_move,
-                            );
-                            for finding in done.damage {
-                                tally.add(finding.code);
-                                report_finding(&out, &place, ctx.line_offset, finding);
-                            }
-                        }
+                    Event::Game(ctx, mut done) => {
+                        counts.verdict(&done);
+                        report_damage(&out, &ctx, &mut done, &mut counts);
                         if only_problems && done.concerns.is_empty() {
                             return Ok(());
                         }
-                        rows_written += 1;
-                        if let Some(look) = &done.look {
-                            looked_games += 1;
-                            for kind in &look.kinds {
-                                looked[*kind] += 1;
-                            }
-                        }
-                        if let Some(look) = done.look.as_ref().filter(|_| {
-                            matches!(written, OutputFormat::Text | OutputFormat::Page(_))
-                        }) {
-                            let place = look.label.place(ctx.place(), done.first_move, (&[], &[]));
-                            let result = done.row.result.map_or("no result", |r| r.as_str());
-                            let line = look.label.line + ctx.line_offset;
-                            if let Some(page) = page.as_mut() {
-                                let mut boards = look.boards.iter().cloned();
-                                let items: Vec<Item> = done
-                                    .concerns
-                                    .iter()
-                                    .zip(&look.kinds)
-                                    .map(|(text, &kind)| {
-                                        let (board, at) = boards.next().flatten().unzip();
-                                        Item {
-                                            severity: None,
-                                            code: Concern::KINDS[kind].to_owned(),
-                                            line,
-                                            at,
-                                            message: text.clone(),
-                                            suggestion: None,
-                                            line_of_moves: None,
-                                            board,
-                                        }
-                                    })
-                                    .chain(look.helpmate.iter().map(|moves| {
-                                        Item {
-                                            code: "mating-line".to_owned(),
-                                            line,
-                                            message:
-                                                "the winner's mating line from the final position"
-                                                    .to_owned(),
-                                            line_of_moves: Some(moves.clone()),
-                                            ..Item::default()
-                                        }
-                                    }))
-                                    .collect();
-                                page.game(&place, result, line, &items);
-                            } else {
-                                let mut text = Vec::with_capacity(256);
-                                let _ = write!(text, "{}:{line}: ", ctx.file);
-                                let _ = write_game_label(&mut text, &place);
-                                let _ = write!(text, ": {result}: ");
-                                let words: Vec<String> = done
-                                    .concerns
-                                    .iter()
-                                    .map(|c| diag::clipped(c, 4 * diag::SHOWN).into_owned())
-                                    .collect();
-                                let _ = writeln!(text, "{}", words.join("; "));
-                                out.write_all(&text).map_err(&failed)?;
-                            }
-                            return Ok(());
-                        }
-                        match (&done.pgn, written) {
-                            (Some(pgn), _) => out.write_all(pgn),
-                            (None, OutputFormat::Table(format)) => annotate::write_row(
-                                &mut out,
-                                format,
-                                ctx.file,
-                                (ctx.game, ctx.offset),
-                                &done.row,
-                                &tags,
-                            ),
-                            (None, OutputFormat::Columnar(_)) => match sink.as_mut() {
-                                Some(sink) => {
-                                    done.row.columnar(
-                                        sink.rows(),
-                                        (ctx.file, ctx.game, ctx.offset),
-                                        tags.names(),
-                                    );
-                                    sink.flush_full(&mut out)
-                                }
-                                None => Ok(()),
-                            },
-                            (None, _) => Ok(()),
-                        }
-                        .map_err(&failed)?;
+                        counts.written(&done);
+                        outcomes
+                            .write(&mut out, &ctx, &done, &tags)
+                            .map_err(&failed)?;
                     }
                     // Text holding no game is `validate`'s business.
                     Event::Loose(..) => {}
@@ -413,64 +592,23 @@ pub(super) fn run(
                 Ok(())
             },
         )?;
-    if let Some(sink) = sink {
-        sink.finish(&mut out).map_err(&failed)?;
-    }
-    let mut summary =
-        format!("{wrong} with a result the rules do not give, {not_replayed} not replayed");
-    if damaged > 0 {
-        summary.push_str(&format!(
-            ", {damaged} with damaged movetext (what could not be read left out) \
-             or a termination marker that disagrees with the Result tag"
-        ));
-    }
-    let problems = wrong + not_replayed + damaged;
-    let mut options = vec![
-        "--rules".to_owned(),
-        value_name(&args.rules),
-        "--laws".to_owned(),
-        args.laws.as_arg(),
-    ];
-    if !tags.is_empty() {
-        options.extend(["--tags".to_owned(), tags.names().join(",")]);
-    }
-    if args.fix_results {
-        options.push("--fix-results".to_owned());
-    }
-    if args.problems {
-        options.push("--problems".to_owned());
-    }
-    if let Some(page) = page {
-        let head = Head {
-            inputs: totals.inputs.iter().map(|i| i.file.clone()).collect(),
-            games: totals.games,
-            counted: "what to look at",
-            counts: Concern::KINDS
-                .iter()
-                .zip(looked)
-                .filter(|(_, n)| *n > 0)
-                .map(|(name, n)| ((*name).to_owned(), None, n, n))
-                .collect(),
-            summary: format!(
-                "{}, {summary}; {looked_games} to look at.",
-                diag::games(totals.games)
-            ),
-            status: if problems > 0 {
-                "Exit status 1: games with a result the rules do not give, not replayed, or damaged.".to_owned()
-            } else {
-                "Exit status 0: every result is one the rules give.".to_owned()
-            },
-        };
-        page.finish(&mut out, &head).map_err(&failed)?;
-    }
+    outcomes
+        .finish(&mut out, || counts.head(&totals))
+        .map_err(&failed)?;
     let product = Product {
         what: PRODUCT_NAME,
         command: Subcommand::AnnotateOutcome,
         format: args.format.name(),
         columns: matches!(written, OutputFormat::Table(Format::Csv)).then(|| tags.csv_columns()),
-        options,
-        records: rows_written,
-        codes: &tally,
+        options: options(args, &tags),
+        records: counts.rows,
+        codes: &counts.tally,
     };
-    streaming.finish(&mut out, &totals, &product, problems, &summary)
+    streaming.finish(
+        &mut out,
+        &totals,
+        &product,
+        counts.problems(),
+        &counts.summary(),
+    )
 }
