@@ -17,6 +17,7 @@ use super::{Diagnostics, Format as ConvertFormat, Input, RecordSink, Subcommand,
 use crate::error::Error;
 use crate::input::error::chain;
 use crate::input::lines::{Line, LineFormat};
+use crate::input::range::ByteRange;
 use crate::output::columnar::{Columnar, ColumnarSink};
 use crate::output::convert::{
     CsvColumns, CsvRecord, DroppedTags, PositionRow, epd_records, is_fixed_column, jsonl_head,
@@ -323,6 +324,73 @@ struct Writer<'w> {
     sink: Option<ColumnarSink<'w>>,
 }
 
+impl<'w> Writer<'w> {
+    /// The writer of a run onto `out` (columnar: into `sink`), with the
+    /// CSV columns `chosen` by `--tags`, if any.
+    fn new(
+        out: Spooled<'w>,
+        sink: Option<ColumnarSink<'w>>,
+        settings: Render,
+        chosen: Option<CsvColumns>,
+        streaming: &'w Streaming<'_>,
+    ) -> Writer<'w> {
+        Writer {
+            sink,
+            out,
+            settings,
+            csv: match chosen {
+                Some(columns) => CsvState::Fixed {
+                    columns,
+                    chosen: true,
+                    dropped: DroppedTags::default(),
+                },
+                None => CsvState::Pending(Vec::new()),
+            },
+            games: 0,
+            broken: 0,
+            repaired: 0,
+            header: !streaming.no_header,
+            codes: Tally::new(),
+            product: streaming.product_path(),
+            records: 0,
+        }
+    }
+
+    /// The CSV header, when the columns are known before the first game.
+    fn header(&mut self) -> std::io::Result<()> {
+        match &self.csv {
+            CsvState::Fixed { columns, .. }
+                if self.settings.format == ConvertFormat::Csv && self.header =>
+            {
+                columns.write_header(&mut self.out)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// After the last game: the CSV rows still held, the last batch and
+    /// the columnar footer.
+    fn finish(&mut self) -> std::io::Result<()> {
+        if self.settings.format == ConvertFormat::Csv {
+            self.fix_csv_header()?;
+        }
+        match self.sink.take() {
+            Some(sink) => sink.finish(&mut self.out),
+            None => Ok(()),
+        }
+    }
+
+    /// The CSV product's columns, for `--stats`.
+    fn csv_columns(&self) -> Option<Vec<String>> {
+        match &self.csv {
+            CsvState::Fixed { columns, .. } if self.settings.format == ConvertFormat::Csv => {
+                Some(columns.names().into_iter().map(str::to_owned).collect())
+            }
+            _ => None,
+        }
+    }
+}
+
 impl Writer<'_> {
     fn event(&mut self, event: Event<'_, GameOut>) -> anyhow::Result<()> {
         match event {
@@ -525,43 +593,10 @@ pub(super) fn run(
         Some(c) => Some(streaming.columnar(c, &GAME, batches)?),
         None => None,
     };
-    let mut writer = Writer {
-        sink,
-        out,
-        settings,
-        csv: match chosen {
-            Some(columns) => CsvState::Fixed {
-                columns,
-                chosen: true,
-                dropped: DroppedTags::default(),
-            },
-            None => CsvState::Pending(Vec::new()),
-        },
-        games: 0,
-        broken: 0,
-        repaired: 0,
-        header: !streaming.no_header,
-        codes: Tally::new(),
-        product: streaming.product_path(),
-        records: 0,
-    };
+    let mut writer = Writer::new(out, sink, settings, chosen, &streaming);
     streaming.check_range()?;
-    // A byte range is a range of PGN: nothing is sniffed from its middle.
-    let from = match (streaming.range, from) {
-        (None, from) => from,
-        (Some(_), InputFormat::Pgn | InputFormat::Detect) => InputFormat::Pgn,
-        (Some(_), InputFormat::Lines(_)) => {
-            return Err(Error::usage(
-                "--byte-range reads PGN only, not FEN, EPD or UCI lines",
-            ));
-        }
-    };
-    if let CsvState::Fixed { columns, .. } = &writer.csv
-        && settings.format == ConvertFormat::Csv
-        && writer.header
-    {
-        columns.write_header(&mut writer.out).map_err(&failed)?;
-    }
+    let from = range_format(streaming.range, from)?;
+    writer.header().map_err(&failed)?;
 
     // EPD records are numbered across inputs, the CSV header comes from
     // the first games of the run, and columnar batches are not cut by
@@ -581,17 +616,51 @@ pub(super) fn run(
             },
             |event| writer.event(event),
         )?;
-    if settings.format == ConvertFormat::Csv {
-        writer.fix_csv_header().map_err(&failed)?;
-    }
-    if let Some(sink) = writer.sink.take() {
-        sink.finish(&mut writer.out).map_err(&failed)?;
-    }
+    writer.finish().map_err(&failed)?;
     if let CsvState::Fixed { dropped, .. } = &writer.csv
         && let Some(warning) = dropped.warning(CSV_HEADER_GAMES)
     {
         streaming.warning(warning);
     }
+    let product = Product {
+        what: PRODUCT_NAME,
+        command: Subcommand::Convert,
+        format: args.format.name(),
+        columns: writer.csv_columns(),
+        options: options(args, tags.as_deref()),
+        records: writer.records,
+        codes: &writer.codes,
+    };
+    let (broken, repaired) = (writer.broken, writer.repaired);
+    let summary = summary(&settings, broken, repaired);
+    streaming.finish(
+        &mut writer.out,
+        &totals,
+        &product,
+        broken + repaired,
+        &summary,
+    )
+}
+
+/// The input format of a run over `range`: a byte range is a range of
+/// PGN, and nothing is sniffed from its middle.
+///
+/// # Errors
+///
+/// Line inputs with a byte range.
+fn range_format(range: Option<ByteRange>, from: InputFormat) -> Result<InputFormat, Error> {
+    match (range, from) {
+        (None, from) => Ok(from),
+        (Some(_), InputFormat::Pgn | InputFormat::Detect) => Ok(InputFormat::Pgn),
+        (Some(_), InputFormat::Lines(_)) => Err(Error::usage(
+            "--byte-range reads PGN only, not FEN, EPD or UCI lines",
+        )),
+    }
+}
+
+/// The summary after `N games, `: the games that could not be replayed
+/// (and what became of them) and those written without something.
+fn summary(settings: &Render, broken: u64, repaired: u64) -> String {
     let what = match settings.format {
         _ if settings.keep_invalid => "written up to their last legal move",
         ConvertFormat::Parquet | ConvertFormat::Arrow if settings.positions_all => "left out",
@@ -603,7 +672,6 @@ pub(super) fn run(
         ConvertFormat::Pgn | ConvertFormat::Fen | ConvertFormat::Epd => "left out",
         ConvertFormat::Text | ConvertFormat::Html => "left out",
     };
-    let (broken, repaired) = (writer.broken, writer.repaired);
     let mut summary = format!("{broken} could not be replayed ({what})");
     if repaired > 0 {
         summary.push_str(&format!(", {repaired} written "));
@@ -613,6 +681,12 @@ pub(super) fn run(
             "without what could not be read or replayed"
         });
     }
+    summary
+}
+
+/// The flags besides the format that change the output, canonically
+/// spelt (what a rerun of a shard is given); `tags` as the run used them.
+fn options(args: &ConvertArgs, tags: Option<&[String]>) -> Vec<String> {
     let mut options = Vec::new();
     if let Some(from) = &args.from {
         options.extend(["--from".to_owned(), value_name(from)]);
@@ -632,29 +706,8 @@ pub(super) fn run(
     if args.positions != Positions::Final {
         options.extend(["--positions".to_owned(), value_name(&args.positions)]);
     }
-    if let Some(tags) = &tags {
+    if let Some(tags) = tags {
         options.extend(["--tags".to_owned(), tags.join(",")]);
     }
-    let columns = match &writer.csv {
-        CsvState::Fixed { columns, .. } if settings.format == ConvertFormat::Csv => {
-            Some(columns.names().into_iter().map(str::to_owned).collect())
-        }
-        _ => None,
-    };
-    let product = Product {
-        what: PRODUCT_NAME,
-        command: Subcommand::Convert,
-        format: args.format.name(),
-        columns,
-        options,
-        records: writer.records,
-        codes: &writer.codes,
-    };
-    streaming.finish(
-        &mut writer.out,
-        &totals,
-        &product,
-        broken + repaired,
-        &summary,
-    )
+    options
 }
