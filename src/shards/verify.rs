@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::MERGEABLE;
+use super::is_mergeable;
 use crate::output::stats::{Digest, OutputStats, RunStats};
 
 /// Checks statistics read from a `--stats` file for a shard: exactly one
@@ -21,13 +21,15 @@ pub fn check_stats(stats: &RunStats) -> Result<(), String> {
     let [input] = stats.inputs.as_slice() else {
         return Err("a shard must have read exactly one input".to_owned());
     };
-    if !MERGEABLE.iter().any(|(c, _)| *c == stats.command) {
+    if !is_mergeable(&stats.command) {
         return Err(format!(
             "it was written by `pgnkit {}`, whose output does not merge",
             stats.command
         ));
     }
-    if !matches!(stats.format.as_str(), "csv" | "jsonl" | "parquet" | "arrow") {
+    let merged = crate::format::Format::from_name(&stats.format)
+        .is_some_and(|f| f.is_of(crate::format::Subcommand::Merge));
+    if !merged {
         return Err(format!(
             "its shard is {} output; merge reads CSV, JSON Lines, Parquet and Arrow",
             stats.format
@@ -125,12 +127,7 @@ pub fn check_alike(want: Option<&str>, shards: &[(&Path, &RunStats)]) -> Result<
 
 /// A shard's command and output-affecting flags, as a rerun gives them.
 pub fn describe(s: &RunStats) -> String {
-    let mut text = format!(
-        "{} {} {}",
-        s.command,
-        super::format_flag(&s.command),
-        s.format
-    );
+    let mut text = format!("{} {} {}", s.command, super::FORMAT_FLAG, s.format);
     for option in &s.options {
         text.push(' ');
         text.push_str(option);
