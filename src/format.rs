@@ -282,7 +282,7 @@ mod tests {
     #[test]
     fn names_round_trip() {
         for f in Format::ALL {
-            assert_eq!(Format::from_name(f.name()), Some(f));
+            assert_eq!(Format::from_name(&f.name()), Some(f));
         }
         for s in Subcommand::ALL {
             assert_eq!(Subcommand::from_name(s.name()), Some(s));

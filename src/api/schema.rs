@@ -22,9 +22,14 @@ pub(super) fn run(args: &SchemaArgs, out: &mut dyn Write) -> Result<ExitStatus, 
                 .or_else(|| schema::ALL.iter().copied().find(|s| s.name == name));
             let Some(found) = found else {
                 let kinds: Vec<&str> = schema::ALL.iter().map(|s| s.name).collect();
+                let commands: Vec<&str> = super::Subcommand::ALL
+                    .into_iter()
+                    .filter(|c| schema::of_command(*c).is_some())
+                    .map(super::Subcommand::name)
+                    .collect();
                 return Err(Error::usage(format!(
-                    "no record kind `{name}`: name a subcommand (validate, annotate-outcome, \
-                     convert) or a kind ({})",
+                    "no record kind `{name}`: name a subcommand ({}) or a kind ({})",
+                    commands.join(", "),
                     kinds.join(", ")
                 )));
             };

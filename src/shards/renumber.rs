@@ -52,8 +52,8 @@ pub fn own_columns(command: &str) -> (usize, Option<usize>) {
 /// Which top-level keys of a JSON Lines record of `command` are shifted:
 /// `game` always, `line` for validate's findings.
 pub fn json_keys(command: &str) -> [bool; 2] {
-    match command {
-        "validate" => [true, true],
+    match crate::format::Subcommand::from_name(command) {
+        Some(crate::format::Subcommand::Validate) => [true, true],
         _ => [true, false],
     }
 }
