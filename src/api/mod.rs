@@ -212,3 +212,146 @@ pub fn merge(
 pub fn schema(options: &SchemaOptions, out: &mut dyn Write) -> Result<ExitStatus, Error> {
     schema::run(options, out)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Cursor, Read};
+
+    use super::*;
+
+    const ILLEGAL: &str = "[Event \"x\"]\n\n1. e4 e5 2. Ke3 *\n";
+
+    /// A reader that fails after its first bytes.
+    struct Broken(bool);
+
+    impl Read for Broken {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if std::mem::replace(&mut self.0, true) {
+                return Err(std::io::Error::other("the cable came loose"));
+            }
+            let head = b"[Event \"x\"]\n\n1. e4 ";
+            buf[..head.len()].copy_from_slice(head);
+            Ok(head.len())
+        }
+    }
+
+    #[test]
+    fn a_reader_is_named_as_the_caller_names_it() {
+        let mut out = Vec::new();
+        let diagnostics = Collected::default();
+        let inputs = vec![
+            Input::reader("<bytes>", Cursor::new(ILLEGAL)),
+            Input::reader("<bytes>", Broken(false)),
+        ];
+        let summary = validate(
+            &ValidateOptions::default(),
+            inputs,
+            RecordSink::Writer(&mut out),
+            &diagnostics,
+        )
+        .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.lines().all(|l| l.starts_with("<bytes>:")), "{out}");
+        assert!(out.contains("<bytes>:3: game 1 (? - ?; x), ply 3 (2.Ke3): illegal-move"));
+        let lines = diagnostics.lines();
+        let failed = lines
+            .iter()
+            .find(|(level, _)| *level == Level::Error)
+            .expect("the broken reader is reported");
+        assert!(failed.1.starts_with("pgnkit: <bytes>: "), "{failed:?}");
+        assert!(failed.1.contains("the cable came loose"), "{failed:?}");
+        assert_eq!(summary.unread, 1);
+        assert_eq!(summary.status, ExitStatus::Error);
+    }
+
+    /// Collects the rows of a batch sink.
+    struct Rows<'a>(&'a mut usize, &'a mut bool);
+
+    impl BatchSink for Rows<'_> {
+        fn schema(&mut self, _: arrow_schema::SchemaRef) -> std::io::Result<()> {
+            *self.1 = true;
+            Ok(())
+        }
+
+        fn batch(&mut self, batch: arrow_array::RecordBatch) -> std::io::Result<()> {
+            *self.0 += batch.num_rows();
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn batches_go_to_the_sink_and_only_in_the_arrow_format() {
+        let (mut rows, mut schema) = (0, false);
+        let options = ValidateOptions {
+            format: Format::Arrow,
+            ..ValidateOptions::default()
+        };
+        let sink = RecordSink::Batches(Box::new(Rows(&mut rows, &mut schema)));
+        let input = vec![Input::reader("<bytes>", Cursor::new(ILLEGAL))];
+        validate(&options, input, sink, &Collected::default()).unwrap();
+        assert!(schema);
+        assert_eq!(rows, 3);
+
+        let (mut rows, mut schema) = (0, false);
+        let sink = RecordSink::Batches(Box::new(Rows(&mut rows, &mut schema)));
+        let input = vec![Input::reader("<bytes>", Cursor::new(ILLEGAL))];
+        let csv = ConvertOptions {
+            format: Format::Csv,
+            ..ConvertOptions::default()
+        };
+        let err = convert(&csv, input, sink, &Collected::default()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Usage);
+    }
+
+    #[test]
+    fn a_format_of_another_subcommand_is_refused() {
+        let options = ValidateOptions {
+            format: Format::Pgn,
+            ..ValidateOptions::default()
+        };
+        let input = vec![Input::reader("<bytes>", Cursor::new(ILLEGAL))];
+        let err = validate(
+            &options,
+            input,
+            RecordSink::Writer(&mut Vec::new()),
+            &Collected::default(),
+        )
+        .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Usage);
+    }
+
+    /// Keeps perft's rows.
+    #[derive(Default)]
+    struct Kept(Vec<(Option<String>, u64)>);
+
+    impl PerftSink for Kept {
+        fn row(&mut self, row: PerftRow<'_>) -> std::io::Result<()> {
+            match row {
+                PerftRow::RootMove { uci, nodes } => self.0.push((Some(uci.to_owned()), nodes)),
+                PerftRow::Total { nodes, .. } => self.0.push((None, nodes)),
+                PerftRow::Check { .. } => unreachable!("no suite"),
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn perft_rows_are_typed() {
+        let options = PerftOptions {
+            depth: Some(2),
+            divide: true,
+            quiet: true,
+            ..PerftOptions::default()
+        };
+        let mut kept = Kept::default();
+        let status = perft(&options, None, &mut kept, &Collected::default()).unwrap();
+        assert_eq!(status, ExitStatus::Ok);
+        assert_eq!(kept.0.len(), 21);
+        assert!(
+            kept.0[..20]
+                .iter()
+                .all(|(uci, n)| uci.is_some() && *n == 20)
+        );
+        assert_eq!(kept.0[20], (None, 400));
+    }
+}
