@@ -19,6 +19,7 @@ use crate::rules::diagram::{diagrams, written_squares};
 use crate::rules::finding::Finding;
 use crate::rules::finding::{Code, Severity};
 use crate::rules::game::{RawGame, recorded_result};
+use crate::rules::laws::LawsChoice;
 use crate::rules::notation::move_name;
 use crate::rules::setup::start_position;
 use crate::schema::finding::{FINDING, FindingPlace, FindingRecord};
@@ -464,6 +465,46 @@ fn status_meaning(failing: u64, unread: u64) -> String {
     s
 }
 
+/// Checks one game (a worker's part): its findings that `policy` keeps,
+/// and, when it has any, what names it (and, for the `page`, the boards).
+fn checked(
+    game: &RawGame<'_>,
+    laws: LawsChoice,
+    policy: &Policy,
+    tags: &TagColumns,
+    page: bool,
+) -> (GameCheck, Option<Names>) {
+    let mut check = check_game(game, laws);
+    check.findings.retain(|f| policy.keeps(f.code));
+    // Names are only decoded for games that have something to say.
+    let names = (!check.findings.is_empty()).then(|| Names {
+        label: GameLabel::of(|t| game.tag_text(t), game.line),
+        tags: tags.values(game),
+        result: recorded_result(game).map_or("*", |r| r.as_str()),
+        boards: if page {
+            boards(game, &check.findings)
+        } else {
+            Vec::new()
+        },
+    });
+    (check, names)
+}
+
+/// The flags besides the format that change the report, canonically
+/// spelt (what a rerun of a shard is given).
+fn options(args: &ValidateArgs, policy: &Policy, tags: &TagColumns) -> Vec<String> {
+    [
+        vec!["--laws".to_owned(), args.laws.as_arg()],
+        policy.options(),
+        if tags.is_empty() {
+            Vec::new()
+        } else {
+            vec!["--tags".to_owned(), tags.names().join(",")]
+        },
+    ]
+    .concat()
+}
+
 /// Runs `validate` ([`super::validate`]).
 ///
 /// # Errors
@@ -507,22 +548,7 @@ pub(super) fn run(
     let columnar = matches!(report, Report::Columnar(_));
     let inputs = streaming.inputs((split.is_none() && !columnar).then_some(&spool));
     let totals = inputs.for_each_game(
-        |game| {
-            let mut check = check_game(game, args.laws);
-            check.findings.retain(|f| policy.keeps(f.code));
-            // Names are only decoded for games that have something to say.
-            let names = (!check.findings.is_empty()).then(|| Names {
-                label: GameLabel::of(|t| game.tag_text(t), game.line),
-                tags: tags.values(game),
-                result: recorded_result(game).map_or("*", |r| r.as_str()),
-                boards: if page {
-                    boards(game, &check.findings)
-                } else {
-                    Vec::new()
-                },
-            });
-            (check, names)
-        },
+        |game| checked(game, args.laws, &policy, &tags, page),
         |event| {
             match event {
                 Event::Game(
@@ -589,16 +615,7 @@ pub(super) fn run(
         command: Subcommand::Validate,
         format: args.format.name(),
         columns: (args.format == ReportFormat::Csv).then(|| tags.csv_columns()),
-        options: [
-            vec!["--laws".to_owned(), args.laws.as_arg()],
-            policy.options(),
-            if tags.is_empty() {
-                Vec::new()
-            } else {
-                vec!["--tags".to_owned(), tags.names().join(",")]
-            },
-        ]
-        .concat(),
+        options: options(args, &policy, &tags),
         records: counts.records,
         codes: &counts.tally,
     };
