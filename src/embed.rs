@@ -1,6 +1,8 @@
-//! The library embedded in another program (the Python package): what a
-//! subcommand's `run` may assume of its surroundings changes there, and
-//! this module says so. The command line never calls it.
+//! The library embedded in another program (the Python package), through
+//! `cmd::*::run` and process-wide switches: adapters over [`crate::api`],
+//! kept until the Python package calls the API itself (its record and
+//! diagnostics sinks say all this per run). The command line never calls
+//! them; `cmd` reads them to choose the run's record sink.
 //!
 //! - [`set_embedded`]: the writer handed to `run` is the embedder's own,
 //!   never standard output, so the checks made for standard output (a
@@ -19,9 +21,6 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
-
 static EMBEDDED: AtomicBool = AtomicBool::new(false);
 
 /// Says that the library runs embedded: from now on, the writer given to
@@ -36,24 +35,8 @@ pub fn is_embedded() -> bool {
 }
 
 /// Where the record batches of an `-f arrow` product go, given to
-/// [`hand_batches`]. The schema comes first, once: at the first batch, or
-/// at the end of a run that has none (as the stream's header would). A
-/// call that fails stops the run as a failed write would.
-pub trait Batches: Send {
-    /// The records' schema.
-    ///
-    /// # Errors
-    ///
-    /// When the embedder takes no more (the run then stops).
-    fn schema(&mut self, schema: SchemaRef) -> std::io::Result<()>;
-
-    /// The next batch, in input order.
-    ///
-    /// # Errors
-    ///
-    /// When the embedder takes no more (the run then stops).
-    fn batch(&mut self, batch: RecordBatch) -> std::io::Result<()>;
-}
+/// [`hand_batches`]: [`crate::api::BatchSink`], under its old name.
+pub use crate::output::columnar::BatchSink as Batches;
 
 thread_local! {
     static HANDOFF: RefCell<Option<Box<dyn Batches>>> = const { RefCell::new(None) };

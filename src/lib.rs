@@ -1,7 +1,13 @@
 //! pgnkit: validate, annotate, count and convert chess games and positions.
 //!
+//! Call it through [`api`]: one function per subcommand, typed options,
+//! inputs that are files or readers, records as bytes or Arrow batches, and
+//! diagnostics to a sink of your own (`examples/validate_bytes.rs`).
+//! [`cli`] and [`cmd`] are the command line over it, [`rules`] the pure
+//! rules core, [`schema`] the columns of every record kind.
+//!
 //! The crate is layered so that dependencies point inward:
-//! `cmd` (one thin module per subcommand) uses `stream` (games and lines
+//! `cmd` (the command line's glue) uses `api`, which uses `stream` (games and lines
 //! from all inputs, in order, in parallel, with the progress bar),
 //! `output` (results → bytes, each record kind written by its one
 //! definition in `schema`) and `tasks` (what each subcommand asks of the
@@ -12,18 +18,30 @@
 //! I/O: `tasks` uses `rules` only, and `rules` uses nothing of the crate
 //! above it.
 
+pub mod api;
 pub mod cli;
 pub mod cmd;
-pub mod embed;
 pub mod error;
 pub mod exit;
-pub mod input;
-pub mod output;
-pub mod pipeline;
+mod format;
 pub mod rules;
 pub mod schema;
+
+// Internals: public for the binary's tests, the benches, the doctests and
+// the Python package (until it calls `api` alone), not for other callers.
+#[doc(hidden)]
+pub mod embed;
+#[doc(hidden)]
+pub mod input;
+#[doc(hidden)]
+pub mod output;
+#[doc(hidden)]
+pub mod pipeline;
+#[doc(hidden)]
 pub mod shards;
+#[doc(hidden)]
 pub mod stream;
+#[doc(hidden)]
 pub mod tasks;
 
 pub use error::{Error, ErrorKind};

@@ -123,6 +123,22 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> io::Result<Source> {
         let size = meta.is_file().then_some(meta.len());
         (path.display().to_string(), Box::new(file), size)
     };
+    open_reader(name, raw, size, counter)
+}
+
+/// Opens the bytes of `raw`, named `name` in reports (a caller's
+/// in-memory or streamed input), as [`open`] opens a file's: compression
+/// detected, UTF-16 refused, every raw byte read added to `counter`.
+///
+/// # Errors
+///
+/// When the first bytes cannot be read, or are UTF-16.
+pub fn open_reader(
+    name: String,
+    raw: Box<dyn Read + Send>,
+    size: Option<u64>,
+    counter: Arc<AtomicU64>,
+) -> io::Result<Source> {
     let mut buffered = BufReader::with_capacity(
         1 << 16,
         CountingReader {

@@ -14,7 +14,8 @@ pub use crate::schema::outcome::OutcomeRecord;
 use crate::schema::{finding::error_text, outcome::OUTCOME};
 use crate::tasks::annotate_outcome::{Concern, LossRule, Outcome, Profile};
 
-/// The names of the tags `--format pgn` adds (README, man page).
+/// The names of the tags `--format pgn` adds (docs/outcomes.md "PGN
+/// output", the man page).
 pub mod tags {
     pub const RULES: &str = "PgnkitRules";
     pub const RESULT: &str = "PgnkitResult";

@@ -51,19 +51,40 @@ impl Columnar {
     }
 }
 
-/// What a binary format says when standard output is a terminal.
+/// What a binary format says when standard output is a terminal
+/// (`to_stdout`: the product goes to the process's standard output).
 ///
 /// # Errors
 ///
 /// When standard output is a terminal and the output goes there.
 pub fn refuse_terminal(format: Columnar, to_stdout: bool) -> Result<(), String> {
-    if to_stdout && !crate::embed::is_embedded() && io::stdout().is_terminal() {
+    if to_stdout && io::stdout().is_terminal() {
         return Err(format!(
             "refusing to write {} to a terminal: it is binary; give -o FILE or redirect standard output",
             format.name()
         ));
     }
     Ok(())
+}
+
+/// Where the Arrow record batches of a run go ([`crate::api::RecordSink::Batches`]).
+/// The schema comes first, once: at the first batch, or at the end of a
+/// run that has none. A call that fails stops the run as a failed write
+/// would.
+pub trait BatchSink {
+    /// The records' schema.
+    ///
+    /// # Errors
+    ///
+    /// When the sink takes no more (the run then stops).
+    fn schema(&mut self, schema: arrow_schema::SchemaRef) -> std::io::Result<()>;
+
+    /// The next batch, in input order.
+    ///
+    /// # Errors
+    ///
+    /// When the sink takes no more (the run then stops).
+    fn batch(&mut self, batch: arrow_array::RecordBatch) -> std::io::Result<()>;
 }
 
 /// The bytes the format writers produce, taken out after each write (the
@@ -198,21 +219,21 @@ impl Drop for Encoding {
 }
 
 /// Where the batches go.
-enum Out {
+enum Out<'a> {
     /// Encoded, and the bytes written to the product.
     Encoded(Encoding),
-    /// Handed to the embedder ([`crate::embed::hand_batches`]); `schema`
-    /// until it was handed over.
+    /// Handed to the caller's [`BatchSink`]; `schema` until it
+    /// was handed over.
     Handed {
-        to: Box<dyn crate::embed::Batches>,
+        to: Box<dyn BatchSink + 'a>,
         schema: Option<arrow_schema::SchemaRef>,
     },
 }
 
 /// Records of one schema written as Parquet or an Arrow stream.
-pub struct ColumnarSink {
+pub struct ColumnarSink<'a> {
     rows: ArrowRows,
-    out: Out,
+    out: Out<'a>,
 }
 
 fn other(e: impl std::error::Error + Send + Sync + 'static) -> io::Error {
@@ -231,17 +252,22 @@ fn list_item_path(column: &crate::schema::Column) -> Option<ColumnPath> {
     })
 }
 
-impl ColumnarSink {
+impl<'a> ColumnarSink<'a> {
     /// A writer of `schema`'s records in `format`; the stream's header is
-    /// written out at the first batch.
+    /// written out at the first batch. With `batches` (and the Arrow
+    /// format), the batches go there instead, unencoded.
     ///
     /// # Errors
     ///
     /// When the encoder refuses the schema (a bug).
-    pub fn new(format: Columnar, schema: &Schema) -> io::Result<ColumnarSink> {
+    pub fn new(
+        format: Columnar,
+        schema: &Schema,
+        batches: Option<Box<dyn BatchSink + 'a>>,
+    ) -> io::Result<ColumnarSink<'a>> {
         let rows = ArrowRows::new(schema);
         if format == Columnar::Arrow
-            && let Some(to) = crate::embed::take_handoff()
+            && let Some(to) = batches
         {
             let schema = Some(Arc::clone(rows.schema()));
             return Ok(ColumnarSink {

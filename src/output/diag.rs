@@ -11,6 +11,34 @@ use std::fmt::{Display, Write as _};
 use std::io::{self, Write};
 use std::time::Duration;
 
+/// How serious a diagnostic line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// `pgnkit: …`: an input that could not be read, a finding of a
+    /// subcommand whose records say nothing of them.
+    Error,
+    /// `pgnkit: warning: …`.
+    Warning,
+    /// Anything else for people: notes, the summary and the table of codes.
+    Note,
+}
+
+/// Where the lines for people go: the command line prints them on standard
+/// error ([`crate::api::Stderr`]); an embedder keeps or forwards them
+/// ([`crate::api::Collected`]).
+/// Lines come whole and in the order the command line prints them.
+pub trait Diagnostics: Sync {
+    /// One line, without its newline, as the command line prints it
+    /// (`pgnkit: <file>: <message>`).
+    fn line(&self, level: Level, line: &str);
+
+    /// Whether a progress bar may be drawn on standard error (it still is
+    /// only on a terminal, and never with `--quiet`).
+    fn shows_progress(&self) -> bool {
+        false
+    }
+}
+
 /// How many characters of an untrusted text (a move, a tag value) a
 /// message shows before cutting it with `…`.
 pub const SHOWN: usize = 80;
@@ -34,10 +62,12 @@ pub fn error_line(message: impl Display) -> String {
 /// Prints `pgnkit: warning: {message}` on standard error, control
 /// characters escaped.
 pub fn warning(message: impl Display) {
-    line(format_args!(
-        "pgnkit: warning: {}",
-        escaped(&message.to_string())
-    ));
+    line(warning_line(message));
+}
+
+/// The line [`warning`] prints.
+pub fn warning_line(message: impl Display) -> String {
+    format!("pgnkit: warning: {}", escaped(&message.to_string()))
 }
 
 /// Prints `message` as it is on standard error (timings, notes).
@@ -47,7 +77,12 @@ pub fn note(message: impl Display) {
 
 /// Prints the end-of-run summary line and the time taken.
 pub fn summary(text: impl Display, elapsed: Duration) {
-    line(format_args!("{text} ({:.2} s)", elapsed.as_secs_f64()));
+    line(summary_line(text, elapsed));
+}
+
+/// The line [`summary`] prints.
+pub fn summary_line(text: impl Display, elapsed: Duration) -> String {
+    format!("{text} ({:.2} s)", elapsed.as_secs_f64())
 }
 
 /// `1 game` or `N games`, for summaries.

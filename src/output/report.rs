@@ -48,6 +48,65 @@ pub fn players<S: Into<String>>(tag: impl Fn(&str) -> Option<S>) -> (String, Str
     (name("White"), name("Black"))
 }
 
+/// What names a game wherever it is reported, whatever the subcommand: its
+/// players, its `Event`, `Round` and `Board` tags and the line it starts
+/// on. Decoded only for games that have something to say.
+#[derive(Debug, Clone, Default)]
+pub struct GameLabel {
+    pub white: String,
+    pub black: String,
+    pub event: Option<String>,
+    pub round: Option<String>,
+    pub board: Option<String>,
+    /// The game's first line (relative to its chunk, as the scanner gives
+    /// it).
+    pub line: u64,
+}
+
+impl GameLabel {
+    /// The label of a game whose tags `tag` reads, starting on `line`.
+    pub fn of<S: Into<String>>(tag: impl Fn(&str) -> Option<S>, line: u64) -> GameLabel {
+        let (white, black) = players(&tag);
+        GameLabel {
+            white,
+            black,
+            event: tag("Event").map(Into::into),
+            round: tag("Round").map(Into::into),
+            board: tag("Board").map(Into::into),
+            line,
+        }
+    }
+
+    /// The label as a diagnostic shows it: the players' names cut at
+    /// [`diag::SHOWN`] characters, and no board.
+    pub fn clipped(&self) -> GameLabel {
+        GameLabel {
+            white: diag::clipped(&self.white, diag::SHOWN).into_owned(),
+            black: diag::clipped(&self.black, diag::SHOWN).into_owned(),
+            board: None,
+            ..self.clone()
+        }
+    }
+
+    /// Where a finding of the game stands: at `place` (file, game,
+    /// offset), its moves starting at `first_move`, with the `--tags`
+    /// columns `tags` (names and values).
+    pub fn place<'a>(
+        &'a self,
+        place: (&'a str, u64, Option<u64>),
+        first_move: (u32, shakmaty::Color),
+        (names, values): (&'a [String], &'a [Option<String>]),
+    ) -> FindingPlace<'a> {
+        FindingPlace::in_game(place, (&self.white, &self.black), first_move)
+            .with_tags(
+                (self.event.as_deref(), self.round.as_deref()),
+                names,
+                values,
+            )
+            .with_board(self.board.as_deref())
+    }
+}
+
 /// Writes the header, if the format has one.
 ///
 /// # Errors

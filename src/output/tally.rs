@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::output::diag;
 use crate::output::report::{self, CodeCount};
 use crate::rules::finding::{Code, Finding};
 
@@ -73,12 +72,13 @@ impl Tally {
         self.counts.iter().copied().filter(|c| c.findings > 0)
     }
 
-    /// Prints the table of codes on standard error, when there is a record.
-    pub fn print(&self) {
+    /// Hands the table of codes to `diag`, line by line, when there is a
+    /// record.
+    pub fn print(&self, diag: &dyn crate::output::diag::Diagnostics) {
         let rows: Vec<CodeCount> = self.rows().collect();
         if !rows.is_empty() {
             for line in report::code_table(&rows) {
-                diag::note(line);
+                diag.line(crate::output::diag::Level::Note, &line);
             }
         }
     }

@@ -1,7 +1,7 @@
 //! Findings: what the checks say about a game, as data with a stable code.
 //!
 //! A finding is not an error of pgnkit: it is a record of the report. The
-//! codes are part of pgnkit's interface (README "Finding codes") and never
+//! codes are part of pgnkit's interface (docs/codes.md) and never
 //! change meaning.
 
 use std::fmt;
@@ -56,7 +56,7 @@ pub enum Code {
 }
 
 impl Code {
-    /// Every code, in the order of the README's table.
+    /// Every code, in the order of the table in docs/codes.md.
     pub const ALL: [Code; 16] = [
         Code::Syntax,
         Code::IllegalMove,

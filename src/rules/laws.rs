@@ -47,7 +47,7 @@ pub struct DatedArticle {
     pub before: &'static str,
     /// What they say since.
     pub wording: &'static str,
-    /// The edition that brought it (README "Which Laws" names the sources).
+    /// The edition that brought it (docs/outcomes.md "Which Laws" names the sources).
     pub edition: &'static str,
 }
 

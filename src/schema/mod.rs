@@ -111,11 +111,12 @@ pub const ALL: [&Schema; 7] = [
 ];
 
 /// The record kind a subcommand writes.
-pub fn of_command(command: &str) -> Option<&'static Schema> {
+pub fn of_command(command: crate::format::Subcommand) -> Option<&'static Schema> {
+    use crate::format::Subcommand;
     match command {
-        "validate" => Some(&finding::FINDING),
-        "annotate-outcome" => Some(&outcome::OUTCOME),
-        "convert" => Some(&game::GAME),
+        Subcommand::Validate => Some(&finding::FINDING),
+        Subcommand::AnnotateOutcome => Some(&outcome::OUTCOME),
+        Subcommand::Convert => Some(&game::GAME),
         _ => None,
     }
 }

@@ -29,17 +29,21 @@ pub mod renumber;
 pub mod rerun;
 pub mod verify;
 
-/// Subcommands whose shards merge, and the format flag each takes.
-pub const MERGEABLE: [(&str, &str); 3] = [
-    ("validate", "-f"),
-    ("annotate-outcome", "-f"),
-    ("convert", "--to"),
+use crate::format::Subcommand;
+
+/// Subcommands whose shards merge.
+pub const MERGEABLE: [Subcommand; 3] = [
+    Subcommand::Validate,
+    Subcommand::AnnotateOutcome,
+    Subcommand::Convert,
 ];
 
-/// The flag that names the format of `command`.
-pub fn format_flag(command: &str) -> &'static str {
-    MERGEABLE
-        .iter()
-        .find(|(c, _)| *c == command)
-        .map_or("-f", |(_, f)| f)
+/// Whether the shards of the subcommand named `command` (as statistics
+/// record it) merge.
+pub fn is_mergeable(command: &str) -> bool {
+    Subcommand::from_name(command).is_some_and(|c| MERGEABLE.contains(&c))
 }
+
+/// The flag that names the format, the same in every subcommand
+/// (`convert`'s `--to` is another name for it).
+pub const FORMAT_FLAG: &str = "-f";

@@ -2,6 +2,7 @@
 //! its output read once to check it against them, and its records read
 //! to be merged. What is checked is in [`super::verify`].
 
+use crate::format::Subcommand;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -174,10 +175,13 @@ pub fn columnar_schema(stats: &RunStats) -> &'static schema::Schema {
         .options
         .windows(2)
         .any(|w| w[0] == "--positions" && w[1] == "all");
-    if stats.command == "convert" && positions {
+    let command = Subcommand::from_name(&stats.command);
+    if command == Some(Subcommand::Convert) && positions {
         return &schema::position::POSITION;
     }
-    schema::of_command(&stats.command).unwrap_or(&schema::game::GAME)
+    command
+        .and_then(schema::of_command)
+        .unwrap_or(&schema::game::GAME)
 }
 
 /// Calls `record` with every record of a shard, checking the shape of

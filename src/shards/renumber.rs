@@ -35,7 +35,9 @@ pub const FILE_COLUMN: usize = 0;
 /// Where pgnkit's own `game` and `line` columns are in a CSV row of
 /// `command` (tags come after them, or after pgnkit's leading columns).
 pub fn own_columns(command: &str) -> (usize, Option<usize>) {
-    let schema = schema::of_command(command).unwrap_or(&schema::game::GAME);
+    let schema = crate::format::Subcommand::from_name(command)
+        .and_then(schema::of_command)
+        .unwrap_or(&schema::game::GAME);
     // The tag columns come after pgnkit's leading ones, so positions in
     // the header without tags hold in any run.
     let fixed = schema.csv_names(&[]);
@@ -50,8 +52,8 @@ pub fn own_columns(command: &str) -> (usize, Option<usize>) {
 /// Which top-level keys of a JSON Lines record of `command` are shifted:
 /// `game` always, `line` for validate's findings.
 pub fn json_keys(command: &str) -> [bool; 2] {
-    match command {
-        "validate" => [true, true],
+    match crate::format::Subcommand::from_name(command) {
+        Some(crate::format::Subcommand::Validate) => [true, true],
         _ => [true, false],
     }
 }

@@ -88,7 +88,7 @@ fn run_again(
         .arg(&stats)
         .arg("-o")
         .arg(&output)
-        .args([super::format_flag(&s.command), &s.format])
+        .args([super::FORMAT_FLAG, &s.format])
         .args(&s.options);
     if !s.header {
         command.arg("--no-header");

@@ -6,7 +6,8 @@
 
 use std::path::Path;
 
-use super::MERGEABLE;
+use super::is_mergeable;
+use crate::format::{Format, Subcommand};
 use crate::output::stats::{Digest, OutputStats, RunStats};
 
 /// Checks statistics read from a `--stats` file for a shard: exactly one
@@ -21,13 +22,14 @@ pub fn check_stats(stats: &RunStats) -> Result<(), String> {
     let [input] = stats.inputs.as_slice() else {
         return Err("a shard must have read exactly one input".to_owned());
     };
-    if !MERGEABLE.iter().any(|(c, _)| *c == stats.command) {
+    if !is_mergeable(&stats.command) {
         return Err(format!(
             "it was written by `pgnkit {}`, whose output does not merge",
             stats.command
         ));
     }
-    if !matches!(stats.format.as_str(), "csv" | "jsonl" | "parquet" | "arrow") {
+    let merged = Format::from_name(&stats.format).is_some_and(|f| f.is_of(Subcommand::Merge));
+    if !merged {
         return Err(format!(
             "its shard is {} output; merge reads CSV, JSON Lines, Parquet and Arrow",
             stats.format
@@ -47,14 +49,17 @@ pub fn check_stats(stats: &RunStats) -> Result<(), String> {
     if !consistent {
         return Err("its numbers contradict each other".to_owned());
     }
-    let recorded = match (&stats.command[..], &stats.format[..]) {
-        ("validate", _) => Some(
+    let command = Subcommand::from_name(&stats.command);
+    let recorded = match (command, Format::from_name(&stats.format)) {
+        (Some(Subcommand::Validate), _) => Some(
             stats
                 .findings
                 .values()
                 .try_fold(0u64, |a, &n| a.checked_add(n)),
         ),
-        ("annotate-outcome", _) | ("convert", "csv") => Some(Some(input.games)),
+        (Some(Subcommand::AnnotateOutcome), _) | (Some(Subcommand::Convert), Some(Format::Csv)) => {
+            Some(Some(input.games))
+        }
         _ => None,
     };
     match recorded {
@@ -102,8 +107,8 @@ pub fn check_alike(want: Option<&str>, shards: &[(&Path, &RunStats)]) -> Result<
         if (s.command.as_str(), &s.options, &s.columns)
             != (f.command.as_str(), &f.options, &f.columns)
         {
-            let hint = if s.command == "convert"
-                && s.format == "csv"
+            let hint = if Subcommand::from_name(&s.command) == Some(Subcommand::Convert)
+                && Format::from_name(&s.format) == Some(Format::Csv)
                 && !s.options.iter().any(|o| o == "--tags")
             {
                 " (convert CSV without --tags chooses its columns from each shard's first games: give --tags)"
@@ -125,12 +130,7 @@ pub fn check_alike(want: Option<&str>, shards: &[(&Path, &RunStats)]) -> Result<
 
 /// A shard's command and output-affecting flags, as a rerun gives them.
 pub fn describe(s: &RunStats) -> String {
-    let mut text = format!(
-        "{} {} {}",
-        s.command,
-        super::format_flag(&s.command),
-        s.format
-    );
+    let mut text = format!("{} {} {}", s.command, super::FORMAT_FLAG, s.format);
     for option in &s.options {
         text.push(' ');
         text.push_str(option);

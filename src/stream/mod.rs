@@ -127,6 +127,96 @@ pub struct InputTotals {
     pub region: Option<crate::output::stats::Digest>,
 }
 
+/// One input of a run: a file (`-` is standard input), or bytes from a
+/// reader the caller owns, under a name of its choosing (`<bytes>`), which
+/// every diagnostic and record then shows.
+pub enum Input {
+    /// A file, a directory (walked for PGN files) or `-`.
+    Path(PathBuf),
+    /// A reader and the name reports give it; read once, in turn.
+    Reader(NamedReader),
+}
+
+/// A caller's reader and its name ([`Input::Reader`]).
+pub struct NamedReader {
+    name: String,
+    reader: std::sync::Mutex<Option<Box<dyn io::Read + Send>>>,
+}
+
+impl Input {
+    /// The file (or directory, or `-`) at `path`.
+    pub fn path(path: impl Into<PathBuf>) -> Input {
+        Input::Path(path.into())
+    }
+
+    /// The bytes `reader` gives (compressed or not, as a file's), named
+    /// `name` in every diagnostic and record.
+    pub fn reader(name: impl Into<String>, reader: impl io::Read + Send + 'static) -> Input {
+        Input::Reader(NamedReader {
+            name: name.into(),
+            reader: std::sync::Mutex::new(Some(Box::new(reader))),
+        })
+    }
+
+    /// The input's path, when it is one (`-` included).
+    pub fn as_path(&self) -> Option<&std::path::Path> {
+        match self {
+            Input::Path(p) => Some(p),
+            Input::Reader(_) => None,
+        }
+    }
+
+    /// The input's name as reports show it (`<stdin>` for `-`).
+    pub fn name(&self) -> String {
+        match self {
+            Input::Path(p) => crate::input::open::input_name(p),
+            Input::Reader(r) => r.name.clone(),
+        }
+    }
+
+    /// The path its statistics record: the path, or the reader's name.
+    pub(crate) fn stats_path(&self) -> PathBuf {
+        match self {
+            Input::Path(p) => p.clone(),
+            Input::Reader(r) => PathBuf::from(&r.name),
+        }
+    }
+
+    /// Whether it is standard input, or a reader (neither can be read twice
+    /// nor cut into byte ranges).
+    pub fn is_stream(&self) -> bool {
+        self.as_path()
+            .is_none_or(|p| p == std::path::Path::new("-"))
+    }
+}
+
+impl NamedReader {
+    /// The reader, taken: an input is read once.
+    pub(crate) fn take(&self) -> Option<Box<dyn io::Read + Send>> {
+        self.reader.lock().ok()?.take()
+    }
+}
+
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Input::Path(p) => f.debug_tuple("Path").field(p).finish(),
+            Input::Reader(r) => f.debug_tuple("Reader").field(&r.name).finish(),
+        }
+    }
+}
+
+/// The size of the inputs on disk, when every one is a file.
+fn total_size(inputs: &[Input]) -> Option<u64> {
+    inputs
+        .iter()
+        .map(|i| {
+            let p = i.as_path()?;
+            crate::input::open::total_size(std::slice::from_ref(&p.to_path_buf()))
+        })
+        .sum()
+}
+
 /// What the inputs of a run hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputFormat {
@@ -151,8 +241,9 @@ pub fn for_each_game<R: Send>(
     work: impl Fn(&RawGame<'_>) -> R + Sync,
     sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
 ) -> anyhow::Result<Totals> {
+    let files: Vec<Input> = files.iter().cloned().map(Input::Path).collect();
     let inputs = Inputs {
-        files,
+        files: &files,
         range: None,
         threads,
         quiet,
@@ -165,7 +256,7 @@ pub fn for_each_game<R: Send>(
 #[derive(Clone, Copy)]
 pub struct Inputs<'f, 's> {
     /// `-` is standard input; none means standard input.
-    pub files: &'f [PathBuf],
+    pub files: &'f [Input],
     /// Only the games of this `--byte-range` of the one file.
     pub range: Option<ByteRange>,
     pub threads: usize,
@@ -266,7 +357,7 @@ impl<'f, 's> Inputs<'f, 's> {
 /// One streaming run over all its inputs, each read as `format` says.
 struct StreamJob<'f, 's> {
     spool: Option<&'f Spooled<'s>>,
-    files: &'f [PathBuf],
+    files: &'f [Input],
     format: InputFormat,
     range: Option<ByteRange>,
     threads: usize,
@@ -584,13 +675,13 @@ impl StreamJob<'_, '_> {
         line: &(impl Fn(&Line, LineFormat) -> R + Sync),
         mut sink: impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
     ) -> anyhow::Result<Totals> {
-        let stdin = [PathBuf::from("-")];
-        let files: &[PathBuf] = if self.files.is_empty() {
+        let stdin = [Input::path("-")];
+        let files: &[Input] = if self.files.is_empty() {
             &stdin
         } else {
             self.files
         };
-        let progress = Progress::bytes(crate::input::open::total_size(files), self.quiet);
+        let progress = Progress::bytes(total_size(files), self.quiet);
         let counter = Arc::new(AtomicU64::new(0));
         let readers = match &self.spool {
             Some(_) => (self.threads / WORKERS_PER_READER).clamp(1, files.len()),
@@ -642,7 +733,7 @@ impl StreamJob<'_, '_> {
     #[allow(clippy::too_many_arguments)]
     fn read_concurrently<R: Send>(
         &self,
-        files: &[PathBuf],
+        files: &[Input],
         readers: usize,
         spool: &Spooled<'_>,
         counter: &Arc<AtomicU64>,
@@ -776,7 +867,7 @@ pub const WORKERS_PER_READER: usize = 4;
 /// What the pipelines of a run share: the inputs they read, and what they
 /// feed the progress bar (raw bytes read, games delivered).
 struct ProgressFeed<'r> {
-    files: &'r [PathBuf],
+    files: &'r [Input],
     counter: &'r Arc<AtomicU64>,
     progress: &'r Progress,
     /// Games delivered by all pipelines, for the progress bar.

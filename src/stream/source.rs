@@ -16,7 +16,7 @@ use super::InputFormat;
 use crate::input::chunk::{Chunker, TARGET};
 use crate::input::error::{InputError, ReadError};
 use crate::input::lines::{Line, LineBatches, LineFormat, sniff};
-use crate::input::open::{Compression, CountingReader, detect, input_name, open};
+use crate::input::open::{Compression, CountingReader, detect, input_name, open, open_reader};
 use crate::input::range::{ByteRange, Region, region};
 
 /// Where an input's reading starts and where its games stop belonging to
@@ -69,14 +69,19 @@ type Items = Box<dyn Iterator<Item = Item> + Send>;
 /// The items of every file of `files`, in order; raw bytes read are added
 /// to `counter`.
 pub(super) fn items(
-    files: &[PathBuf],
+    files: &[super::Input],
     format: InputFormat,
     range: Option<ByteRange>,
     counter: Arc<AtomicU64>,
 ) -> impl Iterator<Item = Item> + Send + '_ {
-    files.iter().flat_map(move |path| match range {
-        Some(range) => range_items(path, range, Arc::clone(&counter)),
-        None => input_items(path, format, Arc::clone(&counter)),
+    files.iter().flat_map(move |input| match (input, range) {
+        (super::Input::Path(path), Some(range)) => range_items(path, range, Arc::clone(&counter)),
+        (super::Input::Reader(_), Some(_)) => Box::new(iter::once(failed(
+            input.name(),
+            "cannot read a byte range",
+            InputError::RangeOfNonFile.into(),
+        ))),
+        (_, None) => input_items(input, format, Arc::clone(&counter)),
     })
 }
 
@@ -174,9 +179,16 @@ fn failed(name: String, doing: &'static str, source: io::Error) -> Item {
 }
 
 /// The items of one input.
-fn input_items(path: &Path, format: InputFormat, counter: Arc<AtomicU64>) -> Items {
-    let name = input_name(path);
-    let source = match open(path, counter) {
+fn input_items(input: &super::Input, format: InputFormat, counter: Arc<AtomicU64>) -> Items {
+    let name = input.name();
+    let opened = match input {
+        super::Input::Path(path) => open(path, counter),
+        super::Input::Reader(r) => match r.take() {
+            Some(reader) => open_reader(name.clone(), reader, None, counter),
+            None => Err(io::Error::other("the reader was read already")),
+        },
+    };
+    let source = match opened {
         Ok(source) => source,
         Err(error) => return Box::new(iter::once(failed(name, "cannot open", error))),
     };
@@ -190,7 +202,7 @@ fn input_items(path: &Path, format: InputFormat, counter: Arc<AtomicU64>) -> Ite
         },
     };
     let span = Span {
-        path: path.to_owned(),
+        path: input.stats_path(),
         range: None,
         first_byte: 0,
         limit: None,

@@ -24,6 +24,8 @@ enum Held {
 
 struct State<'a> {
     out: Box<dyn Write + 'a>,
+    /// Where the diagnostic lines go.
+    diag: &'a dyn crate::output::diag::Diagnostics,
     /// The input whose event the sink is handling.
     current: usize,
     /// The first input not yet done: its output goes straight out.
@@ -46,16 +48,22 @@ pub struct Spooled<'a> {
 }
 
 impl<'a> Spooled<'a> {
-    /// A writer onto `out`.
-    pub fn new(out: Box<dyn Write + 'a>) -> Spooled<'a> {
-        Spooled::with(out, None)
+    /// A writer onto `out`; diagnostic lines go to `diag`.
+    pub fn new(
+        out: Box<dyn Write + 'a>,
+        diag: &'a dyn crate::output::diag::Diagnostics,
+    ) -> Spooled<'a> {
+        Spooled::with(out, diag, None)
     }
 
     /// A writer onto `out` that digests what goes out ([`Spooled::digest`]).
-    pub fn digested(out: Box<dyn Write + 'a>) -> Spooled<'a> {
+    pub fn digested(
+        out: Box<dyn Write + 'a>,
+        diag: &'a dyn crate::output::diag::Diagnostics,
+    ) -> Spooled<'a> {
         let digest = Rc::new(Cell::new(Digest::default()));
         let out = Box::new(Digesting::new(out, Rc::clone(&digest)));
-        Spooled::with(out, Some(digest))
+        Spooled::with(out, diag, Some(digest))
     }
 
     /// The digest of what went out so far, when it is digested.
@@ -63,11 +71,16 @@ impl<'a> Spooled<'a> {
         self.digest.as_ref().map(|d| d.get())
     }
 
-    fn with(out: Box<dyn Write + 'a>, digest: Option<Rc<Cell<Digest>>>) -> Spooled<'a> {
+    fn with(
+        out: Box<dyn Write + 'a>,
+        diag: &'a dyn crate::output::diag::Diagnostics,
+        digest: Option<Rc<Cell<Digest>>>,
+    ) -> Spooled<'a> {
         Spooled {
             digest,
             state: Rc::new(RefCell::new(State {
                 out,
+                diag,
                 current: 0,
                 next: 0,
                 done: Vec::new(),
@@ -102,7 +115,7 @@ impl<'a> Spooled<'a> {
         loop {
             let next = state.next;
             for note in state.notes.remove(&next).unwrap_or_default() {
-                crate::output::diag::note(note);
+                state.diag.line(crate::output::diag::Level::Error, &note);
             }
             if let Some(held) = state.held.remove(&next) {
                 let out = &mut state.out;
@@ -133,8 +146,9 @@ impl Spooled<'_> {
         let mut state = self.lock();
         let current = state.current;
         if current <= state.next {
+            let diag = state.diag;
             drop(state);
-            crate::output::diag::note(line);
+            diag.line(crate::output::diag::Level::Error, &line);
         } else {
             state.notes.entry(current).or_default().push(line);
         }
@@ -242,7 +256,8 @@ mod tests {
     #[test]
     fn later_inputs_wait_for_earlier_ones() {
         let sink = Shared::default();
-        let mut w = Spooled::new(Box::new(sink.clone()));
+        let diag = crate::api::Collected::default();
+        let mut w = Spooled::new(Box::new(sink.clone()), &diag);
         w.enter(2);
         w.write_all(b"c1 ").unwrap();
         w.enter(0);

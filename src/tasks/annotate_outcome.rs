@@ -3,8 +3,8 @@
 //! without mate could mate at all, and the result the rules give.
 //!
 //! This module owns the per-game outcome under a rule [`Profile`]: the FIDE
-//! Laws, or one of pgnkit's own readings of them (`app`, `online`; the
-//! README describes them). It drives [`crate::rules::ends::EndTracker`] for the
+//! Laws, or one of pgnkit's own readings of them (`app`, `online`;
+//! docs/outcomes.md "Profiles" describes them). It drives [`crate::rules::ends::EndTracker`] for the
 //! automatic ends and the repetition count, and uses [`crate::rules::dead`] for
 //! dead positions and mate possibility and [`crate::rules::game`] for the recorded
 //! result; formatting the answer is left to `output`.
@@ -35,8 +35,8 @@ use crate::rules::replay::replay;
 use crate::rules::setup::start_position;
 
 /// Which reading of the rules to apply: the FIDE Laws, or one of two
-/// profiles of pgnkit's own that reproduce what common software does (the
-/// README describes them).
+/// profiles of pgnkit's own that reproduce what common software does
+/// (docs/outcomes.md "Profiles" describes them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
     /// The FIDE Laws: by default those in force when the game was played

@@ -1,0 +1,508 @@
+//! The typed options of every subcommand: what the command line's flags
+//! mean, as structs a program fills in ([`crate::api`] takes them). clap
+//! builds them from the command line ([`crate::cli`] flattens each into its
+//! subcommand), and [`Default`] gives what the command line gives when no
+//! flag is set (a test checks it).
+//!
+//! Doc comments here are the `--help` text and the man page.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+pub use crate::format::{Format, FormatParser, Subcommand};
+use crate::rules::laws::LawsChoice;
+
+/// What fails a `validate` run by default (`--fail-on`): a finding of
+/// severity error.
+pub const DEFAULT_FAIL_ON: &str = "error";
+
+/// The transposition table's default size in MiB (`perft --hash`).
+pub const DEFAULT_HASH_MIB: usize = 64;
+
+/// How a streaming subcommand reads its inputs and where its product goes:
+/// shared by `validate`, `annotate-outcome` and `convert`. The default is
+/// the command line's: every core, standard output, progress shown.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
+pub struct RunOptions {
+    /// Worker threads (default: all cores; at most 4 per core). The output
+    /// is identical for any value.
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+
+    /// Write the output to FILE instead of standard output (`-` is standard
+    /// output). A FILE that is also an input (by any name or link) is
+    /// refused, exit 2, before anything is read.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// No progress bar and no summary on standard error.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+
+    /// Process only the games that start in bytes START..END of one
+    /// uncompressed PGN file (either end may be left out), reading past END
+    /// to finish the last one: ranges that tile a file process every game
+    /// exactly once, except where a boundary falls inside a comment or a
+    /// variation that holds a blank line and a tag line (the next shard then
+    /// begins inside a game, which `pgnkit merge` repairs). Boundaries move
+    /// forward to the next line that opens a tag after a blank line or
+    /// movetext. `offset` columns stay file-wide;
+    /// `game` and `line` count from the range's start (see `--stats` and
+    /// `pgnkit merge`).
+    #[arg(long, value_name = "START..END")]
+    pub byte_range: Option<crate::input::range::ByteRange>,
+
+    /// Write a JSON summary of the run to FILE, what `pgnkit merge` reads:
+    /// the command, format and output flags, what each input gave (its
+    /// absolute path, size and modification time, games, bytes and lines
+    /// consumed, first and last game offsets), findings per code, the
+    /// product's size, record count and digest, and a checksum. A FILE
+    /// that is an input or another output of the run is refused, exit 2,
+    /// before anything is read.
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
+
+    /// CSV output without its header line (so shard outputs concatenate).
+    #[arg(long)]
+    pub no_header: bool,
+}
+
+/// The options of `validate` ([`crate::api::validate`]).
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct ValidateOptions {
+    #[command(flatten)]
+    pub run: RunOptions,
+
+    /// Report format: one line per finding.
+    #[arg(short = 'f', long, value_parser = FormatParser(Subcommand::Validate), default_value = "text")]
+    pub format: Format,
+
+    /// Neither report nor count findings of these codes (comma-separated,
+    /// or the flag repeated), e.g. `--ignore layout,check-suffix`.
+    #[arg(long, value_name = "CODE", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+
+    /// Report and count only findings of these codes (comma-separated, or
+    /// the flag repeated); `--ignore` then drops some of these.
+    #[arg(long, value_name = "CODE", value_delimiter = ',')]
+    pub only: Vec<String>,
+
+    /// What makes the exit status 1: `error` (a reported finding of
+    /// severity error), `warning` (any reported finding), `never`, or a
+    /// comma-separated list of codes (and of `error` / `warning`). A run
+    /// that could not read an input exits 2 whatever this says.
+    #[arg(
+        long,
+        value_name = "WHEN",
+        value_delimiter = ',',
+        default_value = DEFAULT_FAIL_ON
+    )]
+    pub fail_on: Vec<String>,
+
+    /// Add these tags' values to each finding, as a chief arbiter files
+    /// them (`--tags Board,WhiteFideId`): in CSV one column each, after the
+    /// others; in JSON Lines a `tags` object, `null` when a game lacks the
+    /// tag. Every finding already names its game's players, event and round.
+    #[arg(long, value_name = "T1,T2", value_delimiter = ',')]
+    pub tags: Option<Vec<String>>,
+
+    /// Write every game with an error finding (after `--ignore` and
+    /// `--only`; warnings alone leave a game good) to FILE, byte for byte
+    /// as it stands in the input, so that only these are fixed and merged
+    /// back. A game's bytes run from its first byte to the next game's, so
+    /// the blank lines after a game go with it; what stands before a file's
+    /// first game (a byte order mark, a preamble) goes nowhere, and a
+    /// newline is put between two games only where the first lacks one (a
+    /// file's last game without a final newline).
+    /// The games come from the one read of the inputs (standard input, pipes
+    /// and FIFOs too); not with `--byte-range`. A FILE that is an input,
+    /// standard output or another output is refused, exit 2.
+    #[arg(long, value_name = "FILE")]
+    pub bad_games: Option<PathBuf>,
+
+    /// Write every other game (no error finding) to FILE, as `--bad-games`
+    /// writes those with one: the two together hold every game of the
+    /// inputs once.
+    #[arg(long, value_name = "FILE")]
+    pub good_games: Option<PathBuf>,
+
+    /// Which Laws judge each game: `date` (default) those in force when it
+    /// was played, by its `Date` tag, else its `EventDate` (a year alone
+    /// decides what changed on 1 January, and what changed on 1 July in
+    /// any other year); `current` today's Laws for every game; a day
+    /// `YYYY-MM-DD` the Laws in force that day for every game. Dated:
+    /// the automatic draws of 9.6 (fivefold repetition, 75 moves) from
+    /// 1 July 2014, 5.1.2's exception for a resignation against a player
+    /// who cannot mate from 1 January 2023 (docs/outcomes.md "Which Laws"). An
+    /// undated game, or one whose date cannot decide, follows today's
+    /// Laws.
+    #[arg(long, value_name = "WHEN", default_value = "date")]
+    pub laws: crate::rules::laws::LawsChoice,
+
+    #[command(flatten)]
+    pub html: HtmlOptions,
+}
+
+impl Default for ValidateOptions {
+    fn default() -> ValidateOptions {
+        ValidateOptions {
+            run: RunOptions::default(),
+            format: Format::Text,
+            ignore: Vec::new(),
+            only: Vec::new(),
+            fail_on: vec![DEFAULT_FAIL_ON.to_owned()],
+            tags: None,
+            bad_games: None,
+            good_games: None,
+            laws: LawsChoice::default(),
+            html: HtmlOptions::default(),
+        }
+    }
+}
+
+/// The options of `annotate-outcome` ([`crate::api::annotate_outcome`]).
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct AnnotateOutcomeOptions {
+    #[command(flatten)]
+    pub run: RunOptions,
+
+    /// Output format: one CSV row or JSON object per game, or the games
+    /// written back as PGN with the outcome as tags and comments. Damaged
+    /// movetext (an unclosed comment or variation, a stray `)` or `}`, no
+    /// termination marker, or one that disagrees with the Result tag) is
+    /// reported on standard error as `validate` reports it, exit status 1;
+    /// the game keeps its row (the Result tag is the recorded result) and
+    /// is written back without what could not be read.
+    #[arg(short = 'f', long, value_parser = FormatParser(Subcommand::AnnotateOutcome), default_value = "csv")]
+    pub format: Format,
+
+    /// Which reading of the rules to apply.
+    #[arg(long, value_enum, default_value_t = RulesProfile::Fide)]
+    pub rules: RulesProfile,
+
+    /// Which Laws judge each game: `date` (default) those in force when it
+    /// was played, by its `Date` tag, else its `EventDate` (a year alone
+    /// decides what changed on 1 January, and what changed on 1 July in
+    /// any other year); `current` today's Laws for every game; a day
+    /// `YYYY-MM-DD` the Laws in force that day for every game. Dated:
+    /// the automatic draws of 9.6 (fivefold repetition, 75 moves) from
+    /// 1 July 2014, 5.1.2's exception for a resignation against a player
+    /// who cannot mate from 1 January 2023 (docs/outcomes.md "Which Laws"). An
+    /// undated game, or one whose date cannot decide, follows today's
+    /// Laws. Only `--rules fide` dates
+    /// the Laws: `app` and `online` are software, which applies the same
+    /// rules to games of every date.
+    #[arg(long, value_name = "WHEN", default_value = "date")]
+    pub laws: crate::rules::laws::LawsChoice,
+
+    /// With `--format pgn`: overwrite the Result tag and termination marker
+    /// with the result the rules give (an error with the other formats).
+    #[arg(long)]
+    pub fix_results: bool,
+
+    /// With `--format csv|jsonl`: the values of these tags too
+    /// (comma-separated, named as in the PGN), so rows join to the games:
+    /// CSV columns after the fixed ones, empty when a game lacks the tag;
+    /// in JSON a `tags` object, `null` when a game lacks the tag.
+    #[arg(long, value_name = "T1,T2", value_delimiter = ',')]
+    pub tags: Option<Vec<String>>,
+
+    /// Write only the games whose outcome an arbiter must look at (in any
+    /// format): a result the rules contradict or two results that
+    /// disagree, a game not replayed, a dead position, a draw that could
+    /// have been claimed in a game not drawn, a loss that stood although the
+    /// winner could not mate, an undecided question. `-f text` and `-f html`
+    /// write only those anyway.
+    #[arg(long)]
+    pub problems: bool,
+
+    #[command(flatten)]
+    pub html: HtmlOptions,
+}
+
+impl Default for AnnotateOutcomeOptions {
+    fn default() -> AnnotateOutcomeOptions {
+        AnnotateOutcomeOptions {
+            run: RunOptions::default(),
+            format: Format::Csv,
+            rules: RulesProfile::default(),
+            laws: LawsChoice::default(),
+            fix_results: false,
+            tags: None,
+            problems: false,
+            html: HtmlOptions::default(),
+        }
+    }
+}
+
+/// The page's options (`-f html`).
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct HtmlOptions {
+    /// With `-f html`: draw a board for at most N findings (the first, in
+    /// input order); the rest are listed in a table with their FEN.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub html_boards: u64,
+}
+
+impl Default for HtmlOptions {
+    fn default() -> HtmlOptions {
+        HtmlOptions { html_boards: 1000 }
+    }
+}
+
+/// Rule profiles: the FIDE Laws, or the readings of apps and online sites
+/// (docs/outcomes.md "Profiles" says what each changes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum RulesProfile {
+    /// The FIDE Laws of Chess: those in force when each game was played,
+    /// unless `--laws` says otherwise.
+    #[default]
+    Fide,
+    /// Apps with a claim button: claims only once the repetition or the 50
+    /// moves have happened; material draws only in the three simple cases.
+    App,
+    /// Sites without an arbiter: threefold and fifty moves draw at once;
+    /// a loss on time is a draw only against a bare king.
+    Online,
+}
+
+/// The options of `perft` ([`crate::api::perft`]); the position is an
+/// argument of its own.
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct PerftOptions {
+    /// Depth to count to (0 counts the position itself; at most 1000).
+    /// Required unless `--suite` is given; with it, the largest depth
+    /// checked.
+    #[arg(short = 'd', long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(..=i64::from(crate::rules::perft::MAX_DEPTH)))]
+    pub depth: Option<u32>,
+
+    /// One line per legal root move, `<uci>: <count>`, then a blank line and
+    /// the total.
+    #[arg(long)]
+    pub divide: bool,
+
+    /// Treat the position as Chess960 (also detected from the FEN).
+    #[arg(long)]
+    pub chess960: bool,
+
+    /// Moves to play before counting, in UCI, separated by spaces or commas.
+    #[arg(long, value_name = "MOVES")]
+    pub moves: Option<String>,
+
+    /// Worker threads (default: all cores; at most 4 per core). Counts are
+    /// identical for any value.
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+
+    /// Transposition table size in MiB (0 disables it).
+    #[arg(long, value_name = "MB", default_value_t = DEFAULT_HASH_MIB)]
+    pub hash: usize,
+
+    /// Verify a whole perft suite (EPD `;D1 20` lines or `epd`/`perft`
+    /// blocks); `-` reads standard input.
+    #[arg(long, value_name = "FILE")]
+    pub suite: Option<PathBuf>,
+
+    /// With `--suite`: skip checks whose expected count exceeds N; a check
+    /// whose real count passes N stops there and fails (`got=>N`), so a
+    /// suite that understates a count cannot run forever.
+    #[arg(long, value_name = "N")]
+    pub max_nodes: Option<u64>,
+
+    /// No timing or progress on standard error.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}
+
+impl Default for PerftOptions {
+    fn default() -> PerftOptions {
+        PerftOptions {
+            depth: None,
+            divide: false,
+            chess960: false,
+            moves: None,
+            threads: None,
+            hash: DEFAULT_HASH_MIB,
+            suite: None,
+            max_nodes: None,
+            quiet: false,
+        }
+    }
+}
+
+/// The options of `convert` ([`crate::api::convert`]). Its default writes
+/// PGN (the command line has no default: `-f` is required there).
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct ConvertOptions {
+    #[command(flatten)]
+    pub run: RunOptions,
+
+    /// Output format (`--to` is another name for it).
+    #[arg(short = 'f', long, visible_alias = "to", short_alias = 't', value_name = "FORMAT",
+          value_parser = FormatParser(Subcommand::Convert), required = true)]
+    pub format: Format,
+
+    /// Input format (default: detected from the content). FEN and EPD
+    /// inputs hold one position a line; blank lines and lines starting with
+    /// `#` are skipped. A FEN line holds nothing after its six fields; an
+    /// EPD line's operations are ignored.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub from: Option<SourceFormat>,
+
+    /// Write games that cannot be replayed up to their last legal move, with
+    /// a comment saying where they broke, and keep variations that cannot
+    /// be replayed (or that the game ends inside) as a comment holding
+    /// their text and why, where they stood, instead of leaving them out.
+    /// They are still reported on standard error, and the exit status is
+    /// still 1.
+    #[arg(long)]
+    pub keep_invalid: bool,
+
+    /// Drop comments (PGN and JSON Lines output).
+    #[arg(long)]
+    pub no_comments: bool,
+
+    /// Drop NAGs (PGN and JSON Lines output).
+    #[arg(long)]
+    pub no_nags: bool,
+
+    /// Drop variations (PGN and JSON Lines output).
+    #[arg(long)]
+    pub no_variations: bool,
+
+    /// With `--to jsonl`: leave out each move's `fen_after` (null), about
+    /// half of a record's bytes.
+    #[arg(long)]
+    pub no_fen: bool,
+
+    /// With `--to fen|epd`: the final position only, or every position.
+    #[arg(long, value_enum, default_value_t = Positions::Final)]
+    pub positions: Positions,
+
+    /// With `--to csv`: exactly these tags after the Seven Tag Roster
+    /// (comma-separated). Default: every tag the first 1,000 games use.
+    /// `--tags all`: every tag any game uses, in order of first appearance
+    /// (the inputs are read twice, so they must be regular files, not a
+    /// pipe or standard input). Whatever the tags, the `start_fen` column keeps the start position
+    /// (empty for the standard one), and every game gets a row, with the
+    /// `error` column saying why one could not be converted.
+    #[arg(long, value_name = "T1,T2", value_delimiter = ',')]
+    pub tags: Option<Vec<String>>,
+
+    /// With `--to parquet` or `--to arrow`: fill the `san` column, the main
+    /// line in normalised SAN.
+    #[arg(long)]
+    pub san: bool,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> ConvertOptions {
+        ConvertOptions {
+            run: RunOptions::default(),
+            format: Format::Pgn,
+            from: None,
+            keep_invalid: false,
+            no_comments: false,
+            no_nags: false,
+            no_variations: false,
+            no_fen: false,
+            positions: Positions::Final,
+            tags: None,
+            san: false,
+        }
+    }
+}
+
+/// Input formats of `convert`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SourceFormat {
+    Pgn,
+    Fen,
+    Epd,
+    Uci,
+}
+
+/// Which positions `--to fen|epd` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Positions {
+    #[default]
+    Final,
+    All,
+}
+
+/// The options of `merge` ([`crate::api::merge`]); the shards are its
+/// inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct MergeOptions {
+    /// Format of the shard outputs.
+    #[arg(short = 'f', long, value_parser = FormatParser(Subcommand::Merge), default_value = "csv")]
+    pub format: Format,
+
+    /// Write the merged output to FILE instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// CSV without its header line.
+    #[arg(long)]
+    pub no_header: bool,
+
+    /// Print how the shards merge, as JSON, instead of merging: for a
+    /// program that runs shards and their reruns itself (contrib/spark).
+    ///
+    /// Each SHARD is then the statistics file (--stats) of one shard's run,
+    /// in any format; no output is read or written and nothing is run. The
+    /// plan is one line, an object: `complete` (true when no file needs a
+    /// rerun), `records` (the merged output's, once complete), and `files`
+    /// in output order, each with `file` and `path` (its name, and its
+    /// absolute path or null for standard input), `shards` (in walk order),
+    /// `accepted` (the runs kept, in order, each with `shard`, `rerun` (null,
+    /// or the --rerun kept instead of the shard's own run), `games_before`
+    /// and `lines_before` (to add to its `game` and `line`),
+    /// `records_before` (before its records in the merged output; null while
+    /// a file before awaits a rerun), `records` and `rename` (null, or the
+    /// `file` its records must name)), `skipped` (shards whose region the one
+    /// before read), `failed` (null, or the shard whose run could not read
+    /// the file to the end: the file's output ends with it) and `rerun`
+    /// (null, or the rerun the file needs next: `shard`, `from_byte`,
+    /// `end`). Shards and reruns are named by their place among the SHARDs
+    /// and the --rerun files, from 0.
+    ///
+    /// To answer a `rerun`, run that shard again with the same flags and
+    /// `--byte-range FROM_BYTE..END` (`FROM_BYTE..` when `end` is null),
+    /// then ask again with the same SHARDs and every rerun's statistics as
+    /// --rerun. Shards that do not merge (a gap, no end, other flags) are
+    /// refused, exit 2.
+    #[arg(long, conflicts_with_all = ["output", "no_header", "format"])]
+    pub plan: bool,
+
+    /// With --plan: the statistics of a rerun the plan asked for (repeat
+    /// for each; a rerun no walk asks for is refused).
+    #[arg(long, value_name = "STATS", requires = "plan")]
+    pub rerun: Vec<PathBuf>,
+}
+
+impl Default for MergeOptions {
+    fn default() -> MergeOptions {
+        MergeOptions {
+            format: Format::Csv,
+            output: None,
+            no_header: false,
+            plan: false,
+            rerun: Vec::new(),
+        }
+    }
+}
+
+/// The options of `schema` ([`crate::api::schema`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
+pub struct SchemaOptions {
+    /// A subcommand (`validate`, `annotate-outcome`, `convert`) or a record
+    /// kind (`finding`, `outcome`, `game`, `position`, `move`, `error`).
+    #[arg(value_name = "RECORD")]
+    pub record: Option<String>,
+    /// One JSON object per record kind, on one line each.
+    #[arg(long)]
+    pub json: bool,
+}

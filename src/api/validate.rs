@@ -1,0 +1,627 @@
+//! `pgnkit validate`: replay every game and report every finding.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::options::ValidateOptions as ValidateArgs;
+use super::streaming::{Product, Streaming, identity, stdout_identity};
+use super::{Diagnostics, Format as ReportFormat, Input, RecordSink, Subcommand, Summary};
+use crate::error::Error;
+use crate::input::error::chain;
+use crate::output::annotate::TagColumns;
+use crate::output::columnar::ColumnarSink;
+use crate::output::diag;
+use crate::output::html::{Board, Head, Item, Page};
+use crate::output::problem_games::ProblemGames;
+use crate::output::report::{self, Format, GameLabel};
+use crate::output::tally::Tally;
+use crate::rules::diagram::{diagrams, written_squares};
+use crate::rules::finding::Finding;
+use crate::rules::finding::{Code, Severity};
+use crate::rules::game::{RawGame, recorded_result};
+use crate::rules::laws::LawsChoice;
+use crate::rules::notation::move_name;
+use crate::rules::setup::start_position;
+use crate::schema::finding::{FINDING, FindingPlace, FindingRecord};
+use crate::stream::Event;
+use crate::tasks::validate::{GameCheck, check_game};
+
+/// What the report is called in errors.
+const PRODUCT_NAME: &str = "report";
+
+/// Refuses a format that is not `validate`'s.
+fn check_format(args: &ValidateArgs) -> Result<(), Error> {
+    if !args.format.is_of(Subcommand::Validate) {
+        return Err(Error::usage(format!(
+            "validate does not write {}",
+            args.format
+        )));
+    }
+    Ok(())
+}
+
+/// How many finding codes there are.
+const CODES: usize = Code::TALLIED.len();
+
+/// Which findings a run reports (and counts), and which of those fail it,
+/// by code: `--ignore`, `--only`, `--fail-on`.
+#[derive(Debug, Clone, Copy)]
+struct Policy {
+    keep: [bool; CODES],
+    fail: [bool; CODES],
+}
+
+impl Policy {
+    fn new(args: &ValidateArgs) -> Result<Policy, Error> {
+        let mut keep = [args.only.is_empty(); CODES];
+        for code in codes("only", &args.only, &[])? {
+            keep[code.index()] = true;
+        }
+        for code in codes("ignore", &args.ignore, &[])? {
+            keep[code.index()] = false;
+        }
+        let mut fail = [false; CODES];
+        let never = args.fail_on.iter().any(|w| w == "never");
+        if never && args.fail_on.len() > 1 {
+            return Err(Error::usage("--fail-on never stands alone"));
+        }
+        for when in &args.fail_on {
+            match when.as_str() {
+                "never" => {}
+                "warning" => fail = [true; CODES],
+                "error" => {
+                    for code in Code::ALL {
+                        fail[code.index()] |= code.severity() == Severity::Error;
+                    }
+                }
+                _ => {
+                    for code in codes("fail-on", std::slice::from_ref(when), KEYWORDS)? {
+                        fail[code.index()] = true;
+                    }
+                }
+            }
+        }
+        for when in &args.fail_on {
+            if let Some(code) = Code::from_name(when)
+                && !keep[code.index()]
+            {
+                return Err(Error::usage(format!(
+                    "--fail-on {when} can never fail the run: {} leaves `{when}` out of the report",
+                    if args.ignore.iter().any(|c| c == when) {
+                        "--ignore"
+                    } else {
+                        "--only"
+                    }
+                )));
+            }
+        }
+        Ok(Policy { keep, fail })
+    }
+
+    /// The kept codes in the canonical spelling a rerun is given: nothing
+    /// when every code is kept, else `--only` (or `--ignore` every code).
+    fn options(&self) -> Vec<String> {
+        if self.keep.iter().all(|&k| k) {
+            return Vec::new();
+        }
+        let kept: Vec<&str> = Code::ALL
+            .into_iter()
+            .filter(|c| self.keeps(*c))
+            .map(Code::as_str)
+            .collect();
+        if kept.is_empty() {
+            let all: Vec<&str> = Code::ALL.map(Code::as_str).to_vec();
+            return vec!["--ignore".to_owned(), all.join(",")];
+        }
+        vec!["--only".to_owned(), kept.join(",")]
+    }
+
+    fn keeps(&self, code: Code) -> bool {
+        self.keep[code.index()]
+    }
+
+    fn fails(&self, code: Code) -> bool {
+        self.fail[code.index()]
+    }
+}
+
+/// What `--fail-on` takes besides codes.
+const KEYWORDS: &[&str] = &["error", "warning", "never"];
+
+/// The codes `names` name, for the flag `--{flag}`.
+///
+/// # Errors
+///
+/// For a name that is no code, listing the valid ones (and `keywords`).
+fn codes(flag: &str, names: &[String], keywords: &[&str]) -> Result<Vec<Code>, Error> {
+    names
+        .iter()
+        .map(|name| {
+            Code::from_name(name).ok_or_else(|| {
+                let valid: Vec<&str> = keywords
+                    .iter()
+                    .copied()
+                    .chain(Code::ALL.map(Code::as_str))
+                    .collect();
+                Error::usage(format!(
+                    "--{flag}: unknown finding code `{}`; valid: {}",
+                    diag::clipped(name, diag::SHOWN),
+                    valid.join(", ")
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The `--bad-games` and `--good-games` files, checked and created;
+/// `None` without the flags.
+///
+/// # Errors
+///
+/// When a file is an input, standard output or another output, or one
+/// cannot be created.
+fn problem_games(
+    args: &ValidateArgs,
+    streaming: &Streaming<'_>,
+) -> Result<Option<ProblemGames>, Error> {
+    let (bad, good) = (args.bad_games.as_deref(), args.good_games.as_deref());
+    if bad.is_none() && good.is_none() {
+        return Ok(None);
+    }
+    if streaming.range.is_some() {
+        return Err(Error::usage(
+            "--bad-games and --good-games cannot be used with --byte-range",
+        ));
+    }
+    let mut taken: Vec<(u64, u64)> = streaming
+        .output
+        .iter()
+        .filter(|o| o.as_path() != Path::new("-"))
+        .filter_map(|o| identity(o))
+        .collect();
+    // Whatever standard output is (a file, a pipe, a terminal): games
+    // written there too would mix with the report.
+    let stdout = stdout_identity(false);
+    let mut created: Option<PathBuf> = None;
+    let refuse = |path: &Path, why: &str| {
+        Error::usage(format!(
+            "refusing to write games to {}: {why}",
+            path.display()
+        ))
+    };
+    let another = "the run writes another output there";
+    ProblemGames::create(bad, good, |path| {
+        if path == Path::new("-") {
+            return Err(Error::usage(
+                "--bad-games and --good-games write files: `-` (standard output) holds the report",
+            ));
+        }
+        streaming.check_output(path)?;
+        let id = identity(path);
+        if id.is_some()
+            && id == stdout
+            && streaming
+                .output
+                .as_deref()
+                .is_none_or(|o| o == Path::new("-"))
+        {
+            return Err(refuse(path, "standard output goes there too"));
+        }
+        if id.is_some_and(|id| taken.contains(&id)) || created.as_deref() == Some(path) {
+            return Err(refuse(path, another));
+        }
+        taken.extend(id);
+        created = Some(path.to_owned());
+        Ok(())
+    })
+    .map(Some)
+}
+
+/// Where the findings go: one sink per report format, chosen once
+/// ([`Report::of`]).
+enum Report<'a> {
+    /// `-f text|csv|jsonl`: a line (a row) per finding.
+    Lines(Format),
+    /// `-f parquet|arrow`: typed rows, in batches.
+    Columnar(ColumnarSink<'a>),
+    /// `-f html`: the arbiter's page.
+    Page(Page),
+}
+
+/// What the page shows of a game besides its findings.
+struct PageGame<'n> {
+    result: &'n str,
+    /// The game's first line in its file.
+    line: u64,
+    first_move: (u32, shakmaty::Color),
+    boards: &'n [Option<Board>],
+}
+
+impl<'a> Report<'a> {
+    /// The sink of `args.format`: the one dispatch from format to writer.
+    fn of(
+        args: &ValidateArgs,
+        streaming: &Streaming<'_>,
+        batches: Option<Box<dyn super::BatchSink + 'a>>,
+    ) -> Result<Report<'a>, Error> {
+        Ok(match args.format {
+            ReportFormat::Csv => Report::Lines(Format::Csv),
+            ReportFormat::Jsonl => Report::Lines(Format::Jsonl),
+            ReportFormat::Html => Report::Page(Page::new(
+                Subcommand::Validate.name(),
+                args.html.html_boards,
+            )),
+            format => match format.columnar() {
+                Some(c) => Report::Columnar(streaming.columnar(c, &FINDING, batches)?),
+                None => Report::Lines(Format::Text),
+            },
+        })
+    }
+
+    /// The header, when the format has one (`header`: not `--no-header`).
+    fn header(
+        &mut self,
+        out: &mut dyn Write,
+        header: bool,
+        tags: &[String],
+    ) -> std::io::Result<()> {
+        match self {
+            Report::Lines(format) => report::write_header(out, *format, header, tags),
+            Report::Columnar(_) | Report::Page(_) => Ok(()),
+        }
+    }
+
+    /// Writes `findings` of one game (or one finding outside games) at
+    /// `place`, their lines shifted by `line_offset`; the number of records.
+    fn write(
+        &mut self,
+        out: &mut dyn Write,
+        place: &FindingPlace<'_>,
+        findings: Vec<Finding>,
+        line_offset: u64,
+        game: &PageGame<'_>,
+    ) -> std::io::Result<u64> {
+        let n = findings.len() as u64;
+        let shifted = findings.into_iter().map(|mut f| {
+            f.line += line_offset;
+            f
+        });
+        match self {
+            Report::Lines(format) => {
+                for finding in shifted {
+                    report::write_finding(out, *format, place, &finding)?;
+                }
+            }
+            Report::Columnar(sink) => {
+                for finding in shifted {
+                    FindingRecord {
+                        place,
+                        finding: &finding,
+                    }
+                    .columnar(sink.rows());
+                    sink.flush_full(out)?;
+                }
+            }
+            Report::Page(page) => {
+                if n > 0 {
+                    let mut boards = game.boards.iter().cloned();
+                    let items: Vec<Item> = shifted
+                        .map(|f| item(&f, game.first_move, boards.next().flatten()))
+                        .collect();
+                    page.game(place, game.result, game.line, &items);
+                }
+            }
+        }
+        Ok(n)
+    }
+
+    /// Writes what the format keeps for the end (the last batch and the
+    /// footer, the page with its `head`).
+    fn finish(self, out: &mut dyn Write, head: impl FnOnce() -> Head) -> std::io::Result<()> {
+        match self {
+            Report::Lines(_) => Ok(()),
+            Report::Columnar(sink) => sink.finish(out),
+            Report::Page(page) => page.finish(out, &head()),
+        }
+    }
+}
+
+/// What a run counts of the findings it reports.
+#[derive(Default)]
+struct Counts {
+    with_errors: u64,
+    with_warnings: u64,
+    /// Games (and findings outside games) that fail the run.
+    failing: u64,
+    tally: Tally,
+    records: u64,
+}
+
+impl Counts {
+    /// Counts the (kept) findings of one game; whether it has an error.
+    fn game(&mut self, findings: &[Finding], policy: &Policy) -> bool {
+        let bad = findings.iter().any(|f| f.severity() == Severity::Error);
+        self.with_errors += u64::from(bad);
+        if findings.iter().any(|f| f.severity() == Severity::Warning) {
+            self.with_warnings += 1;
+        }
+        if findings.iter().any(|f| policy.fails(f.code)) {
+            self.failing += 1;
+        }
+        self.tally.add_game(findings);
+        bad
+    }
+
+    /// Counts a finding outside games.
+    fn loose(&mut self, finding: &Finding, policy: &Policy) {
+        self.failing += u64::from(policy.fails(finding.code));
+        self.tally.add(finding.code);
+    }
+
+    /// The page's head, for a run that read `totals`.
+    fn head(&self, totals: &crate::stream::Totals, summary: &str) -> Head {
+        Head {
+            inputs: totals.inputs.iter().map(|i| i.file.clone()).collect(),
+            games: totals.games,
+            counted: crate::schema::finding::CODE.name,
+            counts: self
+                .tally
+                .rows()
+                .map(|c| {
+                    (
+                        c.code.as_str().to_owned(),
+                        Some(c.code.severity().as_str()),
+                        c.findings,
+                        c.games,
+                    )
+                })
+                .collect(),
+            summary: format!("{}, {summary}.", crate::output::diag::games(totals.games)),
+            status: status_meaning(self.failing, totals.failed),
+        }
+    }
+}
+
+/// What a game with findings lends them: its label and the `--tags`
+/// values; for the page, its result and the boards of its findings.
+#[derive(Debug, Default)]
+struct Names {
+    label: GameLabel,
+    tags: Vec<Option<String>>,
+    result: &'static str,
+    boards: Vec<Option<Board>>,
+}
+
+/// The board of each of `findings` of `game`: the position before the move
+/// a finding is about (the move as written drawn where it can be), the
+/// final position for one about the result, none for the others.
+fn boards(game: &RawGame<'_>, findings: &[Finding]) -> Vec<Option<Board>> {
+    let wanted = |f: &Finding| match (f.ply, f.code) {
+        (Some(ply), _) => Some(ply - 1),
+        (None, Code::ResultMismatch | Code::WrongResult) => Some(u32::MAX),
+        _ => None,
+    };
+    let plies: Vec<u32> = findings.iter().filter_map(wanted).collect();
+    let Ok(start) = start_position(game) else {
+        return vec![None; findings.len()];
+    };
+    if plies.is_empty() {
+        return vec![None; findings.len()];
+    }
+    let mut diagrams = diagrams(game, &start.pos, &plies).into_iter();
+    findings
+        .iter()
+        .map(|f| {
+            wanted(f)?;
+            let diagram = diagrams.next()?;
+            // Only where the position is the one before the move.
+            let arrow = match (&f.san, f.ply) {
+                (Some(san), Some(ply)) if diagram.plies + 1 == ply => {
+                    written_squares(&diagram.pos, san.as_bytes())
+                }
+                _ => None,
+            };
+            Some(Board { diagram, arrow })
+        })
+        .collect()
+}
+
+/// The page's item for `finding`, in a game whose moves start at `first_move`.
+fn item(finding: &Finding, first_move: (u32, shakmaty::Color), board: Option<Board>) -> Item {
+    Item {
+        severity: Some(finding.severity().as_str()),
+        code: finding.code.as_str().to_owned(),
+        line: finding.line,
+        at: finding.ply.map(|ply| {
+            format!(
+                "ply {ply} ({})",
+                move_name(ply, first_move, finding.san.as_deref().unwrap_or(""))
+            )
+        }),
+        message: finding.message.clone(),
+        suggestion: finding.suggestion.clone(),
+        line_of_moves: None,
+        board,
+    }
+}
+
+/// What the exit status of a run says, for the page.
+fn status_meaning(failing: u64, unread: u64) -> String {
+    let mut s = if failing > 0 {
+        format!(
+            "Exit status 1: {failing} game{} with findings that fail the run (errors, and the codes --fail-on names); 0 would have meant none.",
+            if failing == 1 { "" } else { "s" }
+        )
+    } else {
+        "Exit status 0: no finding fails the run (warnings alone do not, unless --fail-on says so)."
+            .to_owned()
+    };
+    if unread > 0 {
+        s = format!(
+            "Exit status 2: {unread} input{} could not be read to the end (standard error names them); what was read is here.",
+            if unread == 1 { "" } else { "s" }
+        );
+    }
+    s
+}
+
+/// Checks one game (a worker's part): its findings that `policy` keeps,
+/// and, when it has any, what names it (and, for the `page`, the boards).
+fn checked(
+    game: &RawGame<'_>,
+    laws: LawsChoice,
+    policy: &Policy,
+    tags: &TagColumns,
+    page: bool,
+) -> (GameCheck, Option<Names>) {
+    let mut check = check_game(game, laws);
+    check.findings.retain(|f| policy.keeps(f.code));
+    // Names are only decoded for games that have something to say.
+    let names = (!check.findings.is_empty()).then(|| Names {
+        label: GameLabel::of(|t| game.tag_text(t), game.line),
+        tags: tags.values(game),
+        result: recorded_result(game).map_or("*", |r| r.as_str()),
+        boards: if page {
+            boards(game, &check.findings)
+        } else {
+            Vec::new()
+        },
+    });
+    (check, names)
+}
+
+/// The flags besides the format that change the report, canonically
+/// spelt (what a rerun of a shard is given).
+fn options(args: &ValidateArgs, policy: &Policy, tags: &TagColumns) -> Vec<String> {
+    [
+        vec!["--laws".to_owned(), args.laws.as_arg()],
+        policy.options(),
+        if tags.is_empty() {
+            Vec::new()
+        } else {
+            vec!["--tags".to_owned(), tags.names().join(",")]
+        },
+    ]
+    .concat()
+}
+
+/// Runs `validate` ([`super::validate`]).
+///
+/// # Errors
+///
+/// When the report cannot be written.
+pub(super) fn run(
+    args: &ValidateArgs,
+    inputs: Vec<Input>,
+    records: RecordSink<'_>,
+    diag: &dyn Diagnostics,
+) -> Result<Summary, Error> {
+    let streaming = Streaming::new(&args.run, inputs, &records, diag);
+    check_format(args)?;
+    let policy = Policy::new(args)?;
+    let page = args.format == ReportFormat::Html;
+    if page {
+        streaming.check_page()?;
+    }
+    // Before the product file is created: a refused --stats leaves it be.
+    let copies: Vec<&Path> = [&args.bad_games, &args.good_games]
+        .into_iter()
+        .filter_map(|p| p.as_deref())
+        .collect();
+    streaming.check_stats(&copies)?;
+    let tags =
+        TagColumns::of(&FINDING, args.tags.as_deref().unwrap_or_default()).map_err(Error::usage)?;
+    let (mut out, batches) = streaming.writer(records)?;
+    Streaming::check_batches(batches.is_some(), args.format)?;
+    let mut report = Report::of(args, &streaming, batches)?;
+    let failed = streaming.write_error(PRODUCT_NAME);
+    streaming.check_range()?;
+    let mut split = problem_games(args, &streaming)?;
+    report
+        .header(&mut out, !streaming.no_header, tags.names())
+        .map_err(&failed)?;
+    let mut counts = Counts::default();
+    // The games are noted in input order, one input after another: with
+    // --bad-games or --good-games, inputs are not read at once; nor for a
+    // columnar report, whose batches are not cut by input.
+    let spool = out.clone();
+    let columnar = matches!(report, Report::Columnar(_));
+    let inputs = streaming.inputs((split.is_none() && !columnar).then_some(&spool));
+    let totals = inputs.for_each_game(
+        |game| checked(game, args.laws, &policy, &tags, page),
+        |event| {
+            match event {
+                Event::Game(
+                    ctx,
+                    (
+                        GameCheck {
+                            findings,
+                            first_move,
+                            ..
+                        },
+                        names,
+                    ),
+                ) => {
+                    let names = names.unwrap_or_default();
+                    let place =
+                        names
+                            .label
+                            .place(ctx.place(), first_move, (tags.names(), &names.tags));
+                    let bad = counts.game(&findings, &policy);
+                    if let Some(split) = split.as_mut() {
+                        split.game(ctx.raw, bad)?;
+                    }
+                    let game = PageGame {
+                        result: names.result,
+                        line: names.label.line + ctx.line_offset,
+                        first_move,
+                        boards: &names.boards,
+                    };
+                    counts.records += report
+                        .write(&mut out, &place, findings, ctx.line_offset, &game)
+                        .map_err(&failed)?;
+                }
+                Event::Loose(_, finding) if !policy.keeps(finding.code) => {}
+                Event::Loose(file, finding) => {
+                    counts.loose(&finding, &policy);
+                    let game = PageGame {
+                        result: "",
+                        line: finding.line,
+                        first_move: (1, shakmaty::Color::White),
+                        boards: &[],
+                    };
+                    let place = FindingPlace::outside_games(file);
+                    counts.records += report
+                        .write(&mut out, &place, vec![finding], 0, &game)
+                        .map_err(&failed)?;
+                }
+                Event::Failed(file, err) => out.error(format!("{file}: {}", chain(&err))),
+            }
+            Ok(())
+        },
+    )?;
+    if let Some(split) = split {
+        split.finish()?;
+    }
+    let summary = format!(
+        "{} with errors, {} with warnings",
+        counts.with_errors, counts.with_warnings
+    );
+    report
+        .finish(&mut out, || counts.head(&totals, &summary))
+        .map_err(&failed)?;
+    let product = Product {
+        what: PRODUCT_NAME,
+        command: Subcommand::Validate,
+        format: args.format.name(),
+        columns: (args.format == ReportFormat::Csv).then(|| tags.csv_columns()),
+        options: options(args, &policy, &tags),
+        records: counts.records,
+        codes: &counts.tally,
+    };
+    let done = streaming.finish(&mut out, &totals, &product, counts.failing, &summary)?;
+    if !streaming.quiet {
+        counts.tally.print(diag);
+    }
+    Ok(done)
+}
