@@ -106,15 +106,6 @@ impl Format {
         matches!(self, Format::Parquet | Format::Arrow)
     }
 
-    /// The columnar format it is, if it is one.
-    pub(crate) fn columnar(self) -> Option<crate::output::columnar::Columnar> {
-        match self {
-            Format::Parquet => Some(crate::output::columnar::Columnar::Parquet),
-            Format::Arrow => Some(crate::output::columnar::Columnar::Arrow),
-            _ => None,
-        }
-    }
-
     /// The formats `command` writes, in the order its help lists them, each
     /// with what it means there (`None`: no help of its own).
     pub fn of(command: Subcommand) -> &'static [(Format, Option<&'static str>)] {

@@ -521,7 +521,7 @@ impl Writer<'_> {
 
 /// The columnar format `--to` names, if it names one.
 fn columnar_format(to: ConvertFormat) -> Option<Columnar> {
-    to.columnar()
+    Columnar::of(to)
 }
 
 /// The `--tags` value that asks for every tag of the inputs.

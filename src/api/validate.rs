@@ -9,7 +9,7 @@ use super::{Diagnostics, Format as ReportFormat, Input, RecordSink, Subcommand, 
 use crate::error::Error;
 use crate::input::error::chain;
 use crate::output::annotate::TagColumns;
-use crate::output::columnar::ColumnarSink;
+use crate::output::columnar::{Columnar, ColumnarSink};
 use crate::output::diag;
 use crate::output::html::{Board, Head, Item, Page};
 use crate::output::problem_games::ProblemGames;
@@ -251,7 +251,7 @@ impl<'a> Report<'a> {
                 Subcommand::Validate.name(),
                 args.html.html_boards,
             )),
-            format => match format.columnar() {
+            format => match Columnar::of(format) {
                 Some(c) => Report::Columnar(streaming.columnar(c, &FINDING, batches)?),
                 None => Report::Lines(Format::Text),
             },

@@ -42,6 +42,15 @@ pub enum Columnar {
 }
 
 impl Columnar {
+    /// The columnar format `format` is, if it is one.
+    pub fn of(format: crate::format::Format) -> Option<Columnar> {
+        match format {
+            crate::format::Format::Parquet => Some(Columnar::Parquet),
+            crate::format::Format::Arrow => Some(Columnar::Arrow),
+            _ => None,
+        }
+    }
+
     /// The format's name on the command line.
     pub fn name(self) -> &'static str {
         match self {
