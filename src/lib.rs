@@ -30,7 +30,6 @@ pub mod schema;
 // Internals: public for the binary's tests, the benches, the doctests and
 // the Python package (until it calls `api` alone), not for other callers.
 #[doc(hidden)]
-pub mod embed;
 #[doc(hidden)]
 pub mod input;
 #[doc(hidden)]

@@ -2,12 +2,15 @@
 
 import os
 from collections.abc import Iterable, Iterator
-from typing import Any, Optional, Union
+from typing import Any, BinaryIO, Optional, Union
 
-Input = Union[str, os.PathLike[str], bytes]
+Input = Union[str, os.PathLike[str], bytes, BinaryIO]
 """A path (a file, plain or .gz/.zst/.bz2, or a directory of PGN files)
-as on the command line, or the bytes of a PGN file (named ``<bytes>``
-in the ``file`` column; ``<bytes 1>``, ``<bytes 2>``, … when several)."""
+as on the command line, the bytes of a PGN file (named ``<bytes>``
+in the ``file`` column; ``<bytes 1>``, ``<bytes 2>``, … when several), or
+a binary file object (named by its ``name``, else ``<stream>``)."""
+
+PathArg = Union[str, os.PathLike[str]]
 
 Names = Union[str, Iterable[str]]
 """A list of names, or one str of comma-separated names."""
@@ -64,6 +67,11 @@ def validate(
     only: Optional[Names] = None,
     ignore: Optional[Names] = None,
     tags: Optional[Names] = None,
+    laws: str = "date",
+    bad_games: Optional[PathArg] = None,
+    good_games: Optional[PathArg] = None,
+    byte_range: Optional[str] = None,
+    stats: Optional[PathArg] = None,
 ) -> RecordStream:
     """Every finding of every game, one row per finding (``finding`` in
     docs/records.md). Findings are data, never exceptions.
@@ -77,6 +85,10 @@ def annotate_outcome(
     rules: str = "fide",
     tags: Optional[Names] = None,
     threads: Optional[int] = None,
+    laws: str = "date",
+    problems: bool = False,
+    byte_range: Optional[str] = None,
+    stats: Optional[PathArg] = None,
 ) -> RecordStream:
     """What the Laws say happened in each game, one row per game
     (``outcome`` in docs/records.md). ``rules``: ``fide``, ``app`` or
@@ -91,6 +103,9 @@ def games(
     tags: Optional[Names] = None,
     san: bool = False,
     threads: Optional[int] = None,
+    from_: Optional[str] = None,
+    byte_range: Optional[str] = None,
+    stats: Optional[PathArg] = None,
 ) -> RecordStream:
     """Every game converted, one row per game (``game`` in docs/records.md):
     UCI moves (SAN too with ``san=True``), final FEN, typed tags, all tags
@@ -104,7 +119,13 @@ def games(
     >>> duckdb.sql("select white, black, plies from g where plies > 200")
     """
 
-def positions(*paths: Input, threads: Optional[int] = None) -> RecordStream:
+def positions(
+    *paths: Input,
+    threads: Optional[int] = None,
+    from_: Optional[str] = None,
+    byte_range: Optional[str] = None,
+    stats: Optional[PathArg] = None,
+) -> RecordStream:
     """Every position of every game, one row per position (``position`` in
     docs/records.md), with the FEN, the move that led to it, and that
     move's clock and evaluation.
@@ -114,7 +135,14 @@ def positions(*paths: Input, threads: Optional[int] = None) -> RecordStream:
     """
 
 def perft(
-    fen: str, depth: int, divide: bool = False, threads: Optional[int] = None
+    fen: str,
+    depth: int,
+    divide: bool = False,
+    threads: Optional[int] = None,
+    chess960: bool = False,
+    moves: Optional[str] = None,
+    hash: int = 64,
+    max_nodes: Optional[int] = None,
 ) -> RecordStream:
     """Leaf nodes ``depth`` plies below ``fen`` (``"startpos"`` for the
     standard start): rows ``move`` (UCI; null without ``divide``) and

@@ -1,6 +1,6 @@
 //! The pipe between the run and the consumer: the run (on its own thread)
-//! hands the record batches of its `-f arrow` product to a
-//! [`ChannelWriter`] ([`pgnkit::embed::hand_batches`]), which sends them
+//! hands its record batches to a [`ChannelWriter`], its
+//! [`pgnkit::api::BatchSink`], which sends them
 //! over a bounded channel as they are made; the consumer takes them from a
 //! [`ChannelReader`]. Nothing is encoded or copied on the way: the batches
 //! the pipeline builds are the ones Python gets. The channel holds at most
@@ -11,7 +11,7 @@
 //! the receiver goes with it and the run's next batch fails with a broken
 //! pipe, which the run takes as an end, as `pgnkit … | head` does.
 
-use std::io::{self, Write};
+use std::io;
 use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
@@ -39,10 +39,8 @@ pub enum Msg {
     End(Result<ExitStatus, Error>),
 }
 
-/// The run's end of the channel: the batches' way out (a clone goes to
-/// [`pgnkit::embed::hand_batches`]) and the writer `run` is given, which
-/// must get nothing (a run that writes its records as bytes has missed the
-/// hand-off: a bug, said as such).
+/// The run's end of the channel: the batches' way out (a clone is the
+/// run's [`pgnkit::api::BatchSink`]).
 #[derive(Clone)]
 pub struct ChannelWriter {
     tx: SyncSender<Msg>,
@@ -64,28 +62,13 @@ impl ChannelWriter {
     }
 }
 
-impl pgnkit::embed::Batches for ChannelWriter {
+impl pgnkit::api::BatchSink for ChannelWriter {
     fn schema(&mut self, schema: SchemaRef) -> io::Result<()> {
         self.tx.send(Msg::Schema(schema)).map_err(|_| gone())
     }
 
     fn batch(&mut self, batch: RecordBatch) -> io::Result<()> {
         self.tx.send(Msg::Batch(batch)).map_err(|_| gone())
-    }
-}
-
-impl Write for ChannelWriter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        Err(io::Error::other(
-            "the run wrote bytes where batches were expected (a bug)",
-        ))
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
     }
 }
 

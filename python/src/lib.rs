@@ -1,9 +1,10 @@
-//! `pgnkit` for Python: each function runs one subcommand of the library
-//! on its own thread, as the command line runs it (`-f arrow`, `--quiet`),
-//! and returns a [`RecordStream`] of its records, handed over batch by
-//! batch through the Arrow C stream interface (`__arrow_c_stream__`) or
-//! a Python iterator. The binding is glue only: arguments in, batches
-//! out, the GIL released while the run works.
+//! `pgnkit` for Python: each function runs one subcommand through the
+//! library's typed API ([`pgnkit::api`]: options built from the keyword
+//! arguments, never from an argument list) on its own thread, and returns
+//! a [`RecordStream`] of its records, handed over batch by batch through
+//! the Arrow C stream interface (`__arrow_c_stream__`) or a Python
+//! iterator. The binding is glue only: arguments in, batches out, the GIL
+//! released while the run works.
 
 mod channel;
 mod inputs;
@@ -13,6 +14,7 @@ mod run;
 
 use std::collections::HashSet;
 use std::ffi::OsString;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
@@ -27,7 +29,12 @@ use pyo3::types::{PyCapsule, PyTuple};
 use crate::channel::Interrupted;
 use crate::inputs::Inputs;
 use crate::records::{CRecords, Failure, Records, Spec};
-use crate::run::Job;
+use crate::run::{Diag, Job};
+use pgnkit::api::options::{
+    AnnotateOutcomeOptions, ConvertOptions, PerftOptions, Positions, RunOptions, ValidateOptions,
+};
+use pgnkit::api::{Format, Input, RecordSink};
+use pgnkit::exit::ExitStatus;
 
 create_exception!(
     pgnkit,
@@ -296,51 +303,93 @@ fn check_codes(flag: &str, codes: &[String]) -> PyResult<()> {
     Ok(())
 }
 
-/// Starts the subcommand `argv` on `inputs`, reading `what`.
+/// `threads`: 1 to 65535 workers, `None` for every core; any other int
+/// (negative, huge) is a `ValueError`, never an `OverflowError`.
+fn threads(arg: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u16>> {
+    let Some(arg) = arg.filter(|a| !a.is_none()) else {
+        return Ok(None);
+    };
+    let refused = || PyValueError::new_err("threads: give 1 to 65535 (None: every core)");
+    if arg.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(refused());
+    }
+    let n: i128 = arg.extract().map_err(|_| refused())?;
+    u16::try_from(n)
+        .ok()
+        .filter(|&n| n > 0)
+        .map(Some)
+        .ok_or_else(refused)
+}
+
+/// A value of the command line's syntax (`--laws`, `--byte-range`, …),
+/// parsed as the command line parses it.
+fn parsed<T: std::str::FromStr>(name: &str, value: Option<&str>) -> PyResult<Option<T>>
+where
+    T::Err: std::fmt::Display,
+{
+    value
+        .map(|v| {
+            v.parse()
+                .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))
+        })
+        .transpose()
+}
+
+/// One of the names of a value enum of the command line (`rules`, `from_`).
+fn choice<T: clap::ValueEnum>(name: &str, value: &str) -> PyResult<T> {
+    T::from_str(value, false).map_err(|_| {
+        let valid: Vec<String> = T::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_owned()))
+            .collect();
+        PyValueError::new_err(format!(
+            "{name}: `{value}` is not one of {}",
+            valid.join(", ")
+        ))
+    })
+}
+
+/// The options every streaming call shares.
+fn run_options(
+    threads_arg: Option<&Bound<'_, PyAny>>,
+    byte_range: Option<&str>,
+    stats: Option<PathBuf>,
+) -> PyResult<RunOptions> {
+    Ok(RunOptions {
+        threads: threads(threads_arg)?,
+        quiet: true,
+        byte_range: parsed("byte_range", byte_range)?,
+        stats,
+        ..RunOptions::default()
+    })
+}
+
+/// Starts `job` on `inputs`, reading `what`.
 fn start(
-    mut argv: Vec<OsString>,
     inputs: Inputs,
     what: &str,
     keep_tags: Option<HashSet<String>>,
+    job: impl FnOnce(Vec<Input>, RecordSink<'_>, &Diag) -> Result<pgnkit::api::Summary, pgnkit::Error>
+    + Send
+    + 'static,
 ) -> PyResult<RecordStream> {
-    argv.push("--".into());
-    argv.extend(inputs.paths.iter().cloned());
-    let cli = run::parse(argv).map_err(PyValueError::new_err)?;
-    let names = inputs
-        .paths
-        .iter()
-        .map(|p| std::path::Path::new(p).display().to_string())
-        .collect();
     let spec = Spec {
-        names,
-        labels: inputs.labels.clone(),
+        names: inputs.names,
         keep_tags,
     };
-    let tap = pgnkit::embed::Tap::new();
-    let channel = run::spawn(Job::Subcommand(cli), Some(inputs))?;
+    let list = inputs.inputs;
+    let diag = Arc::new(Diag::default());
+    let job: Job = Box::new(move |out, diag| {
+        job(list, RecordSink::Batches(Box::new(out)), diag).map(|s| s.status)
+    });
+    let channel = run::spawn(job, Arc::clone(&diag))?;
     Ok(RecordStream {
-        records: Mutex::new(Some(Records::new(channel, spec, tap))),
+        records: Mutex::new(Some(Records::new(channel, spec, diag))),
         what: what.to_owned(),
     })
 }
 
-fn args(list: &[&str]) -> Vec<OsString> {
-    list.iter().map(OsString::from).collect()
-}
-
-fn threads_arg(argv: &mut Vec<OsString>, threads: Option<u16>) -> PyResult<()> {
-    if let Some(n) = threads {
-        if n == 0 {
-            return Err(PyValueError::new_err(
-                "threads: give 1 or more (None: every core)",
-            ));
-        }
-        argv.extend(args(&["--threads", &n.to_string()]));
-    }
-    Ok(())
-}
-
-/// validate(*paths, threads=None, only=None, ignore=None, tags=None)
+/// validate(*paths, threads=None, only=None, ignore=None, tags=None, laws="date", bad_games=None, good_games=None, byte_range=None, stats=None)
 /// --
 ///
 /// Replays every game and returns its findings, one row per finding
@@ -349,82 +398,117 @@ fn threads_arg(argv: &mut Vec<OsString>, threads: Option<u16>) -> PyResult<()> {
 /// exception.
 ///
 /// ``paths``: files (plain, .gz, .zst, .bz2), directories (their PGN
-/// files) or ``bytes`` of PGN (named ``<bytes>`` in ``file``).
-/// ``threads``: workers (default: every core). ``only`` / ``ignore``:
-/// finding codes, a list or a comma-separated str. ``tags``: tag names
-/// whose values fill each finding's ``tags`` map, as a chief arbiter files
-/// findings (``tags=["Board", "WhiteFideId"]``, as ``--tags``).
+/// files), ``bytes`` of PGN (named ``<bytes>`` in ``file``) or binary
+/// file objects. ``threads``: workers (default: every core). ``only`` /
+/// ``ignore``: finding codes, a list or a comma-separated str. ``tags``:
+/// tag names whose values fill each finding's ``tags`` map. ``laws``:
+/// ``"date"``, ``"current"`` or a day ``"YYYY-MM-DD"``. ``bad_games`` /
+/// ``good_games``: files to write the games with / without an error
+/// finding to, byte for byte. ``byte_range`` (``"START..END"``) and
+/// ``stats`` (a file): as the command line's, for shards.
 ///
 /// >>> import polars as pl, pgnkit
 /// >>> pl.DataFrame(pgnkit.validate("games.pgn", only=["illegal-move"]))
 #[pyfunction]
-#[pyo3(signature = (*paths, threads = None, only = None, ignore = None, tags = None))]
+#[pyo3(signature = (*paths, threads = None, only = None, ignore = None, tags = None, laws = "date", bad_games = None, good_games = None, byte_range = None, stats = None))]
+#[allow(clippy::too_many_arguments)]
 fn validate(
     paths: &Bound<'_, PyTuple>,
-    threads: Option<u16>,
+    threads: Option<&Bound<'_, PyAny>>,
     only: Option<&Bound<'_, PyAny>>,
     ignore: Option<&Bound<'_, PyAny>>,
     tags: Option<&Bound<'_, PyAny>>,
+    laws: &str,
+    bad_games: Option<PathBuf>,
+    good_games: Option<PathBuf>,
+    byte_range: Option<&str>,
+    stats: Option<PathBuf>,
 ) -> PyResult<RecordStream> {
-    let inputs = Inputs::from_args(paths)?;
-    let mut argv = args(&["validate", "--quiet", "--format", "arrow"]);
-    threads_arg(&mut argv, threads)?;
-    for (flag, list) in [("--only", only), ("--ignore", ignore)] {
-        let codes = names(list, flag)?;
-        check_codes(flag, &codes)?;
-        if !codes.is_empty() {
-            argv.extend([OsString::from(flag), codes.join(",").into()]);
-        }
-    }
+    let (only, ignore) = (names(only, "only")?, names(ignore, "ignore")?);
+    check_codes("only", &only)?;
+    check_codes("ignore", &ignore)?;
     let tags = names(tags, "tags")?;
-    if !tags.is_empty() {
-        argv.extend([OsString::from("--tags"), tags.join(",").into()]);
-    }
-    start(argv, inputs, "findings", None)
+    let options = ValidateOptions {
+        run: run_options(threads, byte_range, stats)?,
+        format: Format::Arrow,
+        only,
+        ignore,
+        tags: (!tags.is_empty()).then_some(tags),
+        laws: parsed("laws", Some(laws))?.unwrap_or_default(),
+        bad_games,
+        good_games,
+        ..ValidateOptions::default()
+    };
+    let inputs = Inputs::from_args(paths)?;
+    start(inputs, "findings", None, move |inputs, out, diag| {
+        pgnkit::api::validate(&options, inputs, out, diag)
+    })
 }
 
-/// annotate_outcome(*paths, rules="fide", tags=None, threads=None)
+/// annotate_outcome(*paths, rules="fide", tags=None, threads=None, laws="date", problems=False, byte_range=None, stats=None)
 /// --
 ///
 /// Says what the Laws say happened in each game, one row per game
 /// (``pgnkit annotate-outcome -f arrow``; columns: ``docs/records.md``,
 /// ``outcome``).
 ///
-/// ``rules``: ``"fide"``, ``"app"`` or ``"online"`` (as ``--rules``).
-/// ``tags``: tag names whose values fill the ``tags`` map (as
-/// ``--tags``); inputs as for ``validate``.
+/// ``rules``: ``"fide"``, ``"app"`` or ``"online"``. ``laws``: ``"date"``,
+/// ``"current"`` or a day ``"YYYY-MM-DD"``. ``problems``: only the games
+/// an arbiter must look at. ``tags``: tag names whose values fill the
+/// ``tags`` map; inputs and the rest as for ``validate``.
 ///
 /// >>> import pyarrow as pa, pgnkit
 /// >>> t = pa.table(pgnkit.annotate_outcome("games.pgn", tags=["Event"]))
 #[pyfunction]
-#[pyo3(signature = (*paths, rules = "fide", tags = None, threads = None))]
+#[pyo3(signature = (*paths, rules = "fide", tags = None, threads = None, laws = "date", problems = false, byte_range = None, stats = None))]
+#[allow(clippy::too_many_arguments)]
 fn annotate_outcome(
     paths: &Bound<'_, PyTuple>,
     rules: &str,
     tags: Option<&Bound<'_, PyAny>>,
-    threads: Option<u16>,
+    threads: Option<&Bound<'_, PyAny>>,
+    laws: &str,
+    problems: bool,
+    byte_range: Option<&str>,
+    stats: Option<PathBuf>,
 ) -> PyResult<RecordStream> {
-    let inputs = Inputs::from_args(paths)?;
-    let mut argv = args(&[
-        "annotate-outcome",
-        "--quiet",
-        "--format",
-        "arrow",
-        "--rules",
-        rules,
-    ]);
-    threads_arg(&mut argv, threads)?;
     let tags = names(tags, "tags")?;
-    if !tags.is_empty() {
-        argv.extend([OsString::from("--tags"), tags.join(",").into()]);
-    }
-    start(argv, inputs, "outcomes", None)
+    let options = AnnotateOutcomeOptions {
+        run: run_options(threads, byte_range, stats)?,
+        format: Format::Arrow,
+        rules: choice("rules", rules)?,
+        laws: parsed("laws", Some(laws))?.unwrap_or_default(),
+        tags: (!tags.is_empty()).then_some(tags),
+        problems,
+        ..AnnotateOutcomeOptions::default()
+    };
+    let inputs = Inputs::from_args(paths)?;
+    start(inputs, "outcomes", None, move |inputs, out, diag| {
+        pgnkit::api::annotate_outcome(&options, inputs, out, diag)
+    })
 }
 
-/// games(*paths, tags=None, san=False, threads=None)
+/// The options of `convert -f arrow`.
+fn convert_options(
+    positions: Positions,
+    san: bool,
+    from: Option<&str>,
+    run: RunOptions,
+) -> PyResult<ConvertOptions> {
+    Ok(ConvertOptions {
+        run,
+        format: Format::Arrow,
+        from: from.map(|f| choice("from_", f)).transpose()?,
+        positions,
+        san,
+        ..ConvertOptions::default()
+    })
+}
+
+/// games(*paths, tags=None, san=False, threads=None, from_=None, byte_range=None, stats=None)
 /// --
 ///
-/// Converts every game, one row per game (``pgnkit convert --to arrow``;
+/// Converts every game, one row per game (``pgnkit convert -f arrow``;
 /// columns: ``docs/records.md``, ``game``): the Seven Tag Roster and
 /// typed well-known tags as columns, every tag in the ``tags`` map, the
 /// moves as a list of UCI strings (and SAN with ``san=True``), the
@@ -433,80 +517,124 @@ fn annotate_outcome(
 /// ``plies`` and ``error``.
 ///
 /// ``tags``: when given, the ``tags`` map keeps only these tags (the
-/// columns are unchanged); inputs as for ``validate``.
+/// columns are unchanged). ``from_``: ``"pgn"``, ``"fen"``, ``"epd"`` or
+/// ``"uci"`` (default: told from each input's first bytes); inputs and the
+/// rest as for ``validate``.
 ///
 /// >>> import duckdb, pgnkit
 /// >>> g = pgnkit.games("games.pgn", threads=2)
 /// >>> duckdb.sql("select white, black, plies from g where plies > 200")
 #[pyfunction]
-#[pyo3(signature = (*paths, tags = None, san = false, threads = None))]
+#[pyo3(signature = (*paths, tags = None, san = false, threads = None, from_ = None, byte_range = None, stats = None))]
+#[allow(clippy::too_many_arguments)]
 fn games(
     paths: &Bound<'_, PyTuple>,
     tags: Option<&Bound<'_, PyAny>>,
     san: bool,
-    threads: Option<u16>,
+    threads: Option<&Bound<'_, PyAny>>,
+    from_: Option<&str>,
+    byte_range: Option<&str>,
+    stats: Option<PathBuf>,
 ) -> PyResult<RecordStream> {
-    let inputs = Inputs::from_args(paths)?;
-    let mut argv = args(&["convert", "--quiet", "--to", "arrow"]);
-    if san {
-        argv.push("--san".into());
-    }
-    threads_arg(&mut argv, threads)?;
+    let run = run_options(threads, byte_range, stats)?;
+    let options = convert_options(Positions::Final, san, from_, run)?;
     let keep = tags.map(|t| names(Some(t), "tags")).transpose()?;
-    start(argv, inputs, "games", keep.map(|k| k.into_iter().collect()))
+    let inputs = Inputs::from_args(paths)?;
+    start(
+        inputs,
+        "games",
+        keep.map(|k| k.into_iter().collect()),
+        move |inputs, out, diag| pgnkit::api::convert(&options, inputs, out, diag),
+    )
 }
 
-/// positions(*paths, threads=None)
+/// positions(*paths, threads=None, from_=None, byte_range=None, stats=None)
 /// --
 ///
 /// One row per position of every game, with the move that led to it and
-/// that move's clock and evaluation (``pgnkit convert --to arrow
+/// that move's clock and evaluation (``pgnkit convert -f arrow
 /// --positions all``; columns: ``docs/records.md``, ``position``).
-/// Inputs as for ``validate``.
+/// Inputs and the rest as for ``games``.
 ///
 /// >>> import polars as pl, pgnkit
 /// >>> pl.DataFrame(pgnkit.positions("games.pgn"))
 #[pyfunction]
-#[pyo3(signature = (*paths, threads = None))]
-fn positions(paths: &Bound<'_, PyTuple>, threads: Option<u16>) -> PyResult<RecordStream> {
+#[pyo3(signature = (*paths, threads = None, from_ = None, byte_range = None, stats = None))]
+fn positions(
+    paths: &Bound<'_, PyTuple>,
+    threads: Option<&Bound<'_, PyAny>>,
+    from_: Option<&str>,
+    byte_range: Option<&str>,
+    stats: Option<PathBuf>,
+) -> PyResult<RecordStream> {
+    let run = run_options(threads, byte_range, stats)?;
+    let options = convert_options(Positions::All, false, from_, run)?;
     let inputs = Inputs::from_args(paths)?;
-    let mut argv = args(&["convert", "--quiet", "--to", "arrow", "--positions", "all"]);
-    threads_arg(&mut argv, threads)?;
-    start(argv, inputs, "positions", None)
+    start(inputs, "positions", None, move |inputs, out, diag| {
+        pgnkit::api::convert(&options, inputs, out, diag)
+    })
 }
 
-/// perft(fen, depth, divide=False, threads=None)
+/// perft(fen, depth, divide=False, threads=None, chess960=False, moves=None, hash=64, max_nodes=None)
 /// --
 ///
 /// Counts the leaf nodes of the legal move tree ``depth`` plies below
-/// ``fen`` (``"startpos"`` for the standard start). Returns a stream of
-/// rows ``move`` (the root move in UCI, with ``divide``; else null) and
+/// ``fen`` (``"startpos"`` for the standard start), after ``moves`` (UCI,
+/// separated by spaces or commas) when given. Returns a stream of rows
+/// ``move`` (the root move in UCI, with ``divide``; else null) and
 /// ``nodes``: one row per root move with ``divide``, else one row of the
-/// total.
+/// total. ``chess960``: the position is Chess960 (also told from the
+/// FEN); ``hash``: the transposition table in MiB (0: none);
+/// ``max_nodes``: a bound on the count, past which the run stops.
 ///
 /// >>> import pyarrow as pa, pgnkit
 /// >>> pa.table(pgnkit.perft("startpos", 3))["nodes"][0].as_py()
 /// 8902
 #[pyfunction]
-#[pyo3(signature = (fen, depth, divide = false, threads = None))]
-fn perft(fen: &str, depth: u32, divide: bool, threads: Option<u16>) -> PyResult<RecordStream> {
-    let mut argv = args(&["perft", "--quiet", "--depth", &depth.to_string()]);
-    if divide {
-        argv.push("--divide".into());
+#[pyo3(signature = (fen, depth, divide = false, threads = None, chess960 = false, moves = None, hash = pgnkit::api::options::DEFAULT_HASH_MIB, max_nodes = None))]
+#[allow(clippy::too_many_arguments)]
+fn perft(
+    fen: &str,
+    depth: u32,
+    divide: bool,
+    threads: Option<&Bound<'_, PyAny>>,
+    chess960: bool,
+    moves: Option<String>,
+    hash: usize,
+    max_nodes: Option<u64>,
+) -> PyResult<RecordStream> {
+    if depth > pgnkit::rules::perft::MAX_DEPTH {
+        return Err(PyValueError::new_err(format!(
+            "depth: at most {}",
+            pgnkit::rules::perft::MAX_DEPTH
+        )));
     }
-    threads_arg(&mut argv, threads)?;
-    argv.push("--".into());
-    argv.push(fen.trim().into());
-    let cli = run::parse(argv).map_err(PyValueError::new_err)?;
+    let options = PerftOptions {
+        depth: Some(depth),
+        divide,
+        chess960,
+        moves,
+        threads: self::threads(threads)?,
+        hash,
+        max_nodes,
+        quiet: true,
+        ..PerftOptions::default()
+    };
+    let fen = fen.trim().to_owned();
     let spec = Spec {
         names: Vec::new(),
-        labels: Vec::new(),
         keep_tags: None,
     };
-    let tap = pgnkit::embed::Tap::new();
-    let channel = run::spawn(Job::Perft(cli), None)?;
+    let diag = Arc::new(Diag::default());
+    let job: Job = Box::new(move |mut out, diag| {
+        let mut rows = perft_rows::Rows::new();
+        let status = pgnkit::api::perft(&options, Some(&fen), &mut rows, diag)?;
+        rows.finish(&mut out).map_err(pgnkit::Error::stdout)?;
+        Ok(status)
+    });
+    let channel = run::spawn(job, Arc::clone(&diag))?;
     Ok(RecordStream {
-        records: Mutex::new(Some(Records::new(channel, spec, tap))),
+        records: Mutex::new(Some(Records::new(channel, spec, diag))),
         what: "perft counts".to_owned(),
     })
 }
@@ -520,16 +648,37 @@ fn perft(fen: &str, depth: u32, divide: bool, threads: Option<u16>) -> PyResult<
 /// streams with, without a binary to build.
 #[pyfunction]
 fn _run(py: Python<'_>, argv: Vec<OsString>) -> PyResult<(u8, Vec<u8>, Option<String>)> {
-    let cli = run::parse(argv).map_err(PyValueError::new_err)?;
+    use clap::Parser;
+    use pgnkit::cli::{Cli, Command};
+    let argv = std::iter::once(OsString::from("pgnkit")).chain(argv);
+    let cli = Cli::try_parse_from(argv)
+        .map_err(|e| PyValueError::new_err(e.render().to_string().trim_end().to_owned()))?;
     Ok(py.detach(move || {
         let mut out = Vec::new();
+        let stderr = pgnkit::api::Stderr;
         let result = match &cli.command {
-            pgnkit::cli::Command::Validate(a) => pgnkit::cmd::validate::run(a, &mut out),
-            pgnkit::cli::Command::AnnotateOutcome(a) => {
-                pgnkit::cmd::annotate_outcome::run(a, &mut out)
-            }
-            pgnkit::cli::Command::Convert(a) => pgnkit::cmd::convert::run(a, &mut out),
-            pgnkit::cli::Command::Perft(a) => pgnkit::cmd::perft::run(a, &mut out),
+            Command::Validate(a) => pgnkit::api::validate(
+                &a.options,
+                a.input.inputs(),
+                RecordSink::Writer(&mut out),
+                &stderr,
+            )
+            .map(|s| s.status),
+            Command::AnnotateOutcome(a) => pgnkit::api::annotate_outcome(
+                &a.options,
+                a.input.inputs(),
+                RecordSink::Writer(&mut out),
+                &stderr,
+            )
+            .map(|s| s.status),
+            Command::Convert(a) => pgnkit::api::convert(
+                &a.options,
+                a.input.inputs(),
+                RecordSink::Writer(&mut out),
+                &stderr,
+            )
+            .map(|s| s.status),
+            Command::Perft(a) => pgnkit::cmd::perft::run(a, &mut out),
             _ => Err(pgnkit::Error::usage(
                 "_run runs validate, annotate-outcome, convert and perft",
             )),
@@ -537,9 +686,9 @@ fn _run(py: Python<'_>, argv: Vec<OsString>) -> PyResult<(u8, Vec<u8>, Option<St
         match result {
             Ok(status) => {
                 let code = match status {
-                    pgnkit::exit::ExitStatus::Ok => 0,
-                    pgnkit::exit::ExitStatus::Problems => 1,
-                    pgnkit::exit::ExitStatus::Error => 2,
+                    ExitStatus::Ok => 0,
+                    ExitStatus::Problems => 1,
+                    ExitStatus::Error => 2,
                 };
                 (code, out, None)
             }
@@ -548,9 +697,28 @@ fn _run(py: Python<'_>, argv: Vec<OsString>) -> PyResult<(u8, Vec<u8>, Option<St
     }))
 }
 
+/// _cli_options(subcommand)
+/// --
+///
+/// The long names of the command line's options of `subcommand`, from the
+/// same definitions as ``--help``: what the keyword test walks.
+#[pyfunction]
+fn _cli_options(subcommand: &str) -> PyResult<Vec<String>> {
+    use clap::CommandFactory;
+    let cli = pgnkit::cli::Cli::command();
+    let sub = cli
+        .find_subcommand(subcommand)
+        .ok_or_else(|| PyValueError::new_err(format!("no subcommand `{subcommand}`")))?;
+    Ok(sub
+        .get_arguments()
+        .filter(|a| !a.is_hide_set())
+        .filter_map(|a| a.get_long().map(str::to_owned))
+        .filter(|l| l != "help" && l != "version")
+        .collect())
+}
+
 #[pymodule]
 fn _pgnkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    pgnkit::embed::set_embedded();
     m.add("PgnkitError", m.py().get_type::<PgnkitError>())?;
     m.add_class::<RecordStream>()?;
     m.add_class::<Schema>()?;
@@ -561,6 +729,7 @@ fn _pgnkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(positions, m)?)?;
     m.add_function(wrap_pyfunction!(perft, m)?)?;
     m.add_function(wrap_pyfunction!(_run, m)?)?;
+    m.add_function(wrap_pyfunction!(_cli_options, m)?)?;
     m.add(
         "PERFT_COLUMNS",
         perft_rows::PERFT

@@ -1,51 +1,61 @@
-//! `pgnkit.perft`: the library's perft, its lines made into rows of the
-//! perft record of the one definition ([`PERFT`]): the root move and the
-//! leaf nodes below it (with `divide`), else one row of the total.
+//! `pgnkit.perft`: the library's perft, its typed rows
+//! ([`pgnkit::api::PerftRow`]) made into rows of the perft record of the
+//! one definition ([`PERFT`]): the root move and the leaf nodes below it
+//! (with `divide`), else one row of the total.
 
-use pgnkit::Error;
-use pgnkit::cli::PerftArgs;
-use pgnkit::embed::Batches;
-use pgnkit::exit::ExitStatus;
+use pgnkit::api::{BatchSink, PerftRow, PerftSink};
 use pgnkit::schema::Cells;
 use pgnkit::schema::arrow::ArrowRows;
 pub use pgnkit::schema::perft::PERFT;
 
-/// Runs perft as the command line does and hands its rows, one batch, to
-/// `out`.
-///
-/// # Errors
-///
-/// Perft's own (a bad FEN), or a failed write.
-pub fn run(args: &PerftArgs, out: &mut dyn Batches) -> Result<ExitStatus, Error> {
-    let mut text = Vec::new();
-    let status = pgnkit::cmd::perft::run(args, &mut text)?;
-    let text = String::from_utf8_lossy(&text);
-    let (mut moves, mut nodes) = (Vec::new(), Vec::new());
-    let mut total = None;
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        let bad = || Error::internal(std::io::Error::other(format!("perft wrote `{line}`")));
-        match line.split_once(": ") {
-            Some((uci, count)) => {
-                moves.push(Some(uci.to_owned()));
-                nodes.push(count.parse::<u64>().map_err(|_| bad())?);
-            }
-            None => total = Some(line.parse::<u64>().map_err(|_| bad())?),
+/// The rows of one perft run, kept until it ends (one row per root move
+/// at most: a few hundred).
+pub struct Rows {
+    rows: ArrowRows,
+}
+
+impl Rows {
+    pub fn new() -> Rows {
+        Rows {
+            rows: ArrowRows::new(&PERFT),
         }
     }
-    if !args.divide {
-        moves = vec![None];
-        nodes = vec![total.unwrap_or(0)];
+
+    /// Hands the rows, one batch, to `out`.
+    ///
+    /// # Errors
+    ///
+    /// When the batch cannot be made or `out` takes no more.
+    pub fn finish(mut self, out: &mut dyn BatchSink) -> std::io::Result<()> {
+        let batch = self.rows.batch().map_err(std::io::Error::other)?;
+        out.schema(std::sync::Arc::clone(self.rows.schema()))?;
+        out.batch(batch)
     }
-    let mut rows = ArrowRows::new(&PERFT);
-    for (uci, count) in moves.iter().zip(&nodes) {
-        let mut row = rows.row();
-        row.opt_str(uci.as_deref());
-        row.uint(Some(*count));
+
+    fn push(&mut self, uci: Option<&str>, nodes: u64) {
+        let mut row = self.rows.row();
+        row.opt_str(uci);
+        row.uint(Some(nodes));
         row.finish();
     }
-    let batch = rows.batch().map_err(Error::internal)?;
-    out.schema(std::sync::Arc::clone(rows.schema()))
-        .map_err(Error::stdout)?;
-    out.batch(batch).map_err(Error::stdout)?;
-    Ok(status)
+}
+
+impl PerftSink for Rows {
+    fn row(&mut self, row: PerftRow<'_>) -> std::io::Result<()> {
+        match row {
+            PerftRow::RootMove { uci, nodes } => self.push(Some(uci), nodes),
+            // With `divide` the root moves are the rows.
+            PerftRow::Total { divide: true, .. } => {}
+            PerftRow::Total {
+                nodes,
+                divide: false,
+            } => self.push(None, nodes),
+            PerftRow::Check { .. } => {
+                return Err(std::io::Error::other(
+                    "perft suites are not rows of the package",
+                ));
+            }
+        }
+        Ok(())
+    }
 }

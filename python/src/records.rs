@@ -15,12 +15,11 @@ use arrow_array::{
     Array, ArrayRef, MapArray, RecordBatch, RecordBatchReader, StringArray, StructArray,
 };
 use arrow_schema::{ArrowError, SchemaRef};
-use pgnkit::embed::Tap;
 use pgnkit::exit::ExitStatus;
 use pgnkit::{Error, ErrorKind};
 
 use crate::channel::{ChannelReader, Got, Interrupted, Tick};
-use crate::inputs::Inputs;
+use crate::run::Diag;
 
 /// Why a run's records stopped short.
 #[derive(Debug)]
@@ -133,8 +132,6 @@ pub fn sigint_tick(clean: Arc<AtomicBool>) -> Tick {
 pub struct Spec {
     /// The inputs' names as the records show them (for the errors).
     pub names: Vec<String>,
-    /// Temporary files and the names they show instead.
-    pub labels: Vec<(String, String)>,
     /// With `tags=`, the tags `games` keeps in its `tags` map.
     pub keep_tags: Option<HashSet<String>>,
 }
@@ -169,17 +166,17 @@ pub struct Records {
     state: State,
     schema: Option<SchemaRef>,
     spec: Spec,
-    tap: Tap,
+    diag: Arc<Diag>,
 }
 
 impl Records {
-    pub fn new(channel: ChannelReader, spec: Spec, tap: Tap) -> Records {
+    pub fn new(channel: ChannelReader, spec: Spec, diag: Arc<Diag>) -> Records {
         Records {
             channel,
             state: State::Unstarted,
             schema: None,
             spec,
-            tap,
+            diag,
         }
     }
 
@@ -274,7 +271,7 @@ impl Records {
     }
 
     fn failure(&self, err: &Error) -> Failure {
-        let message = Inputs::relabel(&self.spec.labels, &format!("{err:#}"));
+        let message = format!("{err:#}");
         match err.kind() {
             ErrorKind::Usage => Failure::Usage(message),
             _ => Failure::Run(message),
@@ -284,13 +281,13 @@ impl Records {
     /// The message of a run that could not read some inputs: the lines it
     /// printed about them.
     fn unread(&self) -> String {
-        let (lines, _) = self.tap.lines();
+        let lines = self.diag.errors();
         let ours: Vec<String> = lines
             .iter()
             .filter_map(|l| l.strip_prefix("pgnkit: "))
             .filter(|l| !l.starts_with("warning: "))
             .filter(|l| self.spec.names.iter().any(|n| is_input_line(l, n)))
-            .map(|l| Inputs::relabel(&self.spec.labels, l))
+            .map(str::to_owned)
             .collect();
         if ours.is_empty() {
             "an input could not be read (standard error says which)".to_owned()
@@ -299,35 +296,15 @@ impl Records {
         }
     }
 
-    /// `batch` with the temporary files of `bytes` inputs named as such,
-    /// and the `tags` map cut to the tags asked for.
+    /// `batch` with the `tags` map cut to the tags asked for.
     fn relabel(&self, batch: RecordBatch) -> Result<RecordBatch, ArrowError> {
-        if self.spec.labels.is_empty() && self.spec.keep_tags.is_none() {
+        let Some(keep) = &self.spec.keep_tags else {
             return Ok(batch);
-        }
+        };
         let schema = batch.schema();
         let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
         for (i, field) in schema.fields().iter().enumerate() {
-            if field.name() == "file"
-                && !self.spec.labels.is_empty()
-                && let Some(files) = columns[i].as_string_opt::<i32>()
-            {
-                let renamed: StringArray = files
-                    .iter()
-                    .map(|f| {
-                        f.map(|f| {
-                            self.spec
-                                .labels
-                                .iter()
-                                .find(|(path, _)| path == f)
-                                .map_or(f, |(_, label)| label.as_str())
-                        })
-                    })
-                    .collect();
-                columns[i] = Arc::new(renamed);
-            }
             if field.name() == "tags"
-                && let Some(keep) = &self.spec.keep_tags
                 && let Some(map) = columns[i].as_map_opt()
             {
                 columns[i] = Arc::new(keep_tags(map, keep)?);

@@ -97,7 +97,12 @@ def test_unreadable_input_raises_after_the_rows_before(tmp_path, name):
     truncated.write_bytes(gzip.compress(TWIC.read_bytes())[:-40])
     good = pa.table(f(TWIC))
     assert good.num_rows > 0
-    for bad in (missing, truncated):
+    # A path that cannot be opened fails at the call, naming it.
+    with pytest.raises(FileNotFoundError, match=missing.name) as raised:
+        f(TWIC, missing)
+    assert raised.value.filename == missing
+    # One that fails while it is read, after every row before the failure.
+    for bad in (truncated,):
         stream = f(TWIC, bad)
         got = []
         with pytest.raises(pgnkit.PgnkitError, match=bad.name) as raised:
@@ -111,15 +116,17 @@ def test_unreadable_input_raises_after_the_rows_before(tmp_path, name):
 
 
 def test_unreadable_input_raises_through_the_c_stream(tmp_path):
-    with pytest.raises(Exception, match="missing.pgn"):
-        pa.table(pgnkit.games(TWIC, tmp_path / "missing.pgn"))
+    truncated = tmp_path / "truncated.pgn.gz"
+    truncated.write_bytes(gzip.compress(TWIC.read_bytes())[:-40])
+    with pytest.raises(Exception, match="truncated.pgn.gz"):
+        pa.table(pgnkit.games(TWIC, truncated))
 
 
 def test_unreadable_bytes_are_named_bytes():
     broken = gzip.compress(TWIC.read_bytes())[:-40]
     with pytest.raises(pgnkit.PgnkitError, match="<bytes>") as raised:
         read_all_strict(pgnkit.games(broken))
-    assert "pgnkit-" not in str(raised.value)  # not the temporary file
+    assert "pgnkit-" not in str(raised.value)  # no temporary file
 
 
 def read_all_strict(stream):

@@ -14,7 +14,7 @@ use crate::exit::ExitStatus;
 ///
 /// As [`api::annotate_outcome`].
 pub fn run(args: &AnnotateOutcomeArgs, out: &mut dyn Write) -> Result<ExitStatus, Error> {
-    let records = super::records(out, args.options.format);
+    let records = api::RecordSink::Stdout(out);
     let summary = api::annotate_outcome(&args.options, args.input.inputs(), records, &Stderr)?;
     Ok(summary.status)
 }

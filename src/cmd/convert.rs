@@ -13,7 +13,7 @@ use crate::exit::ExitStatus;
 ///
 /// As [`api::convert`].
 pub fn run(args: &ConvertArgs, out: &mut dyn Write) -> Result<ExitStatus, Error> {
-    let records = super::records(out, args.options.format);
+    let records = api::RecordSink::Stdout(out);
     let summary = api::convert(&args.options, args.input.inputs(), records, &Stderr)?;
     Ok(summary.status)
 }

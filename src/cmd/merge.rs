@@ -27,6 +27,6 @@ pub fn run(args: &MergeArgs, out: &mut dyn Write) -> Result<ExitStatus, Error> {
 ///
 /// As [`api::merge`].
 pub fn merge(args: &MergeArgs, out: &mut dyn Write, exe: &Path) -> Result<ExitStatus, Error> {
-    let records = super::records(out, args.options.format);
+    let records = api::RecordSink::Stdout(out);
     api::merge(&args.options, &args.shards, records, exe, &Stderr)
 }

@@ -45,7 +45,6 @@ pub const SHOWN: usize = 80;
 
 /// Writes one line on standard error, ignoring failure.
 fn line(text: impl Display) {
-    crate::embed::publish(&text);
     let _ = writeln!(io::stderr().lock(), "{text}");
 }
 

@@ -75,10 +75,8 @@ pub const FINDING: Schema = Schema {
         SUGGESTION,
         common::WHITE,
         common::BLACK,
-        common::EVENT
-            .null_when("the game has no `Event` tag, or the finding belongs to no game"),
-        common::ROUND
-            .null_when("the game has no `Round` tag, or the finding belongs to no game"),
+        common::EVENT.null_when("the game has no `Event` tag, or the finding belongs to no game"),
+        common::ROUND.null_when("the game has no `Round` tag, or the finding belongs to no game"),
         common::NAMED_TAGS,
     ],
 };

@@ -1,0 +1,148 @@
+"""The package on the library's typed API (issue 42): a keyword for every
+option of the command line, file-like inputs, and the refusals issue 43
+asked for."""
+
+import gzip
+import inspect
+import io
+
+import pyarrow as pa
+import pytest
+
+import pgnkit
+from pgnkit import _pgnkit
+from conftest import FIXTURES, PGN_FIXTURES
+
+TWIC = FIXTURES / "pgn" / "twic1599_excerpt.pgn"
+FIVEFOLD = FIXTURES / "pgn" / "fivefold_then_move.pgn"
+
+# Each function, the subcommand it runs, and the command line's options it
+# has no keyword for, each with the reason.
+NOT_KEYWORDS = {
+    "format": "the package's records are always Arrow (-f arrow)",
+    "output": "the records are the returned stream, not a file",
+    "quiet": "the package never draws a progress bar or prints the summary",
+    "no-header": "CSV only",
+}
+HTML = {"html-boards": "the HTML page only"}
+FUNCTIONS = {
+    "validate": (
+        "validate",
+        {**NOT_KEYWORDS, **HTML, "fail-on": "decides the exit status only: rows carry each finding's severity"},
+    ),
+    "annotate_outcome": (
+        "annotate-outcome",
+        {**NOT_KEYWORDS, **HTML, "fix-results": "rewrites PGN (-f pgn); the rows' fide_result is the result the rules give"},
+    ),
+    "games": (
+        "convert",
+        {
+            **NOT_KEYWORDS,
+            "positions": "positions() is --positions all",
+            "keep-invalid": "PGN and JSON Lines output only (variations and comments)",
+            "no-comments": "PGN and JSON Lines output only",
+            "no-nags": "PGN and JSON Lines output only",
+            "no-variations": "PGN and JSON Lines output only",
+            "no-fen": "JSON Lines output only",
+        },
+    ),
+    "perft": (
+        "perft",
+        {
+            "quiet": "the package prints no timing",
+            "suite": "a suite's checks are a pass or fail, not rows: pgnkit perft --suite",
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_every_cli_option_has_its_keyword(name):
+    subcommand, excluded = FUNCTIONS[name]
+    options = set(_pgnkit._cli_options(subcommand))
+    assert options, subcommand
+    params = set(inspect.signature(getattr(pgnkit, name)).parameters)
+    # `--from` is `from_` (a Python keyword); the rest as their long names.
+    wanted = {o.replace("-", "_") + ("_" if o == "from" else "") for o in options - set(excluded)}
+    missing = wanted - params
+    assert not missing, f"{name} lacks keywords for {sorted(missing)}"
+    # An exclusion names an option that exists (the list cannot go stale).
+    assert set(excluded) <= options | {"quiet"}, set(excluded) - options
+
+
+def test_laws_decide_which_draws_are_automatic():
+    # A 2009 game played on after its fifth repetition: clean under the
+    # Laws of its date, `played-on` under today's.
+    by_date = pa.table(pgnkit.validate(FIVEFOLD))
+    current = pa.table(pgnkit.validate(FIVEFOLD, laws="current"))
+    assert by_date.num_rows == 0
+    assert current["code"].to_pylist() == ["played-on"]
+    outcome = pa.table(pgnkit.annotate_outcome(FIVEFOLD, laws="current"))
+    assert outcome["termination"].to_pylist() == ["fivefold-repetition"]
+    with pytest.raises(ValueError, match="laws"):
+        pgnkit.validate(FIVEFOLD, laws="2023")
+
+
+def test_problems_keeps_the_games_to_look_at():
+    every = pa.table(pgnkit.annotate_outcome(*PGN_FIXTURES))
+    problems = pa.table(pgnkit.annotate_outcome(*PGN_FIXTURES, problems=True))
+    assert 0 < problems.num_rows < every.num_rows
+
+
+def test_bad_and_good_games_are_written(tmp_path):
+    bad, good = tmp_path / "bad.pgn", tmp_path / "good.pgn"
+    inputs = [p for p in PGN_FIXTURES if p.parent.name == "pgn"]
+    pa.table(pgnkit.validate(*inputs, bad_games=bad, good_games=good))
+    assert bad.stat().st_size > 0 and good.stat().st_size > 0
+    assert pa.table(pgnkit.validate(good, only="illegal-move")).num_rows == 0
+
+
+def test_a_binary_file_object_is_read_like_its_path():
+    by_path = pa.table(pgnkit.games(TWIC))
+    with open(TWIC, "rb") as f:
+        by_file = pa.table(pgnkit.games(f))
+    assert set(by_file["file"].to_pylist()) == {str(TWIC)}
+    assert by_file.drop_columns(["file"]).equals(by_path.drop_columns(["file"]))
+    # Without a name: `<stream>`; compressed bytes as a file's.
+    stream = io.BytesIO(gzip.compress(TWIC.read_bytes()))
+    unnamed = pa.table(pgnkit.games(stream))
+    assert set(unnamed["file"].to_pylist()) == {"<stream>"}
+    assert unnamed.num_rows == by_path.num_rows
+
+
+def test_python_threads_out_of_range():
+    """Issue 43, defect 5: threads=-1 or 10**6 is a ValueError, as 0 is."""
+    for bad in (-1, 0, 10**6, 10**30, True):
+        with pytest.raises(ValueError, match="threads"):
+            pgnkit.validate(TWIC, threads=bad)
+        with pytest.raises(ValueError, match="threads"):
+            pgnkit.perft("startpos", 1, threads=bad)
+
+
+def test_python_path_with_newline_or_nul(tmp_path):
+    """Issue 43, defect 6: the error names the input."""
+    newline = tmp_path / "two\nlines.pgn"
+    with pytest.raises(FileNotFoundError) as raised:
+        pgnkit.validate(newline)
+    assert "two\\nlines.pgn" in str(raised.value)
+    with pytest.raises(ValueError, match=r"a\\0b\.pgn.*NUL"):
+        pgnkit.validate(str(tmp_path / "a\0b.pgn"))
+
+
+def test_python_bytes_that_hold_a_path():
+    """Issue 43, defect 7: b"file.pgn" is refused, saying why."""
+    with pytest.raises(ValueError, match="hold a path"):
+        pgnkit.games(b"file.pgn")
+    with pytest.raises(ValueError, match="hold a path"):
+        pgnkit.validate(str(TWIC).encode())
+    # PGN in bytes is still PGN, even a one-game line.
+    assert pa.table(pgnkit.games(b"1. e4 e5 *")).num_rows == 1
+
+
+def test_python_bytes_diagnostics_name_bytes(capfd):
+    """Issue 43, defect 11 (with issue 42): a bytes input's diagnostics and
+    error say `<bytes>`, never a temporary file."""
+    damaged = b"[Event \"x\"]\n\n1. e4 {unclosed\n"
+    pa.table(pgnkit.games(damaged))
+    err = capfd.readouterr().err
+    assert "<bytes>" in err and "/tmp" not in err
