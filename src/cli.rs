@@ -142,7 +142,9 @@ layout               warning  damage the reader recovers from (blank lines insid
                               text between or after games, NUL bytes, a glued tag,
                               control characters in a tag value or a comment)
 invalid-command      warning  a [%clk …] or [%eval …] in a comment that cannot be read
-                              (read as none, never as zero)
+                              (read as none, never as zero), a second one for a move
+                              (the first readable one counts), a mate distance of 0, a
+                              clock past the millisecond
 played-on            warning  a move after the game had ended automatically, the recorded
                               result being the one that end gives (move-after-end otherwise)";
 
