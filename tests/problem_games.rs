@@ -158,3 +158,40 @@ fn games_written_to_standard_output_are_refused() {
         );
     }
 }
+
+/// Issue 43, defect 12: with `--fail-on played-on` the games that make the
+/// run exit 1 are the games `--bad-games` holds (the twelve TWIC games:
+/// one played on after its dead position, no error).
+#[test]
+fn fail_on_played_on_puts_those_games_in_bad_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bad, good) = (dir.path().join("bad.pgn"), dir.path().join("good.pgn"));
+    let input = fixture("pgn/twic1599_excerpt.pgn");
+    let out = pgnkit()
+        .args(["validate", "-q", "--fail-on", "played-on", "--bad-games"])
+        .arg(&bad)
+        .arg("--good-games")
+        .arg(&good)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let bad_games = games(&std::fs::read(&bad).unwrap());
+    assert_eq!(bad_games.len(), 1, "the one game that failed the run");
+    assert!(String::from_utf8_lossy(&bad_games[0]).contains("Erigaisi"));
+    split_is_whole(
+        &std::fs::read(&input).unwrap(),
+        &bad,
+        &good,
+        "--fail-on played-on",
+    );
+    // Without --fail-on, a warning leaves the game good: exit 0, no bad game.
+    let out = pgnkit()
+        .args(["validate", "-q", "--bad-games"])
+        .arg(&bad)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(std::fs::read(&bad).unwrap().is_empty());
+}

@@ -107,8 +107,9 @@ pub struct ValidateOptions {
     #[arg(long, value_name = "T1,T2", value_delimiter = ',')]
     pub tags: Option<Vec<String>>,
 
-    /// Write every game with an error finding (after `--ignore` and
-    /// `--only`; warnings alone leave a game good) to FILE, byte for byte
+    /// Write every game with an error finding, or a finding whose code
+    /// `--fail-on` names (the games that fail the run; after `--ignore` and
+    /// `--only`; other warnings leave a game good) to FILE, byte for byte
     /// as it stands in the input, so that only these are fixed and merged
     /// back. A game's bytes run from its first byte to the next game's, so
     /// the blank lines after a game go with it; what stands before a file's
@@ -121,7 +122,7 @@ pub struct ValidateOptions {
     #[arg(long, value_name = "FILE")]
     pub bad_games: Option<PathBuf>,
 
-    /// Write every other game (no error finding) to FILE, as `--bad-games`
+    /// Write every other game (no finding that makes it bad) to FILE, as `--bad-games`
     /// writes those with one: the two together hold every game of the
     /// inputs once.
     #[arg(long, value_name = "FILE")]

@@ -338,18 +338,19 @@ struct Counts {
 }
 
 impl Counts {
-    /// Counts the (kept) findings of one game; whether it has an error.
+    /// Counts the (kept) findings of one game; whether it is bad (for
+    /// `--bad-games`): an error, or a finding that fails the run, so that
+    /// the games that made the run fail are the ones the file holds.
     fn game(&mut self, findings: &[Finding], policy: &Policy) -> bool {
-        let bad = findings.iter().any(|f| f.severity() == Severity::Error);
-        self.with_errors += u64::from(bad);
+        let error = findings.iter().any(|f| f.severity() == Severity::Error);
+        self.with_errors += u64::from(error);
         if findings.iter().any(|f| f.severity() == Severity::Warning) {
             self.with_warnings += 1;
         }
-        if findings.iter().any(|f| policy.fails(f.code)) {
-            self.failing += 1;
-        }
+        let failing = findings.iter().any(|f| policy.fails(f.code));
+        self.failing += u64::from(failing);
         self.tally.add_game(findings);
-        bad
+        error || failing
     }
 
     /// Counts a finding outside games.
