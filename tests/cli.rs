@@ -395,3 +395,49 @@ fn wait_with_output_or_kill(
         stderr: Vec::new(),
     }
 }
+
+/// Issue 43, defect 8: `-o /dev/tty` (or `/dev/stdout` on a terminal) is a
+/// terminal too: Parquet and the HTML page are refused there, exit 2, as
+/// on standard output. `script` gives the run a terminal.
+#[test]
+fn binary_output_to_a_terminal_named_by_o_is_refused() {
+    let bin = env!("CARGO_BIN_EXE_pgnkit");
+    let game = fixture("pgn/twic1599_excerpt.pgn");
+    let game = game.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = dir.path().join("stdout");
+    let elsewhere = elsewhere.to_str().unwrap();
+    for command in [
+        format!("{bin} convert -f parquet -o /dev/tty {game} >{elsewhere}"),
+        format!("{bin} validate -f html -o /dev/tty {game} >{elsewhere}"),
+        format!("{bin} annotate-outcome -f arrow -o /dev/stdout {game}"),
+    ] {
+        let out = std::process::Command::new("script")
+            .args(["-qec", &format!("{command}; echo \"exit=$?\""), "/dev/null"])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("script (util-linux) runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("exit=2"), "{command}: {text}");
+        assert!(text.contains("to a terminal"), "{command}: {text}");
+        assert!(
+            !text.contains("PAR1") && !text.contains("<html"),
+            "{command}: {text}"
+        );
+    }
+    // A file named by -o is written as before.
+    let file = dir.path().join("games.parquet");
+    let out = run(
+        &[
+            "convert",
+            "-f",
+            "parquet",
+            "-o",
+            file.to_str().unwrap(),
+            game,
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(std::fs::read(&file).unwrap().starts_with(b"PAR1"));
+}

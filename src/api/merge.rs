@@ -276,7 +276,9 @@ fn write_merged(
     let first = &shards[0].stats;
     let mut sink = match read::columnar(&first.format) {
         Some(format) => {
-            crate::output::columnar::refuse_terminal(format, to_stdout && to == Path::new("-"))
+            let onto_terminal = (to_stdout || to != Path::new("-"))
+                && crate::output::columnar::names_a_terminal(to);
+            crate::output::columnar::refuse_terminal(format, onto_terminal)
                 .map_err(Error::usage)?;
             let schema = read::columnar_schema(first);
             Some(ColumnarSink::new(format, schema, batches).map_err(Error::internal)?)

@@ -317,11 +317,8 @@ impl<'d> Streaming<'d> {
         schema: &crate::schema::Schema,
         batches: Option<Box<dyn BatchSink + 'a>>,
     ) -> Result<crate::output::columnar::ColumnarSink<'a>, Error> {
-        crate::output::columnar::refuse_terminal(
-            format,
-            self.stdout && self.product_path() == Path::new("-"),
-        )
-        .map_err(Error::usage)?;
+        crate::output::columnar::refuse_terminal(format, self.product_is_terminal())
+            .map_err(Error::usage)?;
         crate::output::columnar::ColumnarSink::new(format, schema, batches).map_err(Error::internal)
     }
 
@@ -345,12 +342,20 @@ impl<'d> Streaming<'d> {
     ///
     /// When standard output is a terminal and the page goes there.
     pub fn check_page(&self) -> Result<(), Error> {
-        if self.product_path() == Path::new("-") && self.stdout && std::io::stdout().is_terminal() {
+        if self.product_is_terminal() {
             return Err(Error::usage(
                 "refusing to write the HTML page to a terminal: give -o FILE (then open it in a browser) or redirect standard output",
             ));
         }
         Ok(())
+    }
+
+    /// Whether the product would go onto a terminal: standard output that
+    /// is one, or an `-o` that names one (`/dev/tty`, `/dev/stdout` on a
+    /// terminal, a pty), opened without becoming its controlling terminal.
+    fn product_is_terminal(&self) -> bool {
+        let path = self.product_path();
+        (self.stdout || path != Path::new("-")) && crate::output::columnar::names_a_terminal(path)
     }
 
     /// Opens the `-o` file `path` ([`crate::output::atomic::create`]): a

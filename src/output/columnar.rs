@@ -60,20 +60,37 @@ impl Columnar {
     }
 }
 
-/// What a binary format says when standard output is a terminal
-/// (`to_stdout`: the product goes to the process's standard output).
+/// What a binary format says when its output is a terminal
+/// (`onto_terminal`: standard output or an `-o` that is one, see
+/// [`names_a_terminal`]).
 ///
 /// # Errors
 ///
-/// When standard output is a terminal and the output goes there.
-pub fn refuse_terminal(format: Columnar, to_stdout: bool) -> Result<(), String> {
-    if to_stdout && io::stdout().is_terminal() {
+/// When the output is a terminal.
+pub fn refuse_terminal(format: Columnar, onto_terminal: bool) -> Result<(), String> {
+    if onto_terminal {
         return Err(format!(
             "refusing to write {} to a terminal: it is binary; give -o FILE or redirect standard output",
             format.name()
         ));
     }
     Ok(())
+}
+
+/// Whether `path` names a terminal (`/dev/tty`, `/dev/stdout` on a
+/// terminal, a pty), opened without becoming its controlling terminal; `-`
+/// is standard output.
+pub fn names_a_terminal(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    if path == std::path::Path::new("-") {
+        return io::stdout().is_terminal();
+    }
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device())
+        && std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+            .open(path)
+            .is_ok_and(|f| f.is_terminal())
 }
 
 /// Where the Arrow record batches of a run go ([`crate::api::RecordSink::Batches`]).
