@@ -885,3 +885,38 @@ fn standard_output_onto_an_input_is_refused() {
         stderr(&out)
     );
 }
+
+/// Issue 43, defect 2: a file name holding terminal controls (`ESC ] 0 ;
+/// … BEL` retitles a terminal, `ESC [ 2 J` clears it) is escaped in every
+/// text output and every message on standard error; CSV keeps its bytes.
+#[test]
+fn file_names_reach_the_terminal_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "a\x1b]0;owned\x07b\x1b[2J.pgn";
+    let game = b"[Event \"x\"]\n\n1. e4 e5 2. Ke3 *\n";
+    std::fs::write(dir.path().join(name), game).unwrap();
+    let walked = dir.path().to_str().unwrap();
+    let missing = dir.path().join("gone\x1b[2J.pgn");
+    let missing = missing.to_str().unwrap();
+    let raw = |bytes: &[u8]| bytes.iter().any(|&b| b == 0x1b || b == 0x07);
+    for args in [
+        vec!["validate", walked, missing],
+        vec!["validate", "-f", "text", "--tags", "Event", walked],
+        vec!["annotate-outcome", "-f", "text", walked, missing],
+        vec!["convert", "-f", "uci", walked, missing],
+        vec!["merge", missing],
+    ] {
+        let out = run(&args, None);
+        assert!(!raw(&out.stdout), "{args:?}: {}", stdout(&out));
+        assert!(!raw(&out.stderr), "{args:?}: {}", stderr(&out));
+        assert!(
+            stdout(&out).contains("\\u{1b}") || stderr(&out).contains("\\u{1b}"),
+            "{args:?} names the file, escaped: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+    // CSV is data: the name's bytes as they are.
+    let out = run(&["validate", "-f", "csv", walked], None);
+    assert!(stdout(&out).contains(name), "{}", stdout(&out));
+}

@@ -360,7 +360,7 @@ fn text_line(ctx: &GameCtx<'_>, done: &Annotated, look: &Look) -> Vec<u8> {
     let place = look.label.place(ctx.place(), done.first_move, (&[], &[]));
     let line = look.label.line + ctx.line_offset;
     let mut text = Vec::with_capacity(256);
-    let _ = write!(text, "{}:{line}: ", ctx.file);
+    let _ = write!(text, "{}:{line}: ", diag::escaped(ctx.file));
     let _ = write_game_label(&mut text, &place);
     let _ = write!(text, ": {}: ", result_of(done));
     let words: Vec<String> = done

@@ -174,9 +174,10 @@ pub fn write_finding(
         Format::Text => {
             // Names, moves and messages echo the input: escaped and cut, as
             // on standard error, so that no byte of it can drive a terminal
-            // and no giant token fills the report. The file name is the
-            // user's own.
-            write!(out, "{}:{}: ", place.file, f.line)?;
+            // and no giant token fills the report. The file name is
+            // escaped too (not cut): a name in a walked directory is
+            // anyone's, and `ESC[2J` in it would clear the terminal.
+            write!(out, "{}:{}: ", diag::escaped(place.file), f.line)?;
             if place.game.is_some() {
                 write_game_label(out, place)?;
                 if let Some(ply) = f.ply {

@@ -103,13 +103,15 @@ impl Progress {
     /// leaves the bar room).
     pub fn set_file(&self, name: &str) {
         if let Some(bar) = &self.bar {
+            // A file name is anyone's: no byte of it may drive the terminal.
+            let name = crate::output::diag::escaped(name);
             const WIDTH: usize = 32;
             let count = name.chars().count();
             let shown: String = if count > WIDTH {
                 let tail: String = name.chars().skip(count - (WIDTH - 1)).collect();
                 format!("…{tail}")
             } else {
-                name.to_owned()
+                name.into_owned()
             };
             bar.set_prefix(format!("{shown} "));
         }
