@@ -332,7 +332,12 @@ impl<'a> Outcomes<'a> {
                 if let Some(look) = &done.look {
                     let place = look.label.place(ctx.place(), done.first_move, (&[], &[]));
                     let line = look.label.line + ctx.line_offset;
-                    page.game(&place, result_of(done), line, &page_items(done, look, line));
+                    page.game(
+                        &place,
+                        result_of(done),
+                        line,
+                        page_items(done, look, line).into_iter(),
+                    );
                 }
                 Ok(())
             }

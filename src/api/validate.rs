@@ -305,10 +305,8 @@ impl<'a> Report<'a> {
             Report::Page(page) => {
                 if n > 0 {
                     let mut boards = game.boards.iter().cloned();
-                    let items: Vec<Item> = shifted
-                        .map(|f| item(&f, game.first_move, boards.next().flatten()))
-                        .collect();
-                    page.game(place, game.result, game.line, &items);
+                    let items = shifted.map(|f| item(f, game.first_move, boards.next().flatten()));
+                    page.game(place, game.result, game.line, items);
                 }
             }
         }
@@ -428,7 +426,7 @@ fn boards(game: &RawGame<'_>, findings: &[Finding]) -> Vec<Option<Board>> {
 }
 
 /// The page's item for `finding`, in a game whose moves start at `first_move`.
-fn item(finding: &Finding, first_move: (u32, shakmaty::Color), board: Option<Board>) -> Item {
+fn item(finding: Finding, first_move: (u32, shakmaty::Color), board: Option<Board>) -> Item {
     Item {
         severity: Some(finding.severity().as_str()),
         code: finding.code.as_str().to_owned(),
@@ -439,8 +437,8 @@ fn item(finding: &Finding, first_move: (u32, shakmaty::Color), board: Option<Boa
                 move_name(ply, first_move, finding.san.as_deref().unwrap_or(""))
             )
         }),
-        message: finding.message.clone(),
-        suggestion: finding.suggestion.clone(),
+        message: finding.message,
+        suggestion: finding.suggestion,
         line_of_moves: None,
         board,
     }

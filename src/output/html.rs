@@ -182,7 +182,13 @@ impl Page {
 
     /// The entry of one game, at `place` (first line `line`), recorded
     /// result `result`, with what there is to look at.
-    pub fn game(&mut self, place: &FindingPlace<'_>, result: &str, line: u64, items: &[Item]) {
+    pub fn game(
+        &mut self,
+        place: &FindingPlace<'_>,
+        result: &str,
+        line: u64,
+        items: impl ExactSizeIterator<Item = Item>,
+    ) {
         if self.body.len() + self.rest.len() >= self.budget {
             self.left_off += 1;
             return;
@@ -226,9 +232,13 @@ impl Page {
         // game may hold 400,000 findings.
         let full =
             |page: &Page, s: &str| page.body.len() + page.rest.len() + s.len() >= page.budget;
-        for (i, item) in items.iter().enumerate() {
+        // Each item is made as it is drawn and dropped after: a game with
+        // 400,000 findings holds their entries one at a time.
+        let total = items.len();
+        for (i, item) in items.enumerate() {
+            let item = &item;
             if i > 0 && full(self, &s) {
-                let more = (items.len() - i) as u64;
+                let more = (total - i) as u64;
                 self.entries_left_off += more;
                 let _ = write!(
                     s,
@@ -581,7 +591,7 @@ mod tests {
             board: Some(board),
             ..Item::default()
         };
-        page.game(&place(), "1-0", 1, &[item.clone(), item]);
+        page.game(&place(), "1-0", 1, [item.clone(), item].into_iter());
         let mut out = Vec::new();
         page.finish(&mut out, &Head::default()).unwrap();
         let html = String::from_utf8(out).unwrap();
@@ -608,7 +618,7 @@ mod tests {
             ..Item::default()
         };
         for _ in 0..3 {
-            page.game(&place(), "*", 1, std::slice::from_ref(&item));
+            page.game(&place(), "*", 1, std::iter::once(item.clone()));
         }
         let mut out = Vec::new();
         page.finish(&mut out, &Head::default()).unwrap();
@@ -627,8 +637,7 @@ mod tests {
             message: "m".repeat(100),
             ..Item::default()
         };
-        let items = vec![item; 10_000];
-        page.game(&place(), "*", 1, &items);
+        page.game(&place(), "*", 1, std::iter::repeat_n(item, 10_000));
         assert!(page.body.len() < 8192, "{} bytes", page.body.len());
         assert!(page.items < 100 && page.entries_left_off == 10_000 - page.items);
         let mut out = Vec::new();
