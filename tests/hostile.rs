@@ -920,3 +920,204 @@ fn file_names_reach_the_terminal_escaped() {
     let out = run(&["validate", "-f", "csv", walked], None);
     assert!(stdout(&out).contains(name), "{}", stdout(&out));
 }
+
+/// A game, then `filler` bytes of `byte` in one stretch with no place a
+/// game could start, then two more games: what a decompression bomb with
+/// games around it expands to.
+fn around_a_stretch(byte: u8, filler: usize) -> Vec<u8> {
+    let mut pgn = b"[Event \"before\"]\n\n1. e4 e5 *\n\n".to_vec();
+    pgn.extend(std::iter::repeat_n(byte, filler));
+    pgn.extend_from_slice(b"\n\n[Event \"after\"]\n\n1. d4 d5 *\n\n");
+    pgn.extend_from_slice(b"[Event \"last\"]\n\n1. c4 Ke3 *\n");
+    pgn
+}
+
+/// Issue 43, defect 3: a `.zst` or `.gz` that expands to gigabytes without
+/// a newline was held whole (7.8 GB of memory for a 4 GB bomb) and the run
+/// exited 0. The stretch is skipped past `--max-game-bytes`, reported with
+/// its byte range in every subcommand, the games after it are read, and the
+/// run exits 1.
+#[test]
+fn decompression_bombs_are_skipped_and_reported_not_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let filler = 3 << 20;
+    let pgn = around_a_stretch(b'a', filler);
+    let zst = dir.path().join("bomb.pgn.zst");
+    std::fs::write(&zst, zstd::encode_all(&pgn[..], 19).unwrap()).unwrap();
+    let gz = dir.path().join("bomb.pgn.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(&pgn).unwrap();
+    std::fs::write(&gz, encoder.finish().unwrap()).unwrap();
+    let range = format!("bytes 30..{} ", 32 + filler);
+    for file in [&zst, &gz] {
+        let file = file.to_str().unwrap();
+        let out = run(&["validate", "-j2", "--max-game-bytes", "1M", file], None);
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+        let report = stdout(&out);
+        assert!(report.contains(&range), "{report}");
+        assert!(
+            report.contains("--max-game-bytes (1048576 bytes)"),
+            "{report}"
+        );
+        assert!(
+            report.contains("Ke3"),
+            "the games after it are read: {report}"
+        );
+        assert!(stderr(&out).contains("3 games"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("1 stretch skipped"),
+            "{}",
+            stderr(&out)
+        );
+        // A row (or a line) for each of the three games around it.
+        for (args, lines) in [
+            (
+                vec![
+                    "annotate-outcome",
+                    "-f",
+                    "csv",
+                    "--max-game-bytes",
+                    "1M",
+                    file,
+                ],
+                4,
+            ),
+            (
+                vec!["convert", "-f", "uci", "--max-game-bytes", "1M", file],
+                3,
+            ),
+        ] {
+            let out = run(&args, None);
+            assert_eq!(code(&out), 1, "{args:?}: {}", stderr(&out));
+            assert!(stderr(&out).contains(&range), "{args:?}: {}", stderr(&out));
+            assert_eq!(stdout(&out).lines().count(), lines, "{}", stdout(&out));
+        }
+    }
+    // Under the limit (the default is 32 MiB), the same stretch is read as
+    // text between games, as before.
+    let out = run(&["validate", zst.to_str().unwrap()], None);
+    assert!(!stdout(&out).contains("skipped"), "{}", stdout(&out));
+}
+
+/// Issue 43, defect 3, the other shape of a bomb: a comment that never
+/// closes, with blank lines and tag lines inside it, was joined chunk
+/// after chunk without end. Past `--max-game-bytes` it is read as it
+/// stands, and memory stays bounded; every game is still counted.
+#[test]
+fn an_unclosed_comment_is_not_joined_without_end() {
+    let mut pgn = b"[Event \"open\"]\n\n1. e4 { never closed\n".to_vec();
+    for i in 0..20_000 {
+        pgn.extend_from_slice(format!("\n[Event \"inside {i}\"]\n\n1. d4 d5\n").as_bytes());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("open.pgn");
+    std::fs::write(&path, &pgn).unwrap();
+    let path = path.to_str().unwrap();
+    let whole = run(&["validate", "-f", "csv", "-j1", path], None);
+    let bounded = run(
+        &[
+            "validate",
+            "-f",
+            "csv",
+            "-j1",
+            "--max-game-bytes",
+            "64K",
+            path,
+        ],
+        None,
+    );
+    assert_eq!(code(&bounded), 1, "{}", stderr(&bounded));
+    // Under the limit: one game whose comment never closes. Past it, the
+    // pieces are read as they stand: more games, every one reported.
+    assert!(stderr(&whole).contains("1 game,"), "{}", stderr(&whole));
+    let games: u64 = stderr(&bounded)
+        .split(" games,")
+        .next()
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{}", stderr(&bounded)));
+    assert!(games > 1, "{}", stderr(&bounded));
+    // The run is the same for any thread count.
+    let j2 = run(
+        &[
+            "validate",
+            "-f",
+            "csv",
+            "-j2",
+            "--max-game-bytes",
+            "64K",
+            path,
+        ],
+        None,
+    );
+    assert_eq!(j2.stdout, bounded.stdout);
+}
+
+/// Issue 43, defect 3: shards of a file whose skipped stretch crosses a
+/// shard boundary still tile it: `merge` gives the one-run output, and the
+/// statistics count the skipped bytes.
+#[test]
+fn a_skipped_stretch_across_shards_merges_into_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("stretch.pgn");
+    let pgn = around_a_stretch(b'x', 600_000);
+    std::fs::write(&path, &pgn).unwrap();
+    let input = path.to_str().unwrap();
+    let limit = ["--max-game-bytes", "256K"];
+    let mut whole_args = vec!["validate", "-f", "csv", "-q", "-j1"];
+    whole_args.extend(limit);
+    whole_args.push(input);
+    let whole = run(&whole_args, None);
+    assert_eq!(code(&whole), 1, "{}", stderr(&whole));
+    let mut shards = Vec::new();
+    for (i, range) in ["0..300000", "300000.."].iter().enumerate() {
+        let out = dir.path().join(format!("shard{i}.csv"));
+        let stats = dir.path().join(format!("shard{i}.csv.stats.json"));
+        let mut args = vec!["validate", "-f", "csv", "-q", "-j1", "--no-header"];
+        if i == 0 {
+            args.pop();
+        }
+        args.extend(limit);
+        args.extend(["--byte-range", range, "--stats", stats.to_str().unwrap()]);
+        args.extend(["-o", out.to_str().unwrap(), input]);
+        let shard = run(&args, None);
+        assert!(matches!(code(&shard), 0 | 1), "{}", stderr(&shard));
+        shards.push(out.to_str().unwrap().to_owned());
+    }
+    let mut args = vec!["merge"];
+    args.extend(shards.iter().map(String::as_str));
+    let merged = run(&args, None);
+    assert_eq!(code(&merged), 0, "{}", stderr(&merged));
+    assert_eq!(stdout(&merged), stdout(&whole));
+    assert!(stdout(&whole).contains("skipped"), "{}", stdout(&whole));
+}
+
+/// Issue 43, defect 3, in a FEN input: a line longer than
+/// `--max-game-bytes` is skipped and reported with its line and byte
+/// range, never held; the lines around it are read.
+#[test]
+fn an_overlong_line_of_a_fen_input_is_skipped_and_reported() {
+    let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n";
+    let mut input = fen.as_bytes().to_vec();
+    input.extend(std::iter::repeat_n(b'x', 2 << 20));
+    input.push(b'\n');
+    input.extend_from_slice(fen.as_bytes());
+    let start = fen.len();
+    let end = start + (2 << 20) + 1;
+    let out = run(
+        &[
+            "convert",
+            "--from",
+            "fen",
+            "-f",
+            "fen",
+            "--max-game-bytes",
+            "1M",
+            "-",
+        ],
+        Some(&input),
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().count(), 2, "{}", stdout(&out));
+    let said = format!("bytes {start}..{end} ");
+    assert!(stderr(&out).contains(&said), "{}", stderr(&out));
+}

@@ -72,6 +72,7 @@ def validate(
     good_games: Optional[PathArg] = None,
     byte_range: Optional[str] = None,
     stats: Optional[PathArg] = None,
+    max_game_bytes: Optional[Union[int, str]] = None,
 ) -> RecordStream:
     """Every finding of every game, one row per finding (``finding`` in
     docs/records.md). Findings are data, never exceptions.
@@ -89,6 +90,7 @@ def annotate_outcome(
     problems: bool = False,
     byte_range: Optional[str] = None,
     stats: Optional[PathArg] = None,
+    max_game_bytes: Optional[Union[int, str]] = None,
 ) -> RecordStream:
     """What the Laws say happened in each game, one row per game
     (``outcome`` in docs/records.md). ``rules``: ``fide``, ``app`` or
@@ -106,6 +108,7 @@ def games(
     from_: Optional[str] = None,
     byte_range: Optional[str] = None,
     stats: Optional[PathArg] = None,
+    max_game_bytes: Optional[Union[int, str]] = None,
 ) -> RecordStream:
     """Every game converted, one row per game (``game`` in docs/records.md):
     UCI moves (SAN too with ``san=True``), final FEN, typed tags, all tags
@@ -125,6 +128,7 @@ def positions(
     from_: Optional[str] = None,
     byte_range: Optional[str] = None,
     stats: Optional[PathArg] = None,
+    max_game_bytes: Optional[Union[int, str]] = None,
 ) -> RecordStream:
     """Every position of every game, one row per position (``position`` in
     docs/records.md), with the FEN, the move that led to it, and that

@@ -31,7 +31,8 @@ use crate::inputs::Inputs;
 use crate::records::{CRecords, Failure, Records, Spec};
 use crate::run::{Diag, Job};
 use pgnkit::api::options::{
-    AnnotateOutcomeOptions, ConvertOptions, PerftOptions, Positions, RunOptions, ValidateOptions,
+    AnnotateOutcomeOptions, ByteSize, ConvertOptions, PerftOptions, Positions, RunOptions,
+    ValidateOptions,
 };
 use pgnkit::api::{Format, Input, RecordSink};
 use pgnkit::exit::ExitStatus;
@@ -349,17 +350,42 @@ fn choice<T: clap::ValueEnum>(name: &str, value: &str) -> PyResult<T> {
     })
 }
 
+/// `max_game_bytes`: a positive int of bytes, or a str as the command
+/// line takes it (`"64M"`); `None` for the default.
+fn max_game_bytes(arg: Option<&Bound<'_, PyAny>>) -> PyResult<ByteSize> {
+    let Some(arg) = arg.filter(|a| !a.is_none()) else {
+        return Ok(ByteSize::default());
+    };
+    if let Ok(text) = arg.extract::<String>() {
+        return parsed("max_game_bytes", Some(&text)).map(Option::unwrap_or_default);
+    }
+    let refused = || {
+        PyValueError::new_err("max_game_bytes: give a positive int of bytes, or a str such as \"64M\"")
+    };
+    if arg.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(refused());
+    }
+    let n: i128 = arg.extract().map_err(|_| refused())?;
+    u64::try_from(n)
+        .ok()
+        .filter(|&n| n > 0)
+        .map(ByteSize)
+        .ok_or_else(refused)
+}
+
 /// The options every streaming call shares.
 fn run_options(
     threads_arg: Option<&Bound<'_, PyAny>>,
     byte_range: Option<&str>,
     stats: Option<PathBuf>,
+    max_game_bytes_arg: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RunOptions> {
     Ok(RunOptions {
         threads: threads(threads_arg)?,
         quiet: true,
         byte_range: parsed("byte_range", byte_range)?,
         stats,
+        max_game_bytes: max_game_bytes(max_game_bytes_arg)?,
         ..RunOptions::default()
     })
 }
@@ -389,7 +415,7 @@ fn start(
     })
 }
 
-/// validate(*paths, threads=None, only=None, ignore=None, tags=None, laws="date", bad_games=None, good_games=None, byte_range=None, stats=None)
+/// validate(*paths, threads=None, only=None, ignore=None, tags=None, laws="date", bad_games=None, good_games=None, byte_range=None, stats=None, max_game_bytes=None)
 /// --
 ///
 /// Replays every game and returns its findings, one row per finding
@@ -406,11 +432,13 @@ fn start(
 /// ``good_games``: files to write the games with / without an error
 /// finding to, byte for byte. ``byte_range`` (``"START..END"``) and
 /// ``stats`` (a file): as the command line's, for shards.
+/// ``max_game_bytes`` (an int, or a str such as ``"64M"``): a longer game,
+/// or text with no game start, is skipped with a warning, not held.
 ///
 /// >>> import polars as pl, pgnkit
 /// >>> pl.DataFrame(pgnkit.validate("games.pgn", only=["illegal-move"]))
 #[pyfunction]
-#[pyo3(signature = (*paths, threads = None, only = None, ignore = None, tags = None, laws = "date", bad_games = None, good_games = None, byte_range = None, stats = None))]
+#[pyo3(signature = (*paths, threads = None, only = None, ignore = None, tags = None, laws = "date", bad_games = None, good_games = None, byte_range = None, stats = None, max_game_bytes = None))]
 #[allow(clippy::too_many_arguments)]
 fn validate(
     paths: &Bound<'_, PyTuple>,
@@ -423,13 +451,14 @@ fn validate(
     good_games: Option<PathBuf>,
     byte_range: Option<&str>,
     stats: Option<PathBuf>,
+    max_game_bytes: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RecordStream> {
     let (only, ignore) = (names(only, "only")?, names(ignore, "ignore")?);
     check_codes("only", &only)?;
     check_codes("ignore", &ignore)?;
     let tags = names(tags, "tags")?;
     let options = ValidateOptions {
-        run: run_options(threads, byte_range, stats)?,
+        run: run_options(threads, byte_range, stats, max_game_bytes)?,
         format: Format::Arrow,
         only,
         ignore,
@@ -445,7 +474,7 @@ fn validate(
     })
 }
 
-/// annotate_outcome(*paths, rules="fide", tags=None, threads=None, laws="date", problems=False, byte_range=None, stats=None)
+/// annotate_outcome(*paths, rules="fide", tags=None, threads=None, laws="date", problems=False, byte_range=None, stats=None, max_game_bytes=None)
 /// --
 ///
 /// Says what the Laws say happened in each game, one row per game
@@ -460,7 +489,7 @@ fn validate(
 /// >>> import pyarrow as pa, pgnkit
 /// >>> t = pa.table(pgnkit.annotate_outcome("games.pgn", tags=["Event"]))
 #[pyfunction]
-#[pyo3(signature = (*paths, rules = "fide", tags = None, threads = None, laws = "date", problems = false, byte_range = None, stats = None))]
+#[pyo3(signature = (*paths, rules = "fide", tags = None, threads = None, laws = "date", problems = false, byte_range = None, stats = None, max_game_bytes = None))]
 #[allow(clippy::too_many_arguments)]
 fn annotate_outcome(
     paths: &Bound<'_, PyTuple>,
@@ -471,10 +500,11 @@ fn annotate_outcome(
     problems: bool,
     byte_range: Option<&str>,
     stats: Option<PathBuf>,
+    max_game_bytes: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RecordStream> {
     let tags = names(tags, "tags")?;
     let options = AnnotateOutcomeOptions {
-        run: run_options(threads, byte_range, stats)?,
+        run: run_options(threads, byte_range, stats, max_game_bytes)?,
         format: Format::Arrow,
         rules: choice("rules", rules)?,
         laws: parsed("laws", Some(laws))?.unwrap_or_default(),
@@ -505,7 +535,7 @@ fn convert_options(
     })
 }
 
-/// games(*paths, tags=None, san=False, threads=None, from_=None, byte_range=None, stats=None)
+/// games(*paths, tags=None, san=False, threads=None, from_=None, byte_range=None, stats=None, max_game_bytes=None)
 /// --
 ///
 /// Converts every game, one row per game (``pgnkit convert -f arrow``;
@@ -525,7 +555,7 @@ fn convert_options(
 /// >>> g = pgnkit.games("games.pgn", threads=2)
 /// >>> duckdb.sql("select white, black, plies from g where plies > 200")
 #[pyfunction]
-#[pyo3(signature = (*paths, tags = None, san = false, threads = None, from_ = None, byte_range = None, stats = None))]
+#[pyo3(signature = (*paths, tags = None, san = false, threads = None, from_ = None, byte_range = None, stats = None, max_game_bytes = None))]
 #[allow(clippy::too_many_arguments)]
 fn games(
     paths: &Bound<'_, PyTuple>,
@@ -535,8 +565,9 @@ fn games(
     from_: Option<&str>,
     byte_range: Option<&str>,
     stats: Option<PathBuf>,
+    max_game_bytes: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RecordStream> {
-    let run = run_options(threads, byte_range, stats)?;
+    let run = run_options(threads, byte_range, stats, max_game_bytes)?;
     let options = convert_options(Positions::Final, san, from_, run)?;
     let keep = tags.map(|t| names(Some(t), "tags")).transpose()?;
     let inputs = Inputs::from_args(paths)?;
@@ -548,7 +579,7 @@ fn games(
     )
 }
 
-/// positions(*paths, threads=None, from_=None, byte_range=None, stats=None)
+/// positions(*paths, threads=None, from_=None, byte_range=None, stats=None, max_game_bytes=None)
 /// --
 ///
 /// One row per position of every game, with the move that led to it and
@@ -559,15 +590,16 @@ fn games(
 /// >>> import polars as pl, pgnkit
 /// >>> pl.DataFrame(pgnkit.positions("games.pgn"))
 #[pyfunction]
-#[pyo3(signature = (*paths, threads = None, from_ = None, byte_range = None, stats = None))]
+#[pyo3(signature = (*paths, threads = None, from_ = None, byte_range = None, stats = None, max_game_bytes = None))]
 fn positions(
     paths: &Bound<'_, PyTuple>,
     threads: Option<&Bound<'_, PyAny>>,
     from_: Option<&str>,
     byte_range: Option<&str>,
     stats: Option<PathBuf>,
+    max_game_bytes: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RecordStream> {
-    let run = run_options(threads, byte_range, stats)?;
+    let run = run_options(threads, byte_range, stats, max_game_bytes)?;
     let options = convert_options(Positions::All, false, from_, run)?;
     let inputs = Inputs::from_args(paths)?;
     start(inputs, "positions", None, move |inputs, out, diag| {

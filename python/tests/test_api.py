@@ -119,6 +119,23 @@ def test_python_threads_out_of_range():
             pgnkit.perft("startpos", 1, threads=bad)
 
 
+def test_python_decompression_bomb_is_skipped(capfd):
+    """Issue 43, defect 3: a stretch with no game start past max_game_bytes
+    is skipped and said on standard error, the games around it read."""
+    game = b'[Event "x"]\n\n1. e4 e5 *\n\n'
+    bomb = gzip.compress(game + b"a" * (3 << 20) + b"\n\n" + game)
+    rows = pa.table(pgnkit.games(bomb, max_game_bytes="1M"))
+    assert rows.num_rows == 2
+    err = capfd.readouterr().err
+    assert "skipped" in err and "bytes 25.." in err, err
+    assert pa.table(pgnkit.validate(bomb, max_game_bytes=1 << 20))["code"].to_pylist() == [
+        "syntax"
+    ]
+    for bad in (0, -5, "12X", True):
+        with pytest.raises(ValueError, match="max_game_bytes"):
+            pgnkit.games(bomb, max_game_bytes=bad)
+
+
 def test_python_path_with_newline_or_nul(tmp_path):
     """Issue 43, defect 6: the error names the input."""
     newline = tmp_path / "two\nlines.pgn"

@@ -592,6 +592,9 @@ pub(super) fn run(
                     }
                     // Text holding no game is `validate`'s business.
                     Event::Loose(..) => {}
+                    Event::Skipped(file, skip) => {
+                        out.error(format!("{file}: {}", skip.message()));
+                    }
                     Event::Failed(file, err) => out.error(format!("{file}: {}", chain(&err))),
                 }
                 Ok(())

@@ -397,6 +397,10 @@ impl Writer<'_> {
             Event::Game(ctx, out) => self.game(ctx, out),
             // Text between games that holds no game: nothing to convert.
             Event::Loose(..) => Ok(()),
+            Event::Skipped(file, skip) => {
+                self.out.error(format!("{file}: {}", skip.message()));
+                Ok(())
+            }
             Event::Failed(file, err) => {
                 self.out.error(format!("{file}: {}", chain(&err)));
                 Ok(())
@@ -549,6 +553,7 @@ fn every_tag(streaming: &Streaming<'_>) -> Result<Vec<String>, Error> {
         threads: streaming.threads,
         quiet: true,
         spool: None,
+        max_game_bytes: streaming.max_game_bytes,
     };
     let (mut names, failed) = inputs.tag_names().map_err(Error::from)?;
     if let Some((file, err)) = failed {

@@ -66,6 +66,74 @@ pub struct RunOptions {
     /// CSV output without its header line (so shard outputs concatenate).
     #[arg(long)]
     pub no_header: bool,
+
+    /// The most bytes one game may take (a number, or with K, M or G for
+    /// KiB, MiB, GiB). A longer game, or a longer stretch of text where no
+    /// game starts (a decompression bomb), is skipped and reported with its
+    /// byte range, never held in memory; the run goes on after it and
+    /// exits 1. A line of a FEN, EPD or UCI input longer than this is
+    /// skipped the same way.
+    #[arg(long, value_name = "SIZE", default_value_t)]
+    pub max_game_bytes: ByteSize,
+}
+
+/// A size in bytes, as `--max-game-bytes` takes it: `1048576`, `512K`,
+/// `32M`, `2G` (binary multiples).
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::api::options::ByteSize;
+/// assert_eq!("32M".parse::<ByteSize>().unwrap().0, 32 << 20);
+/// assert_eq!("1000".parse::<ByteSize>().unwrap().0, 1000);
+/// assert!("0".parse::<ByteSize>().is_err());
+/// assert!("12X".parse::<ByteSize>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteSize(pub u64);
+
+impl Default for ByteSize {
+    fn default() -> ByteSize {
+        ByteSize(crate::input::chunk::MAX_GAME_BYTES as u64)
+    }
+}
+
+impl ByteSize {
+    /// The size as a buffer length (a size past memory's is memory's).
+    pub fn bytes(self) -> usize {
+        usize::try_from(self.0).unwrap_or(usize::MAX)
+    }
+}
+
+impl std::fmt::Display for ByteSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (shift, unit) in [(30, "G"), (20, "M"), (10, "K")] {
+            if self.0 >= 1 << shift && self.0.is_multiple_of(1 << shift) {
+                return write!(f, "{}{unit}", self.0 >> shift);
+            }
+        }
+        write!(f, "{}", self.0)
+    }
+}
+
+impl std::str::FromStr for ByteSize {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<ByteSize, String> {
+        let (digits, shift) = match text.char_indices().last() {
+            Some((i, 'k' | 'K')) => (&text[..i], 10),
+            Some((i, 'm' | 'M')) => (&text[..i], 20),
+            Some((i, 'g' | 'G')) => (&text[..i], 30),
+            _ => (text, 0),
+        };
+        let refused = || format!("{text:?}: give a number of bytes, or with K, M or G (32M)");
+        let n: u64 = digits.parse().map_err(|_| refused())?;
+        let n = n.checked_mul(1 << shift).ok_or_else(refused)?;
+        if n == 0 {
+            return Err(refused());
+        }
+        Ok(ByteSize(n))
+    }
 }
 
 /// The options of `validate` ([`crate::api::validate`]).

@@ -90,6 +90,8 @@ pub(crate) struct Streaming<'d> {
     pub stats: Option<PathBuf>,
     /// CSV output is written without its header.
     pub no_header: bool,
+    /// `--max-game-bytes`.
+    pub max_game_bytes: usize,
     /// Paths a directory walk found that are not regular files (a FIFO, a
     /// socket, a device): reported and skipped.
     pub skipped: Vec<PathBuf>,
@@ -136,6 +138,7 @@ impl<'d> Streaming<'d> {
             range: args.byte_range,
             stats: args.stats.clone(),
             no_header: args.no_header,
+            max_game_bytes: args.max_game_bytes.bytes(),
             started: Instant::now(),
         }
     }
@@ -409,6 +412,7 @@ impl<'d> Streaming<'d> {
             threads: self.threads,
             quiet: self.quiet || !self.diag.shows_progress(),
             spool,
+            max_game_bytes: self.max_game_bytes,
         }
     }
 
@@ -454,12 +458,23 @@ impl<'d> Streaming<'d> {
                 .write(path)?;
         }
         if !self.quiet {
-            let text = format!("{}, {summary}{}", diag::games(totals.games), unread(failed));
+            let skipped = match totals.skipped {
+                0 => String::new(),
+                n => format!(
+                    ", {n} stretch{} skipped (--max-game-bytes)",
+                    if n == 1 { "" } else { "es" }
+                ),
+            };
+            let text = format!(
+                "{}, {summary}{skipped}{}",
+                diag::games(totals.games),
+                unread(failed)
+            );
             let line = diag::summary_line(text, self.started.elapsed());
             self.diag.line(Level::Note, &line);
         }
         Ok(super::Summary {
-            status: ExitStatus::of_run(problems, failed),
+            status: ExitStatus::of_run(problems + totals.skipped, failed),
             games: totals.games,
             records: product.records,
             unread: failed,

@@ -549,6 +549,15 @@ pub(super) fn run(
     let totals = inputs.for_each_game(
         |game| checked(game, args.laws, &policy, &tags, page),
         |event| {
+            // A stretch skipped for its length is reported as text that
+            // holds no game is: a `syntax` error with its line.
+            let event = match event {
+                Event::Skipped(file, skip) => {
+                    let message = skip.message();
+                    Event::Loose(file, Finding::game(Code::Syntax, skip.line, message))
+                }
+                event => event,
+            };
             match event {
                 Event::Game(
                     ctx,
@@ -594,6 +603,8 @@ pub(super) fn run(
                         .write(&mut out, &place, vec![finding], 0, &game)
                         .map_err(&failed)?;
                 }
+                // Made a loose finding above.
+                Event::Skipped(..) => {}
                 Event::Failed(file, err) => out.error(format!("{file}: {}", chain(&err))),
             }
             Ok(())

@@ -225,18 +225,83 @@ fn first_line(head: &[u8]) -> FirstLine {
 pub struct LineBatches<R> {
     reader: R,
     number: u64,
+    /// Bytes read so far.
+    offset: u64,
+    /// A line longer than this is skipped, not held.
+    max: usize,
+    /// A line skipped for its length, not yet taken ([`LineBatches::take_skipped`]).
+    skipped: Option<SkippedLine>,
     done: bool,
     /// A read error to report after the lines read before it.
     failed: Option<io::Error>,
 }
 
+/// A line longer than the limit: its number and byte range, without its
+/// text (never held).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkippedLine {
+    pub number: u64,
+    pub start: u64,
+    pub end: u64,
+}
+
 impl<R: BufRead> LineBatches<R> {
-    pub fn new(reader: R) -> LineBatches<R> {
+    /// Batches of the lines of `reader`; a line longer than `max` bytes is
+    /// skipped (the batch before it ends there).
+    pub fn new(reader: R, max: usize) -> LineBatches<R> {
         LineBatches {
             reader,
             number: 0,
+            offset: 0,
+            max,
+            skipped: None,
             done: false,
             failed: None,
+        }
+    }
+
+    /// The line skipped at the end of the batch last returned, if one was:
+    /// it comes after that batch's lines and before the next batch's.
+    pub fn take_skipped(&mut self) -> Option<SkippedLine> {
+        self.skipped.take()
+    }
+}
+
+/// Reads one line of `reader` into `buf` (its newline included), as
+/// `read_until` does, but holding at most `max` bytes: the rest of a longer
+/// line is read and dropped. Returns the bytes read and whether the line
+/// was longer than `max` (then `buf` is empty).
+fn read_line_within(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<(usize, bool)> {
+    let mut read = 0;
+    let mut over = false;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok((read, over));
+        }
+        let (take, done) = match memchr::memchr(b'\n', available) {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        if !over && buf.len() + take > max {
+            over = true;
+            *buf = Vec::new();
+        }
+        if !over {
+            buf.extend_from_slice(&available[..take]);
+        }
+        reader.consume(take);
+        read += take;
+        if done {
+            return Ok((read, over));
         }
     }
 }
@@ -254,7 +319,22 @@ impl<R: BufRead> Iterator for LineBatches<R> {
         let mut batch = Vec::with_capacity(BATCH);
         let mut buf = Vec::new();
         while batch.len() < BATCH {
-            let read = self.reader.read_until(b'\n', &mut buf);
+            let read = read_line_within(&mut self.reader, &mut buf, self.max);
+            if let Ok((n, true)) = read {
+                self.number += 1;
+                let start = self.offset;
+                self.offset += n as u64;
+                self.skipped = Some(SkippedLine {
+                    number: self.number,
+                    start,
+                    end: self.offset,
+                });
+                return Some(Ok(batch));
+            }
+            let read = read.map(|(n, _)| {
+                self.offset += n as u64;
+                n
+            });
             // On a failure, the bytes of the line read before it are kept
             // (`read_until` leaves them in `buf`) and processed too.
             let interrupted = matches!(&read, Err(e) if e.kind() == io::ErrorKind::Interrupted);
@@ -353,7 +433,9 @@ mod tests {
     #[test]
     fn batches_number_lines_and_strip_endings() {
         let data: &[u8] = b"\xef\xbb\xbfa\r\nb\n\nc";
-        let lines: Vec<Line> = LineBatches::new(data).flat_map(Result::unwrap).collect();
+        let lines: Vec<Line> = LineBatches::new(data, usize::MAX)
+            .flat_map(Result::unwrap)
+            .collect();
         let got: Vec<(&str, u64)> = lines.iter().map(|l| (l.text.as_str(), l.number)).collect();
         assert_eq!(got, [("a", 1), ("b", 2), ("", 3), ("c", 4)]);
     }
@@ -390,7 +472,7 @@ mod tests {
         // See issue 10: the partial batch was dropped.
         let data = b"a\nb\nc";
         let reader = io::BufReader::with_capacity(2, Failing(data));
-        let mut batches = LineBatches::new(reader);
+        let mut batches = LineBatches::new(reader, usize::MAX);
         let first = batches.next().unwrap().unwrap();
         let got: Vec<&str> = first.iter().map(|l| l.text.as_str()).collect();
         // `c` has no line ending when the read fails: it is what was read.
@@ -432,13 +514,18 @@ mod tests {
     #[test]
     fn bare_carriage_returns_are_refused_with_a_reason() {
         let data: &[u8] = b"8/8/8/8/8/8/8/K1k5 w - - 0 1\r8/8/8/8/8/8/8/K1k5 b - - 0 1\r";
-        let mut batches = LineBatches::new(data);
+        let mut batches = LineBatches::new(data, usize::MAX);
         let err = batches.next().unwrap().unwrap_err();
         assert!(err.to_string().contains("bare carriage return"), "{err}");
         assert!(batches.next().is_none());
         // CRLF is fine.
         let crlf: &[u8] = b"a\r\nb\r\n";
-        assert_eq!(LineBatches::new(crlf).flat_map(Result::unwrap).count(), 2);
+        assert_eq!(
+            LineBatches::new(crlf, usize::MAX)
+                .flat_map(Result::unwrap)
+                .count(),
+            2
+        );
     }
 
     #[test]

@@ -155,7 +155,7 @@ pub struct Page {
 /// stay under 300 MB (issue 43). A run with more findings lists the first,
 /// counts all, and says where the rest are; memory stays bounded whatever
 /// the input. Checked before each entry, not only at a game's start.
-pub const PAGE_BYTES: usize = 64 << 20;
+pub const PAGE_BYTES: usize = 32 << 20;
 
 impl Page {
     /// A page for `command` that draws at most `limit` boards.

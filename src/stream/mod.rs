@@ -75,6 +75,53 @@ impl<'n> GameCtx<'n> {
 /// An input that could not be read to its end: its name and why.
 pub type FailedInput = (String, io::Error);
 
+/// A stretch of an input skipped for its length rather than held: no game
+/// can start in more than `--max-game-bytes` bytes of it (a giant game, a
+/// decompression bomb, text that is no PGN), or a line of a line-based
+/// input is longer than that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Skipped {
+    /// The (uncompressed) byte offset of its first byte.
+    pub start: u64,
+    /// The byte offset just past its last byte.
+    pub end: u64,
+    /// The line it starts on.
+    pub line: u64,
+    /// What it is.
+    pub what: SkippedKind,
+    /// The limit it passed (`--max-game-bytes`).
+    pub max: usize,
+}
+
+/// What a [`Skipped`] stretch is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkippedKind {
+    /// It starts with a tag: one game, too long to be held, is lost.
+    Game,
+    /// Text where no game starts.
+    Text,
+    /// A line of a line-based input.
+    Line,
+}
+
+impl Skipped {
+    /// What a report says of it.
+    pub fn message(&self) -> String {
+        let max = self.max;
+        let what = match self.what {
+            SkippedKind::Game => "a game longer than",
+            SkippedKind::Text => "text holding no game start in more than",
+            SkippedKind::Line => "a line longer than",
+        };
+        format!(
+            "bytes {}..{} ({} bytes) skipped, not read: {what} --max-game-bytes ({max} bytes)",
+            self.start,
+            self.end,
+            self.end - self.start
+        )
+    }
+}
+
 /// What the sink receives, in input order.
 pub enum Event<'n, R> {
     /// One game's result.
@@ -82,6 +129,9 @@ pub enum Event<'n, R> {
     /// A finding that belongs to no game (a file holding no game at all);
     /// its line is already file-relative.
     Loose(&'n str, Finding),
+    /// A stretch skipped for its length ([`Skipped`]); the games before
+    /// and after it are delivered as usual.
+    Skipped(&'n str, Skipped),
     /// An input could not be opened or read; everything read before the
     /// failure has been delivered.
     Failed(&'n str, io::Error),
@@ -93,6 +143,8 @@ pub struct Totals {
     pub games: u64,
     /// Inputs that could not be opened or read to the end.
     pub failed: u64,
+    /// Stretches skipped for their length ([`Skipped`]).
+    pub skipped: u64,
     /// What each input that was opened gave, in input order.
     pub inputs: Vec<InputTotals>,
 }
@@ -248,6 +300,7 @@ pub fn for_each_game<R: Send>(
         threads,
         quiet,
         spool: None,
+        max_game_bytes: crate::input::chunk::MAX_GAME_BYTES,
     };
     inputs.for_each_game(work, sink)
 }
@@ -265,6 +318,9 @@ pub struct Inputs<'f, 's> {
     /// may be read at once, and the writer puts what the sink writes for
     /// each in input order.
     pub spool: Option<&'f Spooled<'s>>,
+    /// A stretch of this many bytes where no game starts (or a line this
+    /// long) is skipped and reported, not held (`--max-game-bytes`).
+    pub max_game_bytes: usize,
 }
 
 impl<'f, 's> Inputs<'f, 's> {
@@ -350,6 +406,7 @@ impl<'f, 's> Inputs<'f, 's> {
             range: self.range,
             threads: self.threads,
             quiet: self.quiet,
+            max: self.max_game_bytes,
         }
     }
 }
@@ -362,6 +419,8 @@ struct StreamJob<'f, 's> {
     range: Option<ByteRange>,
     threads: usize,
     quiet: bool,
+    /// `--max-game-bytes`.
+    max: usize,
 }
 
 /// A worker's result for one [`Item`].
@@ -369,12 +428,15 @@ enum ItemResult<R> {
     Opened { name: String, span: Span },
     Chunk(ChunkResult<R>),
     Lines(Vec<R>),
+    SkippedLine(crate::input::lines::SkippedLine),
     Failed { name: String, error: io::Error },
 }
 
 struct ChunkResult<R> {
     data: Vec<u8>,
     at_end: bool,
+    /// A piece of a stretch skipped for its length: never scanned.
+    skipped: bool,
     /// `None` when the chunk ended in an unclean state.
     scanned: Option<Scanned<R>>,
 }
@@ -430,6 +492,10 @@ struct InputState {
     stats: InputTotals,
     /// The length of `held` when it was last scanned.
     held_scanned: usize,
+    /// `--max-game-bytes`: `held` is scanned as it stands past this.
+    max: usize,
+    /// The stretch being skipped, until its last piece.
+    skip: Option<Skipped>,
     totals: Totals,
 }
 
@@ -441,6 +507,7 @@ impl InputState {
         self.line_offset = 0;
         self.held.clear();
         self.tail.clear();
+        self.skip = None;
         self.base = span.first_byte;
         self.complete = false;
         self.stats = InputTotals {
@@ -491,6 +558,9 @@ impl InputState {
         if self.complete && name == self.name {
             // Past what the shard needed: the failure costs it nothing.
             return Ok(());
+        }
+        if name == self.name {
+            self.end_skip(sink)?;
         }
         self.totals.failed += 1;
         self.held.clear();
@@ -543,6 +613,9 @@ impl InputState {
             return Ok(());
         }
         let limit = self.span.as_ref().and_then(|s| s.limit);
+        if !chunk.skipped || limit.is_some_and(|l| self.base == l) {
+            self.end_skip(sink)?;
+        }
         if let Some(limit) = limit
             && self.held.is_empty()
             && self.base == limit
@@ -555,22 +628,29 @@ impl InputState {
         let ChunkResult {
             data,
             at_end,
+            skipped,
             scanned,
         } = chunk;
+        if skipped {
+            return self.skipped(data, at_end, work, sink);
+        }
         let (data, scanned) = if self.held.is_empty() {
             (data, scanned)
         } else {
             // The previous split was wrong: scan both as one. While the
             // join stays unclean (a comment that never closes), it is
             // scanned again only when it has doubled, so the scans of a
-            // long unclean stretch add up to linear time, not quadratic.
+            // long unclean stretch add up to linear time, not quadratic;
+            // past `--max-game-bytes` it is scanned as it stands, its end
+            // taken as the end of its last game, so memory stays bounded.
             let mut joined = std::mem::take(&mut self.held);
             joined.extend_from_slice(&data);
-            if !at_end && joined.len() < 2 * self.held_scanned {
+            let whole = at_end || joined.len() >= self.max;
+            if !whole && joined.len() < 2 * self.held_scanned {
                 self.held = joined;
                 return Ok(());
             }
-            let scanned = scan_chunk(&joined, at_end, work);
+            let scanned = scan_chunk(&joined, whole, work);
             (joined, scanned)
         };
         let Some(scanned) = scanned else {
@@ -578,6 +658,18 @@ impl InputState {
             self.held = data;
             return Ok(());
         };
+        self.scanned(data, scanned, sink)
+    }
+
+    /// Hands the games of a scanned chunk to `sink`, up to the end of the
+    /// shard's region.
+    fn scanned<R>(
+        &mut self,
+        data: Vec<u8>,
+        scanned: Scanned<R>,
+        sink: &mut impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let limit = self.span.as_ref().and_then(|s| s.limit);
         let past = limit.filter(|&l| self.base + data.len() as u64 > l);
         let first_chunk = self.game == 0;
         let offsets = scanned.offsets;
@@ -608,21 +700,82 @@ impl InputState {
             sink(Event::Loose(&self.name, finding))?;
         }
         self.line_offset += scanned.lines;
+        self.advance(&data);
+        Ok(())
+    }
+
+    /// One piece of a stretch skipped for its length: counted, its bytes in
+    /// the region's digest, never scanned; the stretch is reported with its
+    /// last piece. A held unclean chunk before it is scanned as it stands.
+    fn skipped<R>(
+        &mut self,
+        data: Vec<u8>,
+        at_end: bool,
+        work: &(impl Fn(&RawGame<'_>) -> R + Sync),
+        sink: &mut impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        if !self.held.is_empty() {
+            let held = std::mem::take(&mut self.held);
+            if let Some(scanned) = scan_chunk(&held, true, work) {
+                self.scanned(held, scanned, sink)?;
+            }
+            if self.complete {
+                return Ok(());
+            }
+        }
+        let lines = memchr::memchr_iter(b'\n', &data).count() as u64;
+        let skip = self.skip.get_or_insert(Skipped {
+            start: self.base,
+            end: self.base,
+            line: self.line_offset + 1,
+            what: if data.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+                SkippedKind::Game
+            } else {
+                SkippedKind::Text
+            },
+            max: self.max,
+        });
+        skip.end += data.len() as u64;
+        self.line_offset += lines;
+        self.advance(&data);
+        if at_end {
+            self.end_skip(sink)?;
+        }
+        Ok(())
+    }
+
+    /// Reports the stretch being skipped, if there is one.
+    fn end_skip<R>(
+        &mut self,
+        sink: &mut impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        match self.skip.take() {
+            Some(skip) => {
+                self.totals.skipped += 1;
+                sink(Event::Skipped(&self.name, skip))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Moves past `data`, which the stream has dealt with: the region's
+    /// digest, the offset of the next chunk and the bytes before it.
+    fn advance(&mut self, data: &[u8]) {
+        let limit = self.span.as_ref().and_then(|s| s.limit);
         if let Some(region) = &mut self.stats.region {
-            region.update(&data);
+            region.update(data);
         }
         self.base += data.len() as u64;
         if limit.is_some() {
             let keep = data.len().min(LOOK_BACK + 1);
             if keep < LOOK_BACK + 1 {
-                self.tail.extend_from_slice(&data);
+                self.tail.extend_from_slice(data);
                 let extra = self.tail.len().saturating_sub(LOOK_BACK + 1);
                 self.tail.drain(..extra);
             } else {
                 self.tail = data[data.len() - keep..].to_vec();
             }
         }
-        Ok(())
     }
 
     /// The in-order part of one worker result: hands what it holds to
@@ -645,6 +798,17 @@ impl InputState {
             ItemResult::Failed { name, error } => self.failed(&name, error, sink)?,
             ItemResult::Chunk(chunk) => self.chunk(chunk, game, sink)?,
             ItemResult::Lines(results) => self.results(results, sink)?,
+            ItemResult::SkippedLine(line) => {
+                self.totals.skipped += 1;
+                let skip = Skipped {
+                    start: line.start,
+                    end: line.end,
+                    line: line.number,
+                    what: SkippedKind::Line,
+                    max: self.max,
+                };
+                sink(Event::Skipped(&self.name, skip))?;
+            }
         }
         let added = self.totals.games - before;
         let games = feed.games.fetch_add(added, Ordering::Relaxed) + added;
@@ -713,10 +877,19 @@ impl StreamJob<'_, '_> {
         line: &(impl Fn(&Line, LineFormat) -> R + Sync),
         sink: &mut impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
     ) -> anyhow::Result<Totals> {
-        let mut state = InputState::default();
+        let mut state = InputState {
+            max: self.max,
+            ..InputState::default()
+        };
         let counter = feed.counter;
         pipeline::ordered_within(
-            source::items(feed.files, self.format, self.range, Arc::clone(counter)),
+            source::items(
+                feed.files,
+                self.format,
+                self.range,
+                self.max,
+                Arc::clone(counter),
+            ),
             workers,
             budget(workers),
             |item| work_on(item, game, line),
@@ -749,7 +922,7 @@ impl StreamJob<'_, '_> {
             End(Option<anyhow::Error>),
         }
         let workers = (self.threads / readers).max(1);
-        let (format, range) = (self.format, self.range);
+        let (format, range, max) = (self.format, self.range, self.max);
         let next = AtomicUsize::new(0);
         let games = AtomicU64::new(0);
         let feed = ProgressFeed {
@@ -759,7 +932,10 @@ impl StreamJob<'_, '_> {
             games: &games,
         };
         let mut states: Vec<InputState> = Vec::new();
-        states.resize_with(files.len(), InputState::default);
+        states.resize_with(files.len(), || InputState {
+            max,
+            ..InputState::default()
+        });
         let mut result = Ok(());
         std::thread::scope(|scope| {
             let (tx, rx) = mpsc::sync_channel::<(usize, Msg<R>)>(4 * self.threads);
@@ -777,6 +953,7 @@ impl StreamJob<'_, '_> {
                                 &files[index..=index],
                                 format,
                                 range,
+                                max,
                                 Arc::clone(counter),
                             ),
                             workers,
@@ -816,6 +993,7 @@ impl StreamJob<'_, '_> {
         for state in states {
             totals.games += state.totals.games;
             totals.failed += state.totals.failed;
+            totals.skipped += state.totals.skipped;
             totals.inputs.extend(state.totals.inputs);
         }
         Ok(totals)
@@ -841,14 +1019,24 @@ fn work_on<R>(
     match item {
         Item::Opened { name, span } => ItemResult::Opened { name, span },
         Item::Failed { name, error } => ItemResult::Failed { name, error },
-        Item::Chunk { data, at_end } => {
-            let scanned = scan_chunk(&data, at_end, game);
+        Item::Chunk {
+            data,
+            at_end,
+            skipped,
+        } => {
+            let scanned = if skipped {
+                None
+            } else {
+                scan_chunk(&data, at_end, game)
+            };
             ItemResult::Chunk(ChunkResult {
                 data,
                 at_end,
+                skipped,
                 scanned,
             })
         }
+        Item::SkippedLine(line) => ItemResult::SkippedLine(line),
         Item::Lines { lines, format } => ItemResult::Lines(
             lines
                 .iter()

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use super::InputFormat;
 use crate::input::chunk::{Chunker, TARGET};
 use crate::input::error::{InputError, ReadError};
-use crate::input::lines::{Line, LineBatches, LineFormat, sniff};
+use crate::input::lines::{Line, LineBatches, LineFormat, SkippedLine, sniff};
 use crate::input::open::{Compression, CountingReader, detect, input_name, open, open_reader};
 use crate::input::range::{ByteRange, Region, region};
 
@@ -41,13 +41,20 @@ pub(super) struct Span {
 pub(super) enum Item {
     /// An input was opened: the items up to the next `Opened` are its own.
     Opened { name: String, span: Span },
-    /// PGN bytes starting at a game boundary.
-    Chunk { data: Vec<u8>, at_end: bool },
+    /// PGN bytes starting at a game boundary, or (`skipped`) a piece of a
+    /// stretch too long to be a game ([`crate::input::chunk::Chunk`]).
+    Chunk {
+        data: Vec<u8>,
+        at_end: bool,
+        skipped: bool,
+    },
     /// Lines of a line-based input.
     Lines {
         lines: Vec<Line>,
         format: LineFormat,
     },
+    /// A line of a line-based input longer than the limit, skipped.
+    SkippedLine(SkippedLine),
     /// The input could not be opened or read further.
     Failed { name: String, error: io::Error },
 }
@@ -59,7 +66,7 @@ impl Item {
         match self {
             Item::Chunk { data, .. } => data.len(),
             Item::Lines { lines, .. } => lines.iter().map(|l| l.text.len() + 32).sum(),
-            Item::Opened { .. } | Item::Failed { .. } => 0,
+            Item::Opened { .. } | Item::Failed { .. } | Item::SkippedLine(_) => 0,
         }
     }
 }
@@ -72,30 +79,36 @@ pub(super) fn items(
     files: &[super::Input],
     format: InputFormat,
     range: Option<ByteRange>,
+    max: usize,
     counter: Arc<AtomicU64>,
 ) -> impl Iterator<Item = Item> + Send + '_ {
     files.iter().flat_map(move |input| match (input, range) {
-        (super::Input::Path(path), Some(range)) => range_items(path, range, Arc::clone(&counter)),
+        (super::Input::Path(path), Some(range)) => {
+            range_items(path, range, max, Arc::clone(&counter))
+        }
         (super::Input::Reader(_), Some(_)) => Box::new(iter::once(failed(
             input.name(),
             "cannot read a byte range",
             InputError::RangeOfNonFile.into(),
         ))),
-        (_, None) => input_items(input, format, Arc::clone(&counter)),
+        (_, None) => input_items(input, format, max, Arc::clone(&counter)),
     })
 }
 
-/// The PGN chunks of `reader`, as items; with `not_last`, the final chunk
-/// is marked as not ending the input (more of the file follows).
+/// The PGN chunks of `reader`, as items, a game held up to `max` bytes;
+/// with `not_last`, the final chunk is marked as not ending the input (more
+/// of the file follows).
 fn chunks(
     reader: impl Read + Send + 'static,
     name: String,
+    max: usize,
     not_last: Option<()>,
 ) -> impl Iterator<Item = Item> + Send + 'static {
-    Chunker::new(reader, TARGET).map(move |chunk| match chunk {
+    Chunker::new(reader, TARGET, max).map(move |chunk| match chunk {
         Ok(chunk) => Item::Chunk {
             data: chunk.data,
             at_end: chunk.at_end && not_last.is_none(),
+            skipped: chunk.skipped,
         },
         Err(error) => failed(name.clone(), "read failed", error),
     })
@@ -105,7 +118,7 @@ fn chunks(
 /// of its region ([`crate::input::range`]), then, for as long as the
 /// in-order side has not set the stop flag, the chunks after it (the last
 /// game may run past the region's end).
-fn range_items(path: &Path, range: ByteRange, counter: Arc<AtomicU64>) -> Items {
+fn range_items(path: &Path, range: ByteRange, max: usize, counter: Arc<AtomicU64>) -> Items {
     let name = input_name(path);
     let opened = open_range(path, range);
     let (mut file, len, region) = match opened {
@@ -134,14 +147,14 @@ fn range_items(path: &Path, range: ByteRange, counter: Arc<AtomicU64>) -> Items 
     });
     let inside = CountingReader::new(head.take(limit - first_byte), Arc::clone(&counter));
     if limit == len {
-        return Box::new(opened.chain(chunks(inside, name, None)));
+        return Box::new(opened.chain(chunks(inside, name, max, None)));
     }
-    let region_chunks = chunks(inside, name.clone(), Some(()));
+    let region_chunks = chunks(inside, name.clone(), max, Some(()));
     // The rest of the file is read only when the region's chunks are all
     // out, and only until the in-order side has what it needs.
     let rest = iter::once_with(move || -> Items {
         match file.seek(SeekFrom::Start(limit)) {
-            Ok(_) => Box::new(chunks(CountingReader::new(file, counter), name, None)),
+            Ok(_) => Box::new(chunks(CountingReader::new(file, counter), name, max, None)),
             Err(error) => Box::new(iter::once(failed(name, "read failed", error))),
         }
     })
@@ -179,7 +192,12 @@ fn failed(name: String, doing: &'static str, source: io::Error) -> Item {
 }
 
 /// The items of one input.
-fn input_items(input: &super::Input, format: InputFormat, counter: Arc<AtomicU64>) -> Items {
+fn input_items(
+    input: &super::Input,
+    format: InputFormat,
+    max: usize,
+    counter: Arc<AtomicU64>,
+) -> Items {
     let name = input.name();
     let opened = match input {
         super::Input::Path(path) => open(path, counter),
@@ -213,13 +231,21 @@ fn input_items(input: &super::Input, format: InputFormat, counter: Arc<AtomicU64
         span,
     });
     match lines {
-        None => Box::new(opened.chain(chunks(reader, name, None))),
+        None => Box::new(opened.chain(chunks(reader, name, max, None))),
         Some(format) => {
-            let batches = LineBatches::new(BufReader::with_capacity(1 << 16, reader));
-            Box::new(opened.chain(batches.map(move |batch| match batch {
-                Ok(lines) => Item::Lines { lines, format },
-                Err(error) => failed(name.clone(), "read failed", error),
-            })))
+            let mut batches = LineBatches::new(BufReader::with_capacity(1 << 16, reader), max);
+            // A line skipped for its length comes after the batch that
+            // ended at it.
+            let items = iter::from_fn(move || {
+                if let Some(line) = batches.take_skipped() {
+                    return Some(Item::SkippedLine(line));
+                }
+                batches.next().map(|batch| match batch {
+                    Ok(lines) => Item::Lines { lines, format },
+                    Err(error) => failed(name.clone(), "read failed", error),
+                })
+            });
+            Box::new(opened.chain(items))
         }
     }
 }
