@@ -128,9 +128,8 @@ def test_python_decompression_bomb_is_skipped(capfd):
     assert rows.num_rows == 2
     err = capfd.readouterr().err
     assert "skipped" in err and "bytes 25.." in err, err
-    assert pa.table(pgnkit.validate(bomb, max_game_bytes=1 << 20))["code"].to_pylist() == [
-        "syntax"
-    ]
+    codes = pa.table(pgnkit.validate(bomb, max_game_bytes=1 << 20))["code"].to_pylist()
+    assert codes.count("syntax") == 1, codes
     for bad in (0, -5, "12X", True):
         with pytest.raises(ValueError, match="max_game_bytes"):
             pgnkit.games(bomb, max_game_bytes=bad)
