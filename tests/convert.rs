@@ -248,7 +248,7 @@ fn csv_header_from_the_first_games_or_from_tags() {
         ]
     );
     assert_eq!(
-        header[header.len() - 8..],
+        header[header.len() - 9..],
         [
             "plies",
             "uci",
@@ -256,6 +256,7 @@ fn csv_header_from_the_first_games_or_from_tags() {
             "eval_cp",
             "eval_mate",
             "final_fen",
+            "key",
             "error",
             "error_code"
         ]
@@ -265,7 +266,7 @@ fn csv_header_from_the_first_games_or_from_tags() {
     let chosen = convert(&["--to", "csv", "--tags", "ECO,White,Nope", TWIC], None, 0);
     assert!(
         chosen
-            .starts_with("file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Nope,plies,uci,clock,eval_cp,eval_mate,final_fen,error,error_code\n"),
+            .starts_with("file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Nope,plies,uci,clock,eval_cp,eval_mate,final_fen,key,error,error_code\n"),
         "{chosen}"
     );
 }
@@ -295,7 +296,7 @@ fn csv_warns_once_about_a_tag_first_seen_after_the_header_is_fixed() {
     assert_eq!(code(&out), 0);
     let text = stdout(&out);
     assert!(text.starts_with(
-        "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,plies,uci,clock,eval_cp,eval_mate,final_fen,error,error_code\n"
+        "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,plies,uci,clock,eval_cp,eval_mate,final_fen,key,error,error_code\n"
     ));
     assert_eq!(text.lines().count(), 1006);
     let err = stderr(&out);
@@ -1338,4 +1339,96 @@ fn every_record_format_has_one_record_per_game() {
             }
         }
     }
+}
+
+/// The `key` column of every game of `file` (CSV), in input order, with
+/// the game's `start_fen` and `uci` (a plain second way to tell games
+/// apart).
+fn keys_of(file: &str) -> Vec<(String, String, String)> {
+    let out = run(&["convert", "-f", "csv", "-q", "-j2", file], None);
+    assert!(matches!(code(&out), 0 | 1), "{}", stderr(&out));
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let header = reader.headers().unwrap().clone();
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (key, start, uci) = (at("key"), at("start_fen"), at("uci"));
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[key].to_owned(), r[start].to_owned(), r[uci].to_owned())
+        })
+        .collect()
+}
+
+/// Issue 44: one game has one key whatever its notation, tags and result
+/// (`0-0`, `Ng1e2`, a missing `+`, comments, variations, another spelling,
+/// Latin-1), and a truncated copy, another move order reaching the same
+/// game, and another game have others.
+#[test]
+fn key_names_the_game_whatever_its_notation() {
+    let keys: Vec<String> = keys_of("fixtures/dedupe/planted.pgn")
+        .into_iter()
+        .map(|k| k.0)
+        .collect();
+    assert_eq!(keys.len(), 10);
+    assert!(
+        keys.iter()
+            .all(|k| k.len() == 32 && k.bytes().all(|b| b.is_ascii_hexdigit()))
+    );
+    for same in [1, 2, 3, 6, 8, 9] {
+        assert_eq!(keys[same], keys[0], "game {} is game 1", same + 1);
+    }
+    let others: BTreeSet<&String> = [&keys[0], &keys[4], &keys[5], &keys[7]]
+        .into_iter()
+        .collect();
+    assert_eq!(others.len(), 4, "{keys:?}");
+    // The same key in JSON Lines.
+    let jsonl = convert(&["-f", "jsonl", "fixtures/dedupe/planted.pgn"], None, 0);
+    let first: Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
+    assert_eq!(first["key"], keys[0].as_str());
+}
+
+/// Issue 44: on every fixture, two games have one key exactly when they
+/// have one start position and one move list; a game not replayed to its
+/// end has none.
+#[test]
+fn keys_group_games_as_their_moves_do() {
+    let mut by_key = std::collections::HashMap::new();
+    let mut by_moves = std::collections::HashMap::new();
+    let mut games = 0;
+    for entry in std::fs::read_dir("fixtures/pgn").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "pgn") {
+            continue;
+        }
+        for (key, start, uci) in keys_of(path.to_str().unwrap()) {
+            games += 1;
+            if key.is_empty() {
+                continue;
+            }
+            let n = by_key.len();
+            let k = *by_key.entry(key).or_insert(n);
+            let m = by_moves.len();
+            let g = *by_moves.entry((start, uci)).or_insert(m);
+            assert_eq!(k, g, "the nth key and the nth move list go together");
+        }
+    }
+    assert!(games > 50, "{games}");
+    assert_eq!(by_key.len(), by_moves.len());
+    // An illegal game has no key.
+    let out = convert(
+        &["-f", "csv", "fixtures/pgn/illegal_move_ply_61.pgn"],
+        None,
+        1,
+    );
+    let mut reader = csv::Reader::from_reader(out.as_bytes());
+    let key = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "key")
+        .unwrap();
+    let row = reader.records().next().unwrap().unwrap();
+    assert_eq!(&row[key], "", "{out}");
+    assert_eq!(row.iter().last(), Some("illegal-move"));
 }

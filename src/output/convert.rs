@@ -205,6 +205,7 @@ pub fn write_jsonl(game: &ConvertedGame, fens: bool, out: &mut Vec<u8>) {
     for list in reading_lists(&game.readings) {
         o.numbers(list.as_deref());
     }
+    o.opt_str(game.key().map(|k| k.to_string()).as_deref());
     o.error(game.error.as_ref());
     o.finish();
 }
@@ -244,6 +245,9 @@ pub struct CsvRecord {
     pub uci: Option<String>,
     /// Empty when the game's setup failed or the game was left out.
     pub final_fen: Option<String>,
+    /// The game's identity ([`crate::rules::identity`]), when it was
+    /// replayed to its end.
+    pub key: Option<String>,
     /// For a game that could not be replayed: where and why it broke.
     pub error: Option<Finding>,
     /// The recorded result (the columnar form's `result`).
@@ -294,6 +298,7 @@ impl CsvRecord {
             plies: Some(game.plies.len()),
             uci: Some(String::from_utf8(uci).expect("UCI moves are ASCII")),
             final_fen: game.final_position().map(|p| fen(&p, game.mode())),
+            key: game.key().map(|k| k.to_string()),
             san: san.then(|| {
                 let mut text = Vec::with_capacity(6 * game.plies.len());
                 for (i, ply) in game.plies.iter().enumerate() {
@@ -328,6 +333,7 @@ impl CsvRecord {
             plies: None,
             uci: None,
             final_fen: None,
+            key: None,
             error: game.error,
             result,
             san: None,
@@ -479,6 +485,7 @@ impl CsvColumns {
             row.numbers(list.as_deref());
         }
         row.opt_str(r.final_fen.as_deref());
+        row.opt_str(r.key.as_deref());
         row.error(r.error.as_ref());
         row.word(r.error.as_ref().map(|e| e.code.as_str()));
         row.finish();
@@ -515,6 +522,7 @@ pub fn write_columnar(r: &CsvRecord, rows: &mut ArrowRows) {
         row.numbers(list.as_deref());
     }
     row.opt_str(r.final_fen.as_deref());
+    row.opt_str(r.key.as_deref());
     row.error(r.error.as_ref());
     row.word(r.error.as_ref().map(|e| e.code.as_str()));
     row.finish();
@@ -828,7 +836,7 @@ mod tests {
             concat!(
                 r#","tags":{"Event":"E \"x\"","White":"Café"},"nags":null,"comments":["pre"],"variations":null,"moves":["#,
                 r#"{"san":"e4","uci":"e2e4","fen_after":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1","nags":[1],"comments":["a \"b\""],"variations":["(d4 d5)"]},"#,
-                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2","nags":null,"comments":null,"variations":null}],"result":"1-0","clock":null,"eval_cp":null,"eval_mate":null,"error":null}"#,
+                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2","nags":null,"comments":null,"variations":null}],"result":"1-0","clock":null,"eval_cp":null,"eval_mate":null,"key":"6256a93f5f7b6dfe5d999d17d59e79df","error":null}"#,
                 "\n"
             )
         );
@@ -836,7 +844,7 @@ mod tests {
         let text = render(|g, out| write_jsonl(g, true, out), &broken);
         assert!(
             text.ends_with(
-                r#""result":"*","clock":null,"eval_cp":null,"eval_mate":null,"error":{"ply":2,"san":"e2e4","code":"illegal-move","message":"`e2e4` is not a legal move"}}
+                r#""result":"*","clock":null,"eval_cp":null,"eval_mate":null,"key":null,"error":{"ply":2,"san":"e2e4","code":"illegal-move","message":"`e2e4` is not a legal move"}}
 "#
             ),
             "{text}"
@@ -893,8 +901,8 @@ mod tests {
         cols.write_record(&mut out, &a).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,clock,eval_cp,eval_mate,final_fen,error,error_code\n\
-             ,0,,,e,,,,\"w, jr\",,,C60,,1,e2e4,,,,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,,\n"
+            "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,clock,eval_cp,eval_mate,final_fen,key,error,error_code\n\
+             ,0,,,e,,,,\"w, jr\",,,C60,,1,e2e4,,,,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,cbd1741152cb22b2d33a88f67ff47e10,,\n"
         );
         let exact = CsvColumns::exactly(&["White".into(), "ECO".into(), "ECO".into()]).unwrap();
         assert!(CsvColumns::exactly(&["plies".into()]).is_err());

@@ -8,6 +8,7 @@ pub mod ends;
 pub mod finding;
 pub mod game;
 pub mod helpmate;
+pub mod identity;
 pub mod laws;
 pub mod mateability;
 pub mod movetext;

@@ -163,6 +163,19 @@ pub struct Reading {
 }
 
 impl ConvertedGame {
+    /// The game's identity key ([`crate::rules::identity`]): `None` when it
+    /// was not replayed to its end (its setup failed, or a move is not
+    /// legal).
+    pub fn key(&self) -> Option<crate::rules::identity::GameKey> {
+        let start = self.start.as_ref().filter(|_| self.error.is_none())?;
+        let moves = self.plies.iter().map(|p| &p.mv);
+        Some(crate::rules::identity::GameKey::of(
+            &start.pos, start.mode, moves,
+        ))
+    }
+}
+
+impl ConvertedGame {
     /// The game as a record of a game left out: its tags, start, result
     /// and error, without its moves or what annotates them.
     pub fn without_moves(&self) -> ConvertedGame {

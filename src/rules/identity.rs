@@ -1,0 +1,178 @@
+//! The identity of a game: what makes two records the same game, however
+//! they are written.
+//!
+//! Two games are the same game when they start from the same position
+//! under the same rules (standard chess or Chess960) and play the same
+//! moves. The notation is not part of it: `O-O` and `0-0`, `Nf3` and
+//! `Ngf3`, check marks, annotations, comments, variations, line breaks,
+//! tags and the result all leave the key as it is. A transposition (the
+//! same final position by another move order) is another game.
+//!
+//! The key is 128 bits of BLAKE3 over a fixed encoding of the start
+//! position (its EPD: board, side to move, castling rights and a legal en
+//! passant square) and of each move (from, to, promotion, castling as king
+//! to rook), so that no crafted game can pass for another (BLAKE3 is a
+//! cryptographic hash) and the key of a game never changes between runs,
+//! machines or versions: a data set can be grouped by it, stored, and
+//! compared with another run's.
+
+use shakmaty::fen::Epd;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Move};
+
+/// What the encoding starts with: a new version of the encoding would
+/// change it, and so every key.
+const DOMAIN: &[u8] = b"pgnkit game key 1\n";
+
+/// A game's identity key ([`GameKey::of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GameKey(pub u128);
+
+impl GameKey {
+    /// The key of the game that starts at `start` (under `mode`'s
+    /// castling rules) and plays `moves`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::rules::identity::GameKey;
+    /// use shakmaty::{CastlingMode, Chess, Position, san::San};
+    /// let play = |sans: &[&str]| {
+    ///     let mut pos = Chess::default();
+    ///     let mut moves = Vec::new();
+    ///     for san in sans {
+    ///         let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+    ///         pos.play_unchecked(mv);
+    ///         moves.push(mv);
+    ///     }
+    ///     GameKey::of(&Chess::default(), CastlingMode::Standard, &moves)
+    /// };
+    /// // One game, two notations.
+    /// assert_eq!(play(&["Nf3", "d5", "g3"]), play(&["Ngf3", "d5", "g3"]));
+    /// // The same position by another move order is another game.
+    /// assert_ne!(play(&["Nf3", "d5", "g3"]), play(&["g3", "d5", "Nf3"]));
+    /// ```
+    pub fn of<'m>(
+        start: &Chess,
+        mode: CastlingMode,
+        moves: impl IntoIterator<Item = &'m Move>,
+    ) -> GameKey {
+        let mut bytes = Vec::with_capacity(DOMAIN.len() + 96 + 160);
+        bytes.extend_from_slice(DOMAIN);
+        bytes.push(match mode {
+            CastlingMode::Standard => b's',
+            CastlingMode::Chess960 => b'9',
+        });
+        let epd = Epd::from_position(start, EnPassantMode::Legal);
+        bytes.extend_from_slice(epd.to_string().as_bytes());
+        bytes.push(b'\n');
+        for mv in moves {
+            bytes.extend_from_slice(&encode(mv).to_le_bytes());
+        }
+        let hash = blake3::hash(&bytes);
+        let mut first = [0u8; 16];
+        first.copy_from_slice(&hash.as_bytes()[..16]);
+        GameKey(u128::from_be_bytes(first))
+    }
+}
+
+impl std::fmt::Display for GameKey {
+    /// 32 lowercase hexadecimal digits.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:032x}", self.0)
+    }
+}
+
+/// A move in 16 bits: from (6), to (6), promotion role (3), castling (1);
+/// castling is king to rook, which says Chess960 castling exactly.
+fn encode(mv: &Move) -> u16 {
+    let (from, to, promotion, castle) = match *mv {
+        Move::Normal {
+            from,
+            to,
+            promotion,
+            ..
+        } => (from, to, promotion.map_or(0, |r| r as u16), 0),
+        Move::EnPassant { from, to } => (from, to, 0, 0),
+        Move::Castle { king, rook } => (king, rook, 0, 1),
+        // No drops in chess: a put is its square twice.
+        Move::Put { to, .. } => (to, to, 7, 0),
+    };
+    u16::from(from) | u16::from(to) << 6 | promotion << 12 | castle << 15
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::{Position, Square};
+
+    fn key_of(fen: &str, mode: CastlingMode, ucis: &[&str]) -> GameKey {
+        let pos: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
+        let mut now = pos.clone();
+        let mut moves = Vec::new();
+        for uci in ucis {
+            let mv = uci
+                .parse::<shakmaty::uci::UciMove>()
+                .unwrap()
+                .to_move(&now)
+                .unwrap();
+            now.play_unchecked(mv);
+            moves.push(mv);
+        }
+        GameKey::of(&pos, mode, &moves)
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[test]
+    fn the_key_is_stable_across_versions() {
+        // A stored key must never change: this value is the encoding's.
+        let key = key_of(START, CastlingMode::Standard, &["e2e4", "e7e5"]);
+        assert_eq!(key.to_string().len(), 32);
+        assert_eq!(
+            key,
+            key_of(START, CastlingMode::Standard, &["e2e4", "e7e5"])
+        );
+        assert_eq!(key.to_string(), "6256a93f5f7b6dfe5d999d17d59e79df");
+    }
+
+    #[test]
+    fn start_position_rules_and_length_are_part_of_it() {
+        let standard = key_of(START, CastlingMode::Standard, &["e2e4"]);
+        // Chess960's position 518 is the standard array, but other rules.
+        assert_ne!(standard, key_of(START, CastlingMode::Chess960, &["e2e4"]));
+        // Move counters are not part of the position.
+        let later = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 5 40";
+        assert_eq!(standard, key_of(later, CastlingMode::Standard, &["e2e4"]));
+        // Without castling rights it is another position.
+        let no_castling = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1";
+        assert_ne!(
+            standard,
+            key_of(no_castling, CastlingMode::Standard, &["e2e4"])
+        );
+        // A prefix is another game.
+        assert_ne!(standard, key_of(START, CastlingMode::Standard, &[]));
+        assert_ne!(
+            standard,
+            key_of(START, CastlingMode::Standard, &["e2e4", "e7e5"])
+        );
+    }
+
+    #[test]
+    fn promotions_and_castling_are_told_apart() {
+        let fen = "4k3/P7/8/8/8/8/8/R3K2R w KQ - 0 1";
+        let queen = key_of(fen, CastlingMode::Standard, &["a7a8q"]);
+        let knight = key_of(fen, CastlingMode::Standard, &["a7a8n"]);
+        assert_ne!(queen, knight);
+        let short = key_of(fen, CastlingMode::Standard, &["e1g1"]);
+        let king_step = "4k3/P7/8/8/8/8/8/R3K2R w - - 0 1";
+        assert_ne!(short, key_of(king_step, CastlingMode::Standard, &["e1f1"]));
+        assert_eq!(
+            encode(&Move::Castle {
+                king: Square::E1,
+                rook: Square::H1
+            }) >> 15,
+            1
+        );
+    }
+}
