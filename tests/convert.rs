@@ -1430,5 +1430,5 @@ fn keys_group_games_as_their_moves_do() {
         .unwrap();
     let row = reader.records().next().unwrap().unwrap();
     assert_eq!(&row[key], "", "{out}");
-    assert_eq!(row.iter().last(), Some("illegal-move"));
+    assert_eq!(row.iter().next_back(), Some("illegal-move"));
 }
