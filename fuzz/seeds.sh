@@ -32,7 +32,14 @@ with_byte() {
     cat
 }
 
-mkdir -p "$corpus"/{validate,annotate_outcome,convert_pgn,lines,perft}
+mkdir -p "$corpus"/{validate,annotate_outcome,convert_pgn,lines,perft,names}
+
+# names: a length byte and a file name holding terminal controls (ESC ] 0 ;
+# t BEL .pgn, 11 bytes), then the game.
+named() {
+    printf '\013a\033]0;t\007.pgn'
+    cat
+}
 
 # PGN: every file up to 64 KB whole, and every game (a tag line after a
 # line that is not one starts the next) of the first 40 of each file.
@@ -53,6 +60,7 @@ for file in $pgn_files; do
         for target in validate annotate_outcome convert_pgn; do
             seed "$target" < "$game"
         done
+        named < "$game" | seed names
     done
     rm -rf "$split"
 done
@@ -94,6 +102,6 @@ fens | sed -n -e 's/^epd[[:space:]]\+//p' -e '/^[1-8a-zA-Z\/]\{15,\} [wb]/s/[[:s
 printf 'startpos|e2e4 e7e5 g1f3' | with_byte 2 | seed perft
 printf '%s|e1g1' 'r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1' | with_byte 1 | seed perft
 
-for target in validate annotate_outcome convert_pgn lines perft; do
+for target in validate annotate_outcome convert_pgn lines perft names; do
     echo "$target: $(find "$corpus/$target" -type f | wc -l) seeds"
 done
