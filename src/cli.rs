@@ -8,8 +8,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser};
 
 pub use crate::api::options::{
-    AnnotateOutcomeOptions, ConvertOptions, Format, HtmlOptions, MergeOptions, PerftOptions,
-    Positions, RulesProfile, RunOptions, SchemaOptions, SourceFormat, Subcommand, ValidateOptions,
+    AnnotateOutcomeOptions, ConvertOptions, DedupeOptions, Format, HtmlOptions, Keep, MergeOptions,
+    PerftOptions, Positions, RulesProfile, RunOptions, SchemaOptions, SourceFormat, Subcommand,
+    ValidateOptions,
 };
 
 /// Validate, annotate, count and convert chess games (PGN) and positions (FEN),
@@ -55,6 +56,20 @@ pub enum Command {
     /// converts to the same bytes.
     #[command(after_help = short_help(Some(Subcommand::Convert)), after_long_help = long_help(Some(Subcommand::Convert)))]
     Convert(ConvertArgs),
+    /// Find the games that are one game (the same start position and moves,
+    /// however written) and write each once.
+    ///
+    /// Two games are one game when they start from the same position (the
+    /// FEN and Variant tags, Chess960 included) and play the same main line
+    /// as moves: `O-O` or `0-0`, `Nf3` or `Ngf3`, check marks, comments,
+    /// variations, line breaks, tags and the result do not count (the
+    /// `key` column of `convert`). Each repeat is told apart from the copy
+    /// kept: `exact` (the same tags), `tags-differ` (which tags) or
+    /// `result-differs`. A game that cannot be replayed is never grouped.
+    /// The inputs are read twice (once to find the repeats, once to write),
+    /// so they must be files, not standard input.
+    #[command(after_help = short_help(Some(Subcommand::Dedupe)), after_long_help = long_help(Some(Subcommand::Dedupe)))]
+    Dedupe(DedupeArgs),
     /// Merge the CSV, JSON Lines, Parquet or Arrow outputs of `--byte-range`
     /// shards into the output one run over the whole file gives.
     ///
@@ -236,6 +251,20 @@ pub fn examples_of(command: Option<Subcommand>) -> &'static [Example] {
                 "pgnkit convert --to csv --tags Termination fixtures/annotate/time_forfeit_walled_in.pgn",
             ),
         ],
+        Some(Subcommand::Dedupe) => &[
+            ex!(
+                "Each game once, as it was read (the repeats left out)",
+                "pgnkit dedupe fixtures/dedupe/planted.pgn > unique.pgn",
+            ),
+            ex!(
+                "The groups of repeats, and what differs in each copy",
+                "pgnkit dedupe -f text fixtures/dedupe/planted.pgn",
+            ),
+            ex!(
+                "Keep the copy with the most tags; the others to a file of their own",
+                "pgnkit dedupe --keep most-tags --duplicates dups.pgn fixtures/dedupe/planted.pgn > unique.pgn",
+            ),
+        ],
         Some(Subcommand::Merge) => &[
             ex!(
                 "Validate a file in two shards (they could run on two machines)",
@@ -342,6 +371,15 @@ pub fn sections_of(command: Option<Subcommand>) -> Vec<HelpSection> {
                  text: FILE:LINE: game G (White - Black; Event, round R): RESULT: what to\n\
                  look at, for each game whose outcome needs a person (--problems).",
                 columns_help(&crate::schema::outcome::OUTCOME)
+            ),
+        )),
+        Some(Subcommand::Dedupe) => sections.push(section(
+            "Report columns",
+            &format!(
+                "{}\n\
+                 One record per game of a group of repeats (docs/records.md,\n\
+                 `pgnkit schema dedupe`); -f pgn writes the games kept instead.",
+                columns_help(&crate::schema::duplicate::DUPLICATE)
             ),
         )),
         Some(Subcommand::Convert) => sections.push(section(
@@ -489,6 +527,15 @@ pub struct ConvertArgs {
     pub options: ConvertOptions,
 }
 
+/// `dedupe`'s arguments: the inputs, then the options.
+#[derive(Debug, Clone, Args)]
+pub struct DedupeArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub options: DedupeOptions,
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct PerftArgs {
     /// Position as FEN, quoted (missing fields default); `startpos` or none:
@@ -521,6 +568,7 @@ options_of! {
     ValidateArgs => ValidateOptions,
     AnnotateOutcomeArgs => AnnotateOutcomeOptions,
     ConvertArgs => ConvertOptions,
+    DedupeArgs => DedupeOptions,
     PerftArgs => PerftOptions,
     MergeArgs => MergeOptions,
     SchemaArgs => SchemaOptions,

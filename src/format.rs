@@ -15,6 +15,7 @@ pub enum Subcommand {
     AnnotateOutcome,
     Perft,
     Convert,
+    Dedupe,
     Merge,
     Schema,
     Completions,
@@ -22,11 +23,12 @@ pub enum Subcommand {
 
 impl Subcommand {
     /// Every subcommand, in the order `--help` lists them.
-    pub const ALL: [Subcommand; 7] = [
+    pub const ALL: [Subcommand; 8] = [
         Subcommand::Validate,
         Subcommand::AnnotateOutcome,
         Subcommand::Perft,
         Subcommand::Convert,
+        Subcommand::Dedupe,
         Subcommand::Merge,
         Subcommand::Schema,
         Subcommand::Completions,
@@ -39,6 +41,7 @@ impl Subcommand {
             Subcommand::AnnotateOutcome => "annotate-outcome",
             Subcommand::Perft => "perft",
             Subcommand::Convert => "convert",
+            Subcommand::Dedupe => "dedupe",
             Subcommand::Merge => "merge",
             Subcommand::Schema => "schema",
             Subcommand::Completions => "completions",
@@ -113,6 +116,7 @@ impl Format {
             Subcommand::Validate => VALIDATE,
             Subcommand::AnnotateOutcome => ANNOTATE,
             Subcommand::Convert => CONVERT,
+            Subcommand::Dedupe => DEDUPE,
             Subcommand::Merge => MERGE,
             Subcommand::Perft | Subcommand::Schema | Subcommand::Completions => &[],
         }
@@ -221,6 +225,39 @@ const CONVERT: &[(Format, Option<&str>)] = &[
     (
         Format::Arrow,
         Some("The Parquet columns as an Arrow IPC stream (for pipes)"),
+    ),
+];
+
+const DEDUPE: &[(Format, Option<&str>)] = &[
+    (
+        Format::Pgn,
+        Some(
+            "The games kept (the first copy of each game, or the one --keep picks, and every game that repeats none), byte for byte as they were read, in input order",
+        ),
+    ),
+    (
+        Format::Text,
+        Some(
+            "The groups of repeats: for each, the copy kept and every repeat, with its kind and the tags that differ",
+        ),
+    ),
+    (
+        Format::Csv,
+        Some("A header row, then one row per game of a group of repeats (see the report columns)"),
+    ),
+    (
+        Format::Jsonl,
+        Some("One JSON object per game of a group of repeats, with the CSV fields"),
+    ),
+    (
+        Format::Parquet,
+        Some(
+            "The CSV columns, typed, as a Parquet file (give -o FILE, or redirect standard output: never a terminal)",
+        ),
+    ),
+    (
+        Format::Arrow,
+        Some("The CSV columns, typed, as an Arrow IPC stream"),
     ),
 ];
 

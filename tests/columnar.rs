@@ -143,8 +143,10 @@ fn parquet_and_arrow_hold_the_csv_rows() {
     let fixtures = fixtures.to_str().unwrap();
     // What each run is, its arguments, those CSV alone takes, and the flag
     // that names the format.
-    let runs: [(&str, Vec<&str>, Vec<&str>, &str); 4] = [
+    let runs: [(&str, Vec<&str>, Vec<&str>, &str); 5] = [
         ("validate", vec!["validate", "-q", fixtures], vec![], "-f"),
+        // Every fixture: the planted repeats and the games two files share.
+        ("dedupe", vec!["dedupe", "-q", fixtures], vec![], "-f"),
         (
             "annotate-outcome",
             vec![

@@ -42,7 +42,14 @@ fn schema_subcommand_prints_every_kind() {
     assert_eq!(
         names,
         [
-            "finding", "outcome", "game", "position", "perft", "move", "error"
+            "finding",
+            "outcome",
+            "game",
+            "position",
+            "duplicate",
+            "perft",
+            "move",
+            "error"
         ]
     );
     for (kind, s) in kinds.iter().zip(schema::ALL) {

@@ -7,6 +7,7 @@ mod cli;
 mod clocks;
 mod columnar;
 mod convert;
+mod dedupe;
 mod fuzz_replay;
 mod hostile;
 mod layers;

@@ -38,6 +38,7 @@
 
 mod annotate_outcome;
 mod convert;
+mod dedupe;
 mod merge;
 pub mod options;
 mod perft;
@@ -50,8 +51,9 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 pub use self::options::{
-    AnnotateOutcomeOptions, ConvertOptions, HtmlOptions, MergeOptions, PerftOptions, Positions,
-    RulesProfile, RunOptions, SchemaOptions, SourceFormat, ValidateOptions,
+    AnnotateOutcomeOptions, ConvertOptions, DedupeOptions, HtmlOptions, Keep, MergeOptions,
+    PerftOptions, Positions, RulesProfile, RunOptions, SchemaOptions, SourceFormat,
+    ValidateOptions,
 };
 pub use self::perft::{PerftRow, PerftSink, PerftText};
 pub use crate::error::{Error, ErrorKind};
@@ -152,6 +154,22 @@ pub fn annotate_outcome(
     diagnostics: &dyn Diagnostics,
 ) -> Result<Summary, Error> {
     annotate_outcome::run(options, inputs, records, diagnostics)
+}
+
+/// Runs `dedupe`: the games of `inputs` that are one game grouped, each
+/// written once (`Format::Pgn`), or the groups reported.
+///
+/// # Errors
+///
+/// For conflicting flags, inputs that cannot be read twice, or when an
+/// output cannot be written.
+pub fn dedupe(
+    options: &DedupeOptions,
+    inputs: Vec<Input>,
+    records: RecordSink<'_>,
+    diagnostics: &dyn Diagnostics,
+) -> Result<Summary, Error> {
+    dedupe::run(options, inputs, records, diagnostics)
 }
 
 /// Runs `convert`: every game (or position, or UCI line) of `inputs`

@@ -401,6 +401,58 @@ impl Default for PerftOptions {
     }
 }
 
+/// Which copy of a game `dedupe` keeps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Keep {
+    /// The first copy read.
+    #[default]
+    First,
+    /// The longest record (the most bytes: comments, clocks, analysis), the
+    /// first of those.
+    Longest,
+    /// The copy with the most tags, the first of those.
+    MostTags,
+}
+
+/// The options of `dedupe` ([`crate::api::dedupe`]). It reads its inputs
+/// twice (once to find the repeats, once to write), so they must be files.
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct DedupeOptions {
+    #[command(flatten)]
+    pub run: RunOptions,
+
+    /// Output format: the games kept (`pgn`), or the report of the groups.
+    #[arg(short = 'f', long, value_name = "FORMAT",
+          value_parser = FormatParser(Subcommand::Dedupe), default_value = "pgn")]
+    pub format: Format,
+
+    /// Which copy of a repeated game is kept.
+    #[arg(long, value_enum, value_name = "WHICH", default_value_t)]
+    pub keep: Keep,
+
+    /// Also write the repeats (every copy not kept), byte for byte as they
+    /// were read, in input order, to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub duplicates: Option<PathBuf>,
+
+    /// With a report format: also write the games kept to FILE (what `-f
+    /// pgn` writes).
+    #[arg(long, value_name = "FILE")]
+    pub unique: Option<PathBuf>,
+}
+
+impl Default for DedupeOptions {
+    fn default() -> DedupeOptions {
+        DedupeOptions {
+            run: RunOptions::default(),
+            format: Format::Pgn,
+            keep: Keep::First,
+            duplicates: None,
+            unique: None,
+        }
+    }
+}
+
 /// The options of `convert` ([`crate::api::convert`]). Its default writes
 /// PGN (the command line has no default: `-f` is required there).
 #[derive(Debug, Clone, PartialEq, Eq, Args)]

@@ -416,6 +416,69 @@ impl<'d> Streaming<'d> {
         }
     }
 
+    /// The files games are copied to (`validate --bad-games/--good-games`,
+    /// `dedupe --duplicates/--unique`; `flags` names them in errors),
+    /// checked and created: none may be an input, standard output, the
+    /// product or the other; `None` without either.
+    ///
+    /// # Errors
+    ///
+    /// When a file is refused, or one cannot be created.
+    pub fn game_files(
+        &self,
+        bad: Option<&Path>,
+        good: Option<&Path>,
+        flags: &str,
+    ) -> Result<Option<crate::output::problem_games::ProblemGames>, Error> {
+        if bad.is_none() && good.is_none() {
+            return Ok(None);
+        }
+        if self.range.is_some() {
+            return Err(Error::usage(format!(
+                "{flags} cannot be used with --byte-range"
+            )));
+        }
+        let mut taken: Vec<(u64, u64)> = self
+            .output
+            .iter()
+            .filter(|o| o.as_path() != Path::new("-"))
+            .filter_map(|o| identity(o))
+            .collect();
+        // Whatever standard output is (a file, a pipe, a terminal): games
+        // written there too would mix with the product.
+        let stdout = stdout_identity(false);
+        let mut created: Option<PathBuf> = None;
+        let refuse = |path: &Path, why: &str| {
+            Error::usage(format!(
+                "refusing to write games to {}: {why}",
+                path.display()
+            ))
+        };
+        let another = "the run writes another output there";
+        crate::output::problem_games::ProblemGames::create(bad, good, |path| {
+            if path == Path::new("-") {
+                return Err(Error::usage(format!(
+                    "{flags} write files: `-` (standard output) holds the product"
+                )));
+            }
+            self.check_output(path)?;
+            let id = identity(path);
+            if id.is_some()
+                && id == stdout
+                && self.output.as_deref().is_none_or(|o| o == Path::new("-"))
+            {
+                return Err(refuse(path, "standard output goes there too"));
+            }
+            if id.is_some_and(|id| taken.contains(&id)) || created.as_deref() == Some(path) {
+                return Err(refuse(path, another));
+            }
+            taken.extend(id);
+            created = Some(path.to_owned());
+            Ok(())
+        })
+        .map(Some)
+    }
+
     /// Reports `message` as an error line (`pgnkit: {message}`).
     pub fn error(&self, message: impl std::fmt::Display) {
         self.diag.line(Level::Error, &diag::error_line(message));

@@ -1,10 +1,10 @@
 //! `pgnkit validate`: replay every game and report every finding.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::options::ValidateOptions as ValidateArgs;
-use super::streaming::{Product, Streaming, identity, stdout_identity};
+use super::streaming::{Product, Streaming};
 use super::{Diagnostics, Format as ReportFormat, Input, RecordSink, Subcommand, Summary};
 use crate::error::Error;
 use crate::input::error::chain;
@@ -164,57 +164,11 @@ fn problem_games(
     args: &ValidateArgs,
     streaming: &Streaming<'_>,
 ) -> Result<Option<ProblemGames>, Error> {
-    let (bad, good) = (args.bad_games.as_deref(), args.good_games.as_deref());
-    if bad.is_none() && good.is_none() {
-        return Ok(None);
-    }
-    if streaming.range.is_some() {
-        return Err(Error::usage(
-            "--bad-games and --good-games cannot be used with --byte-range",
-        ));
-    }
-    let mut taken: Vec<(u64, u64)> = streaming
-        .output
-        .iter()
-        .filter(|o| o.as_path() != Path::new("-"))
-        .filter_map(|o| identity(o))
-        .collect();
-    // Whatever standard output is (a file, a pipe, a terminal): games
-    // written there too would mix with the report.
-    let stdout = stdout_identity(false);
-    let mut created: Option<PathBuf> = None;
-    let refuse = |path: &Path, why: &str| {
-        Error::usage(format!(
-            "refusing to write games to {}: {why}",
-            path.display()
-        ))
-    };
-    let another = "the run writes another output there";
-    ProblemGames::create(bad, good, |path| {
-        if path == Path::new("-") {
-            return Err(Error::usage(
-                "--bad-games and --good-games write files: `-` (standard output) holds the report",
-            ));
-        }
-        streaming.check_output(path)?;
-        let id = identity(path);
-        if id.is_some()
-            && id == stdout
-            && streaming
-                .output
-                .as_deref()
-                .is_none_or(|o| o == Path::new("-"))
-        {
-            return Err(refuse(path, "standard output goes there too"));
-        }
-        if id.is_some_and(|id| taken.contains(&id)) || created.as_deref() == Some(path) {
-            return Err(refuse(path, another));
-        }
-        taken.extend(id);
-        created = Some(path.to_owned());
-        Ok(())
-    })
-    .map(Some)
+    streaming.game_files(
+        args.bad_games.as_deref(),
+        args.good_games.as_deref(),
+        "--bad-games and --good-games",
+    )
 }
 
 /// Where the findings go: one sink per report format, chosen once

@@ -6,6 +6,7 @@
 
 pub mod annotate_outcome;
 pub mod convert;
+pub mod dedupe;
 pub mod merge;
 pub mod perft;
 pub mod schema;

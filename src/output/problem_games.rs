@@ -14,15 +14,40 @@ use std::path::{Path, PathBuf};
 use crate::error::Error;
 use crate::output::atomic::{self, Commit};
 
+/// Games' bytes one after another, as they were read: a newline parts two
+/// games only where the first did not end with one.
+#[derive(Debug, Default)]
+pub struct GameBytes {
+    /// The last byte written.
+    last: Option<u8>,
+}
+
+impl GameBytes {
+    /// Writes one game's bytes to `out`.
+    ///
+    /// # Errors
+    ///
+    /// When writing fails.
+    pub fn write(&mut self, out: &mut dyn Write, raw: &[u8]) -> std::io::Result<()> {
+        let Some(&last) = raw.last() else {
+            return Ok(());
+        };
+        if self.last.is_some_and(|b| b != b'\n') {
+            out.write_all(b"\n")?;
+        }
+        out.write_all(raw)?;
+        self.last = Some(last);
+        Ok(())
+    }
+}
+
 /// A file games are copied to.
 struct GamesFile {
     path: PathBuf,
     out: BufWriter<File>,
     /// Renames the temporary file written onto `path` at the end.
     commit: Commit,
-    /// The last byte written, to part two games with a newline when the
-    /// first did not end with one.
-    last: Option<u8>,
+    bytes: GameBytes,
 }
 
 impl GamesFile {
@@ -32,7 +57,7 @@ impl GamesFile {
             path: path.to_owned(),
             out: BufWriter::with_capacity(1 << 16, file),
             commit,
-            last: None,
+            bytes: GameBytes::default(),
         })
     }
 
@@ -45,15 +70,9 @@ impl GamesFile {
     /// Writes one game's bytes, after a newline if the game before did not
     /// end with one.
     fn write_game(&mut self, raw: &[u8]) -> Result<(), Error> {
-        let Some(&last) = raw.last() else {
-            return Ok(());
-        };
-        if self.last.is_some_and(|b| b != b'\n') {
-            self.out.write_all(b"\n").map_err(|e| self.failed(e))?;
-        }
-        self.out.write_all(raw).map_err(|e| self.failed(e))?;
-        self.last = Some(last);
-        Ok(())
+        let GamesFile { out, bytes, .. } = self;
+        let written = bytes.write(out, raw);
+        written.map_err(|e| self.failed(e))
     }
 
     /// Flushes the file and gives it its name.

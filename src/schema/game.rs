@@ -169,12 +169,7 @@ pub const GAME: Schema = Schema {
             .null_when("the game's setup failed, or it was left out")
             .csv_only()
             .distinct(),
-        Column::new(
-            "key",
-            Type::Str,
-            "the game's identity: 32 hexadecimal digits of a 128-bit BLAKE3 hash of its start position (and whether it is Chess960) and its main line as moves, whatever the notation (`O-O` or `0-0`, `Nf3` or `Ngf3`, check marks, comments, tags and result do not count): equal keys are the same game; group or join by it",
-        )
-        .null_when("the game was not replayed to its end (its setup failed, or a move is not legal)"),
+        common::KEY.null_when("the game was not replayed to its end (its setup failed, or a move is not legal)"),
         ERROR_COLUMN.null_when("the game was replayed"),
         Column::new(
             "error_code",

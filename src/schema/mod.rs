@@ -15,6 +15,7 @@
 //! whose CSV form is one column per tag named at run time.
 
 pub mod arrow;
+pub mod duplicate;
 pub mod finding;
 pub mod game;
 pub mod outcome;
@@ -100,11 +101,12 @@ pub enum InCsv {
 
 /// Every record kind, for `pgnkit schema` and `docs/records.md`: the
 /// records, then the structs they hold.
-pub const ALL: [&Schema; 7] = [
+pub const ALL: [&Schema; 8] = [
     &finding::FINDING,
     &outcome::OUTCOME,
     &game::GAME,
     &position::POSITION,
+    &duplicate::DUPLICATE,
     &perft::PERFT,
     &game::MOVE,
     &finding::ERROR,
@@ -117,6 +119,7 @@ pub fn of_command(command: crate::format::Subcommand) -> Option<&'static Schema>
         Subcommand::Validate => Some(&finding::FINDING),
         Subcommand::AnnotateOutcome => Some(&outcome::OUTCOME),
         Subcommand::Convert => Some(&game::GAME),
+        Subcommand::Dedupe => Some(&duplicate::DUPLICATE),
         _ => None,
     }
 }
@@ -326,6 +329,13 @@ pub mod common {
 
     /// The plies of a game.
     pub const PLIES: Column = Column::new("plies", Type::UInt32, "plies replayed");
+
+    /// A game's identity ([`crate::rules::identity`]), as text.
+    pub const KEY: Column = Column::new(
+        "key",
+        Type::Str,
+        "the game's identity: 32 hexadecimal digits of a 128-bit BLAKE3 hash of its start position (and whether it is Chess960) and its main line as moves, whatever the notation (`O-O` or `0-0`, `Nf3` or `Ngf3`, check marks, comments, tags and result do not count): equal keys are the same game; group or join by it",
+    );
 
     /// A game's tags.
     pub const TAGS: Column = Column::new("tags", Type::Map, "the game's tags").per_tag();

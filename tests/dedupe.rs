@@ -1,0 +1,191 @@
+//! `pgnkit dedupe` (issue 44): repeats found, grouped, told apart, and
+//! every game read either kept or left out, byte for byte.
+
+use crate::util::{CHUNK, code, multi_chunk_pgn, run, stderr, stdout};
+
+/// Ten games: one game in seven copies of four kinds, a truncated copy,
+/// another move order, another game (fixtures/dedupe/README.md).
+const PLANTED: &str = "fixtures/dedupe/planted.pgn";
+
+/// The games of PGN `text` as they were read: cut before each `[Event`
+/// that starts a line after a blank line (the fixtures' games all start
+/// so).
+fn games_of(text: &[u8]) -> Vec<Vec<u8>> {
+    let mut starts = vec![0];
+    for i in 1..text.len() {
+        if text[i..].starts_with(b"[Event ") && text[..i].ends_with(b"\n\n") {
+            starts.push(i);
+        }
+    }
+    starts.push(text.len());
+    starts
+        .windows(2)
+        .map(|w| text[w[0]..w[1]].to_vec())
+        .collect()
+}
+
+/// The report's rows as (game, role, kind, tags_differ).
+fn rows(csv: &[u8]) -> Vec<(u64, String, String, String)> {
+    let mut reader = csv::Reader::from_reader(csv);
+    let header = reader.headers().unwrap().clone();
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (game, role, kind, differ) = (at("game"), at("role"), at("kind"), at("tags_differ"));
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (
+                r[game].parse().unwrap(),
+                r[role].to_owned(),
+                r[kind].to_owned(),
+                r[differ].to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn planted_repeats_are_grouped_with_their_kinds() {
+    let out = run(&["dedupe", "-q", "-f", "csv", PLANTED], None);
+    assert_eq!(code(&out), 1, "repeats were found: {}", stderr(&out));
+    let rows = rows(&out.stdout);
+    let expected: Vec<(u64, &str, &str, &str)> = vec![
+        (1, "kept", "", ""),
+        (2, "repeat", "exact", ""),
+        (3, "repeat", "tags-differ", "Round White"),
+        (4, "repeat", "result-differs", "Result"),
+        (7, "repeat", "exact", ""),
+        (9, "repeat", "tags-differ", "Black"),
+        (10, "repeat", "tags-differ", "Black"),
+    ];
+    let got: Vec<(u64, &str, &str, &str)> = rows
+        .iter()
+        .map(|(g, r, k, d)| (*g, r.as_str(), k.as_str(), d.as_str()))
+        .collect();
+    assert_eq!(got, expected);
+    // Games 9 and 10 (one in UTF-8, one in Latin-1) are one game and
+    // read as one tag value.
+    let text = run(&["dedupe", "-q", "-f", "text", PLANTED], None);
+    assert!(
+        stdout(&text).contains("group 1: 7 copies of"),
+        "{}",
+        stdout(&text)
+    );
+    // Clean input: no repeat, exit 0, an empty report.
+    let out = run(
+        &["dedupe", "-q", "-f", "csv", "fixtures/pgn/chess960.pgn"],
+        None,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().count(), 1, "the header only");
+}
+
+#[test]
+fn every_game_is_kept_or_left_out_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let dups = dir.path().join("dups.pgn");
+    let out = run(
+        &[
+            "dedupe",
+            "-q",
+            "--duplicates",
+            dups.to_str().unwrap(),
+            PLANTED,
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let games = games_of(&std::fs::read(PLANTED).unwrap());
+    assert_eq!(games.len(), 10);
+    let pick = |numbers: &[usize]| -> Vec<u8> {
+        numbers.iter().flat_map(|&n| games[n - 1].clone()).collect()
+    };
+    assert_eq!(out.stdout, pick(&[1, 5, 6, 8]));
+    assert_eq!(std::fs::read(&dups).unwrap(), pick(&[2, 3, 4, 7, 9, 10]));
+    // With a report on standard output, --unique holds the games kept.
+    let unique = dir.path().join("unique.pgn");
+    let out = run(
+        &[
+            "dedupe",
+            "-q",
+            "-f",
+            "jsonl",
+            "--unique",
+            unique.to_str().unwrap(),
+            PLANTED,
+        ],
+        None,
+    );
+    assert_eq!(stdout(&out).lines().count(), 7);
+    assert_eq!(std::fs::read(&unique).unwrap(), pick(&[1, 5, 6, 8]));
+}
+
+#[test]
+fn keep_picks_the_copy_with_the_most_tags_or_bytes() {
+    let games = games_of(&std::fs::read(PLANTED).unwrap());
+    // A later copy with one tag more, then the annotated copy (game 7).
+    let mut more = games[1].clone();
+    let at = more.windows(2).position(|w| w == b"\n\n").unwrap();
+    more.splice(at..at, b"\n[Annotator \"x\"]".iter().copied());
+    let mut input = games[0].clone();
+    input.extend_from_slice(&more);
+    input.extend_from_slice(&games[6]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("three.pgn");
+    std::fs::write(&path, &input).unwrap();
+    let path = path.to_str().unwrap();
+    let kept = |keep: &str| -> u64 {
+        let out = run(&["dedupe", "-q", "-f", "csv", "--keep", keep, path], None);
+        rows(&out.stdout)
+            .into_iter()
+            .find(|r| r.1 == "kept")
+            .map(|r| r.0)
+            .unwrap()
+    };
+    assert_eq!(kept("first"), 1);
+    assert_eq!(kept("most-tags"), 2);
+    assert_eq!(kept("longest"), 3);
+    // The games kept are written in input order, whichever is kept.
+    let out = run(&["dedupe", "-q", "--keep", "most-tags", path], None);
+    assert_eq!(out.stdout, more);
+}
+
+#[test]
+fn the_same_bytes_for_any_thread_count() {
+    // Several chunks, every game repeated twice over.
+    let once = multi_chunk_pgn(CHUNK);
+    let mut twice = once.clone();
+    twice.extend_from_slice(&once);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("twice.pgn");
+    std::fs::write(&path, &twice).unwrap();
+    let path = path.to_str().unwrap();
+    for format in ["pgn", "csv", "text"] {
+        let one = run(&["dedupe", "-q", "-j1", "-f", format, path], None);
+        let three = run(&["dedupe", "-q", "-j3", "-f", format, path], None);
+        assert_eq!(code(&one), 1, "{}", stderr(&one));
+        assert!(
+            one.stdout == three.stdout,
+            "-f {format}: -j1 and -j3 differ"
+        );
+    }
+    // Every game of the first copy is kept, or repeats one kept earlier.
+    let kept = run(&["dedupe", "-q", path], None);
+    assert!(kept.stdout.len() <= once.len());
+}
+
+#[test]
+fn inputs_that_cannot_be_read_twice_are_refused() {
+    let pgn = std::fs::read(PLANTED).unwrap();
+    let out = run(&["dedupe", "-"], Some(&pgn));
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("reads its inputs twice"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["dedupe", "--unique", "u.pgn", PLANTED], None);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("--unique goes with a report format"));
+    assert!(!std::path::Path::new("u.pgn").exists());
+}
