@@ -122,6 +122,23 @@ def games(
     >>> duckdb.sql("select white, black, plies from g where plies > 200")
     """
 
+def dedupe(
+    *paths: Input,
+    keep: str = "first",
+    duplicates: Optional[PathArg] = None,
+    unique: Optional[PathArg] = None,
+    threads: Optional[int] = None,
+    max_game_bytes: Optional[Union[int, str]] = None,
+) -> RecordStream:
+    """The games that are one game (one ``key``), grouped: one row per game
+    of a group of repeats (``duplicate`` in docs/records.md), with its
+    ``role`` (``kept``, ``repeat``), ``kind`` and ``tags_differ``. The
+    inputs are read twice, so they must be files.
+
+    >>> import polars as pl, pgnkit
+    >>> pl.DataFrame(pgnkit.dedupe("games.pgn")).filter(pl.col("kind") == "tags-differ")
+    """
+
 def positions(
     *paths: Input,
     threads: Optional[int] = None,

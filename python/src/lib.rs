@@ -31,8 +31,8 @@ use crate::inputs::Inputs;
 use crate::records::{CRecords, Failure, Records, Spec};
 use crate::run::{Diag, Job};
 use pgnkit::api::options::{
-    AnnotateOutcomeOptions, ByteSize, ConvertOptions, PerftOptions, Positions, RunOptions,
-    ValidateOptions,
+    AnnotateOutcomeOptions, ByteSize, ConvertOptions, DedupeOptions, PerftOptions, Positions,
+    RunOptions, ValidateOptions,
 };
 use pgnkit::api::{Format, Input, RecordSink};
 use pgnkit::exit::ExitStatus;
@@ -671,6 +671,44 @@ fn perft(
     })
 }
 
+/// dedupe(*paths, keep="first", duplicates=None, unique=None, threads=None, max_game_bytes=None)
+/// --
+///
+/// Groups the games that are one game (the same start position and moves,
+/// however written: the ``key`` of ``games()``) and returns one row per
+/// game of a group of repeats (``pgnkit dedupe -f arrow``; columns:
+/// ``docs/records.md``, ``duplicate``): its group, ``role`` (``kept`` or
+/// ``repeat``), ``kind`` (``exact``, ``tags-differ``, ``result-differs``)
+/// and ``tags_differ``. ``keep``: ``"first"``, ``"longest"`` or
+/// ``"most-tags"``. ``duplicates`` / ``unique``: files to write the
+/// repeats / the games kept to, byte for byte. The inputs are read twice,
+/// so they must be files (paths or directories), not bytes or streams.
+///
+/// >>> import polars as pl, pgnkit
+/// >>> pl.DataFrame(pgnkit.dedupe("games.pgn")).filter(pl.col("kind") == "tags-differ")
+#[pyfunction]
+#[pyo3(signature = (*paths, keep = "first", duplicates = None, unique = None, threads = None, max_game_bytes = None))]
+fn dedupe(
+    paths: &Bound<'_, PyTuple>,
+    keep: &str,
+    duplicates: Option<PathBuf>,
+    unique: Option<PathBuf>,
+    threads: Option<&Bound<'_, PyAny>>,
+    max_game_bytes: Option<&Bound<'_, PyAny>>,
+) -> PyResult<RecordStream> {
+    let options = DedupeOptions {
+        run: run_options(threads, None, None, max_game_bytes)?,
+        format: Format::Arrow,
+        keep: choice("keep", keep)?,
+        duplicates,
+        unique,
+    };
+    let inputs = Inputs::from_args(paths)?;
+    start(inputs, "duplicates", None, move |inputs, out, diag| {
+        pgnkit::api::dedupe(&options, inputs, out, diag)
+    })
+}
+
 /// _run(argv)
 /// --
 ///
@@ -710,9 +748,16 @@ fn _run(py: Python<'_>, argv: Vec<OsString>) -> PyResult<(u8, Vec<u8>, Option<St
                 &stderr,
             )
             .map(|s| s.status),
+            Command::Dedupe(a) => pgnkit::api::dedupe(
+                &a.options,
+                a.input.inputs(),
+                RecordSink::Writer(&mut out),
+                &stderr,
+            )
+            .map(|s| s.status),
             Command::Perft(a) => pgnkit::cmd::perft::run(a, &mut out),
             _ => Err(pgnkit::Error::usage(
-                "_run runs validate, annotate-outcome, convert and perft",
+                "_run runs validate, annotate-outcome, convert, dedupe and perft",
             )),
         };
         match result {
@@ -759,6 +804,7 @@ fn _pgnkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(annotate_outcome, m)?)?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
     m.add_function(wrap_pyfunction!(positions, m)?)?;
+    m.add_function(wrap_pyfunction!(dedupe, m)?)?;
     m.add_function(wrap_pyfunction!(perft, m)?)?;
     m.add_function(wrap_pyfunction!(_run, m)?)?;
     m.add_function(wrap_pyfunction!(_cli_options, m)?)?;

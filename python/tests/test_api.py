@@ -46,6 +46,14 @@ FUNCTIONS = {
             "no-fen": "JSON Lines output only",
         },
     ),
+    "dedupe": (
+        "dedupe",
+        {
+            **NOT_KEYWORDS,
+            "byte-range": "dedupe compares every game with every other: no shards",
+            "stats": "for merging shards, which dedupe has none of",
+        },
+    ),
     "perft": (
         "perft",
         {
@@ -133,6 +141,27 @@ def test_python_decompression_bomb_is_skipped(capfd):
     for bad in (0, -5, "12X", True):
         with pytest.raises(ValueError, match="max_game_bytes"):
             pgnkit.games(bomb, max_game_bytes=bad)
+
+
+def test_dedupe_rows_and_files(tmp_path):
+    """Issue 44: the package's dedupe() gives the CLI's report as rows, and
+    writes the same files."""
+    planted = FIXTURES / "dedupe" / "planted.pgn"
+    dups = tmp_path / "dups.pgn"
+    rows = pa.table(pgnkit.dedupe(planted, duplicates=dups))
+    assert rows["role"].to_pylist().count("repeat") == 6
+    assert rows["kind"].to_pylist()[1:4] == ["exact", "tags-differ", "result-differs"]
+    assert rows["tags_differ"].to_pylist()[2] == ["Round", "White"]
+    assert len(set(rows["key"].to_pylist())) == 1
+    code, out, _ = _pgnkit._run(["dedupe", "-q", "-f", "csv", str(planted)])
+    assert code == 1 and out.decode().count("\n") == 1 + rows.num_rows
+    assert dups.read_bytes().count(b"[Event ") == 6
+    keys = pa.table(pgnkit.games(planted))["key"].to_pylist()
+    assert keys.count(rows["key"][0].as_py()) == 7
+    with pytest.raises(ValueError, match="keep"):
+        pgnkit.dedupe(planted, keep="last")
+    with pytest.raises(Exception, match="twice"):
+        pa.table(pgnkit.dedupe(planted.read_bytes()))
 
 
 def test_python_path_with_newline_or_nul(tmp_path):
