@@ -189,3 +189,32 @@ fn inputs_that_cannot_be_read_twice_are_refused() {
     assert!(stderr(&out).contains("--unique goes with a report format"));
     assert!(!std::path::Path::new("u.pgn").exists());
 }
+
+#[test]
+fn places_are_the_games_own_and_compressed_input_reads_alike() {
+    let text = std::fs::read(PLANTED).unwrap();
+    let out = run(&["dedupe", "-q", "-f", "csv", PLANTED], None);
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let header = reader.headers().unwrap().clone();
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (offset, line) = (at("offset"), at("line"));
+    for row in reader.records() {
+        let row = row.unwrap();
+        let offset: usize = row[offset].parse().unwrap();
+        assert!(text[offset..].starts_with(b"[Event "), "{row:?}");
+        let lines = text[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
+        assert_eq!(row[line].parse::<usize>().unwrap(), lines, "{row:?}");
+    }
+    // The same file gzipped: the same games kept and the same groups.
+    let dir = tempfile::tempdir().unwrap();
+    let gz = dir.path().join("planted.pgn.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut encoder, &text).unwrap();
+    std::fs::write(&gz, encoder.finish().unwrap()).unwrap();
+    let plain = run(&["dedupe", "-q", PLANTED], None);
+    let packed = run(&["dedupe", "-q", gz.to_str().unwrap()], None);
+    assert_eq!(plain.stdout, packed.stdout);
+    let csv = run(&["dedupe", "-q", "-f", "csv", gz.to_str().unwrap()], None);
+    let strip = |s: String| s.replace(gz.to_str().unwrap(), PLANTED);
+    assert_eq!(strip(stdout(&csv)), stdout(&out));
+}

@@ -2,13 +2,15 @@
 //! ([`crate::rules::identity`]), grouped; each written once.
 //!
 //! Two reads of the inputs. The first replays every game (in parallel) to
-//! its key and groups them in input order: a table of 32 bytes per
-//! distinct game (its 16-byte key, the group's kept copy, its size and the
-//! measure `--keep` compares, 4 bytes each) and 4 bytes per game (its
-//! group). The second only cuts the inputs into games again and copies
-//! each game's bytes where its role sends it; the games of groups with a
-//! repeat have their tags read again, to tell each repeat's kind from the
-//! copy kept, and make the report at the end.
+//! its key and groups them in input order: 40 bytes per distinct game (a
+//! hash table entry of 24: its 16-byte key and its group's number; the
+//! group, 16: the copy kept, how many copies, the measure `--keep`
+//! compares, the plies), and 16 bytes per game (its group, and where its
+//! bytes are). The second reads each input again as a
+//! plain stream of bytes (no scan, no replay) and copies each game's bytes
+//! where its role sends them; the games of groups with a repeat have their
+//! tags read again, to tell each repeat's kind from the copy kept, and
+//! make the report at the end.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -47,6 +49,32 @@ struct Group {
     best: u32,
 }
 
+/// Where a game's bytes are, and its group (`NONE`: none).
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    raw_offset: u64,
+    raw_len: u32,
+    group: u32,
+}
+
+/// Reads and drops `n` bytes of `reader`; the newlines among them.
+fn skip(reader: &mut impl std::io::BufRead, mut n: u64) -> std::io::Result<u64> {
+    let mut lines = 0;
+    while n > 0 {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        let take = available
+            .len()
+            .min(usize::try_from(n).unwrap_or(usize::MAX));
+        lines += memchr::memchr_iter(b'\n', &available[..take]).count() as u64;
+        reader.consume(take);
+        n -= take as u64;
+    }
+    Ok(lines)
+}
+
 /// A game of a group with a repeat, as the second read finds it.
 struct Member {
     group: u32,
@@ -80,16 +108,35 @@ fn identify(game: &RawGame<'_>) -> Option<(GameKey, u32)> {
     Some((GameKey::of(&start.pos, start.mode, &moves), done.plies))
 }
 
-/// The tags of a game's bytes, decoded, in order.
-fn tags_of(raw: &[u8]) -> Vec<(String, String)> {
-    let scan = crate::input::scan::scan(raw, true);
+/// The tags of a game's bytes, decoded, in order, and the line (in the
+/// bytes, from 1) and offset (from 0) where the game starts.
+fn tags_of(raw: &[u8]) -> (Vec<(String, String)>, u64, u64) {
+    // Only the header is read: up to the first blank line after a tag
+    // (the whole game when none parts its header from its movetext).
+    let mut end = raw.len();
+    let mut seen_tag = false;
+    let mut at = 0;
+    while at < raw.len() {
+        let next = memchr::memchr(b'\n', &raw[at..]).map_or(raw.len(), |i| at + i + 1);
+        let line = raw[at..next].trim_ascii();
+        if line.starts_with(b"[") {
+            seen_tag = true;
+        } else if seen_tag && line.is_empty() {
+            end = at;
+            break;
+        }
+        at = next;
+    }
+    let scan = crate::input::scan::scan(&raw[..end], true);
     scan.games
         .first()
         .map(|g| {
-            g.tags
+            let tags = g
+                .tags
                 .iter()
                 .map(|t| (decode_text(t.name).into_owned(), t.text().into_owned()))
-                .collect()
+                .collect();
+            (tags, g.line, g.offset as u64)
         })
         .unwrap_or_default()
 }
@@ -192,90 +239,56 @@ pub(super) fn run(
         "--duplicates and --unique",
     )?;
 
-    // The first read: every game's key, grouped in input order.
-    let mut table: HashMap<GameKey, u32> = HashMap::new();
+    // The first read: every game's key, grouped in input order, and where
+    // its bytes are.
+    // The key as two words: 8-byte alignment keeps an entry at 24 bytes.
+    let mut table: HashMap<[u64; 2], u32> = HashMap::new();
     let mut groups: Vec<Group> = Vec::new();
-    let mut of_game: Vec<u32> = Vec::new();
+    let mut slots: Vec<Slot> = Vec::new();
     let mut plies_of: Vec<u32> = Vec::new();
-    let first = streaming.inputs(None).for_each_game(
+    let totals = streaming.inputs(None).for_each_game(
         |game| identify(game).map(|id| (id, game.tags.len())),
         |event| {
-            if let Event::Game(ctx, id) = event {
-                let ordinal = u32::try_from(of_game.len()).map_err(|_| {
-                    anyhow::anyhow!("dedupe holds at most {} games in one run", u32::MAX - 1)
-                })?;
-                let Some(((key, plies), tags)) = id else {
-                    of_game.push(NONE);
-                    return Ok(());
-                };
-                let measure = match args.keep {
-                    Keep::First => 0,
-                    Keep::Longest => u32::try_from(ctx.raw.len()).unwrap_or(u32::MAX),
-                    Keep::MostTags => u32::try_from(tags).unwrap_or(u32::MAX),
-                };
-                let next = u32::try_from(groups.len()).expect("fewer groups than games");
-                let index = *table.entry(key).or_insert(next);
-                if index == next {
-                    groups.push(Group {
-                        kept: ordinal,
-                        members: 0,
-                        best: measure,
-                    });
-                    plies_of.push(plies);
-                }
-                let group = &mut groups[index as usize];
-                group.members += 1;
-                if measure > group.best {
-                    group.kept = ordinal;
-                    group.best = measure;
-                }
-                of_game.push(index);
-            }
-            // Failures and skipped stretches are reported by the second
-            // read, which meets them again.
-            Ok(())
-        },
-    )?;
-
-    // The second read: each game's bytes where its role sends them.
-    let mut members: Vec<Member> = Vec::new();
-    let mut ordinal = 0usize;
-    let mut repeats = 0u64;
-    let mut changed = false;
-    let mut kept_bytes = GameBytes::default();
-    let totals = streaming.inputs(None).for_each_game(
-        |game| game.line,
-        |event| {
             match event {
-                Event::Game(ctx, line) => {
-                    let Some(&index) = of_game.get(ordinal) else {
-                        changed = true;
-                        return Ok(());
+                Event::Game(ctx, id) => {
+                    let ordinal = u32::try_from(slots.len())
+                        .ok()
+                        .filter(|&n| n != NONE)
+                        .ok_or_else(|| {
+                            anyhow::anyhow!("dedupe holds at most {} games in one run", NONE - 1)
+                        })?;
+                    let raw_len = u32::try_from(ctx.raw.len()).unwrap_or(u32::MAX);
+                    let mut slot = Slot {
+                        raw_offset: ctx.raw_offset,
+                        raw_len,
+                        group: NONE,
                     };
-                    let this = ordinal as u32;
-                    ordinal += 1;
-                    let group = (index != NONE).then(|| groups[index as usize]);
-                    let repeat = group.is_some_and(|g| g.kept != this);
-                    if group.is_some_and(|g| g.members > 1) {
-                        members.push(Member {
-                            group: index,
-                            ordinal: this,
-                            file: ctx.file.to_owned(),
-                            game: ctx.game,
-                            offset: ctx.offset.unwrap_or(0),
-                            line: line + ctx.line_offset,
-                            tags: tags_of(ctx.raw),
-                            plies: plies_of[index as usize],
-                        });
+                    if let Some(((key, plies), tags)) = id {
+                        let measure = match args.keep {
+                            Keep::First => 0,
+                            Keep::Longest => raw_len,
+                            Keep::MostTags => u32::try_from(tags).unwrap_or(u32::MAX),
+                        };
+                        let next = u32::try_from(groups.len()).expect("fewer groups than games");
+                        let words = [(key.0 >> 64) as u64, key.0 as u64];
+                        let index = *table.entry(words).or_insert(next);
+                        if index == next {
+                            groups.push(Group {
+                                kept: ordinal,
+                                members: 0,
+                                best: measure,
+                            });
+                            plies_of.push(plies);
+                        }
+                        let group = &mut groups[index as usize];
+                        group.members += 1;
+                        if measure > group.best {
+                            group.kept = ordinal;
+                            group.best = measure;
+                        }
+                        slot.group = index;
                     }
-                    if repeat {
-                        repeats += 1;
-                    } else if matches!(report, Report::Games) {
-                        kept_bytes.write(&mut out, ctx.raw).map_err(&failed)?;
-                    }
-                    if let Some(files) = files.as_mut() {
-                        files.game(ctx.raw, repeat)?;
-                    }
+                    slots.push(slot);
                 }
                 Event::Loose(..) => {}
                 Event::Skipped(file, skip) => out.error(format!("{file}: {}", skip.message())),
@@ -284,7 +297,67 @@ pub(super) fn run(
             Ok(())
         },
     )?;
-    if changed || ordinal != of_game.len() || first.games != totals.games {
+
+    // The second read: each input again, in order, as a plain stream of
+    // bytes (no scan, no replay): each game's bytes where its role sends
+    // them; the games of a group with a repeat have their tags read again.
+    let mut members: Vec<Member> = Vec::new();
+    let mut repeats = 0u64;
+    let mut kept_bytes = GameBytes::default();
+    let mut ordinal = 0usize;
+    let mut buf = Vec::new();
+    for input in &totals.inputs {
+        let games = usize::try_from(input.games).unwrap_or(usize::MAX);
+        let changed = |why: &str| {
+            Error::usage(format!(
+                "{}: {why} between dedupe's two reads of it: run it again on files no one writes",
+                input.file
+            ))
+        };
+        let source = crate::input::open::open(&input.path, Default::default())
+            .map_err(|e| Error::input(&input.file, "cannot open it again", e))?;
+        let mut reader = std::io::BufReader::with_capacity(1 << 20, source.reader);
+        let (mut pos, mut lines) = (0u64, 0u64);
+        for (n, slot) in slots.iter().enumerate().skip(ordinal).take(games) {
+            let this = n as u32;
+            let gap = slot
+                .raw_offset
+                .checked_sub(pos)
+                .ok_or_else(|| changed("its games moved"))?;
+            lines += skip(&mut reader, gap).map_err(|_| changed("it changed"))?;
+            buf.resize(slot.raw_len as usize, 0);
+            std::io::Read::read_exact(&mut reader, &mut buf).map_err(|_| changed("it changed"))?;
+            pos = slot.raw_offset + u64::from(slot.raw_len);
+            let before = lines;
+            lines += memchr::memchr_iter(b'\n', &buf).count() as u64;
+            let group = (slot.group != NONE).then(|| groups[slot.group as usize]);
+            let repeat = group.is_some_and(|g| g.kept != this);
+            // The games kept alone need no tags: no report is made.
+            if !matches!(report, Report::Games) && group.is_some_and(|g| g.members > 1) {
+                let (tags, line, at) = tags_of(&buf);
+                members.push(Member {
+                    group: slot.group,
+                    ordinal: this,
+                    file: input.file.clone(),
+                    game: (n - ordinal) as u64 + 1,
+                    offset: slot.raw_offset + at,
+                    line: before + line,
+                    tags,
+                    plies: plies_of[slot.group as usize],
+                });
+            }
+            if repeat {
+                repeats += 1;
+            } else if matches!(report, Report::Games) {
+                kept_bytes.write(&mut out, &buf).map_err(&failed)?;
+            }
+            if let Some(files) = files.as_mut() {
+                files.game(&buf, repeat)?;
+            }
+        }
+        ordinal += games;
+    }
+    if ordinal != slots.len() {
         return Err(Error::usage(
             "an input changed between dedupe's two reads of it: run it again on files no one writes",
         ));
@@ -298,7 +371,7 @@ pub(super) fn run(
     let keys: HashMap<u32, GameKey> = table
         .iter()
         .filter(|(_, i)| groups[**i as usize].members > 1)
-        .map(|(k, i)| (*i, *k))
+        .map(|(k, i)| (*i, GameKey(u128::from(k[0]) << 64 | u128::from(k[1]))))
         .collect();
     drop(table);
     let mut numbers: HashMap<u32, u64> = HashMap::new();
@@ -360,7 +433,7 @@ pub(super) fn run(
         sink.finish(&mut out).map_err(&failed)?;
     }
     let grouped = numbers.len() as u64;
-    let unjudged = of_game.iter().filter(|&&g| g == NONE).count() as u64;
+    let unjudged = slots.iter().filter(|s| s.group == NONE).count() as u64;
     let summary = format!(
         "{grouped} group{} of repeats, {repeats} repeat{} left out, {unjudged} not replayed (never grouped)",
         if grouped == 1 { "" } else { "s" },

@@ -63,6 +63,9 @@ pub struct GameCtx<'n> {
     /// file's first game with none): every game of an input, once each.
     /// Empty for a record line.
     pub raw: &'n [u8],
+    /// Byte offset of `raw`'s first byte in the (uncompressed) input (0 for
+    /// a record line): where a later read finds the same bytes.
+    pub raw_offset: u64,
 }
 
 impl<'n> GameCtx<'n> {
@@ -572,7 +575,7 @@ impl InputState {
         &mut self,
         result: R,
         offset: Option<u64>,
-        raw: &[u8],
+        (raw, raw_offset): (&[u8], u64),
         sink: &mut impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
         self.game += 1;
@@ -588,6 +591,7 @@ impl InputState {
             line_offset: self.line_offset,
             offset,
             raw,
+            raw_offset,
         };
         sink(Event::Game(ctx, result))
     }
@@ -600,7 +604,7 @@ impl InputState {
     ) -> anyhow::Result<()> {
         results
             .into_iter()
-            .try_for_each(|result| self.deliver(result, None, &[], sink))
+            .try_for_each(|result| self.deliver(result, None, (&[], 0), sink))
     }
 
     fn chunk<R>(
@@ -693,7 +697,8 @@ impl InputState {
                 self.complete(at, self.line_offset + lines);
                 return Ok(());
             }
-            self.deliver(result, Some(at), &data[start..end], sink)?;
+            let raw = (&data[start..end], self.base + start as u64);
+            self.deliver(result, Some(at), raw, sink)?;
         }
         for mut finding in scanned.loose {
             finding.line += self.line_offset;
