@@ -218,3 +218,25 @@ fn places_are_the_games_own_and_compressed_input_reads_alike() {
     let strip = |s: String| s.replace(gz.to_str().unwrap(), PLANTED);
     assert_eq!(strip(stdout(&csv)), stdout(&out));
 }
+
+#[test]
+fn transpositions_join_their_group_when_asked() {
+    let out = run(
+        &["dedupe", "-q", "-f", "csv", "--transpositions", PLANTED],
+        None,
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let header = reader.headers().unwrap().clone();
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (game, kind, key) = (at("game"), at("kind"), at("key"));
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let transposed: Vec<&csv::StringRecord> =
+        rows.iter().filter(|r| &r[kind] == "transposed").collect();
+    assert_eq!(transposed.len(), 1);
+    assert_eq!(&transposed[0][game], "6");
+    // Its key is its own: another move order is another game.
+    assert_ne!(&transposed[0][key], &rows[0][key]);
+    // The truncated copy (game 5) reaches another position: never grouped.
+    assert!(rows.iter().all(|r| &r[game] != "5"));
+}

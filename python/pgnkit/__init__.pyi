@@ -125,6 +125,7 @@ def games(
 def dedupe(
     *paths: Input,
     keep: str = "first",
+    transpositions: bool = False,
     duplicates: Optional[PathArg] = None,
     unique: Optional[PathArg] = None,
     threads: Optional[int] = None,

@@ -360,7 +360,9 @@ fn max_game_bytes(arg: Option<&Bound<'_, PyAny>>) -> PyResult<ByteSize> {
         return parsed("max_game_bytes", Some(&text)).map(Option::unwrap_or_default);
     }
     let refused = || {
-        PyValueError::new_err("max_game_bytes: give a positive int of bytes, or a str such as \"64M\"")
+        PyValueError::new_err(
+            "max_game_bytes: give a positive int of bytes, or a str such as \"64M\"",
+        )
     };
     if arg.is_instance_of::<pyo3::types::PyBool>() {
         return Err(refused());
@@ -671,7 +673,7 @@ fn perft(
     })
 }
 
-/// dedupe(*paths, keep="first", duplicates=None, unique=None, threads=None, max_game_bytes=None)
+/// dedupe(*paths, keep="first", transpositions=False, duplicates=None, unique=None, threads=None, max_game_bytes=None)
 /// --
 ///
 /// Groups the games that are one game (the same start position and moves,
@@ -680,17 +682,20 @@ fn perft(
 /// ``docs/records.md``, ``duplicate``): its group, ``role`` (``kept`` or
 /// ``repeat``), ``kind`` (``exact``, ``tags-differ``, ``result-differs``)
 /// and ``tags_differ``. ``keep``: ``"first"``, ``"longest"`` or
-/// ``"most-tags"``. ``duplicates`` / ``unique``: files to write the
+/// ``"most-tags"``. ``transpositions``: also group games that reach the
+/// same final position in as many plies by another move order (kind
+/// ``transposed``). ``duplicates`` / ``unique``: files to write the
 /// repeats / the games kept to, byte for byte. The inputs are read twice,
 /// so they must be files (paths or directories), not bytes or streams.
 ///
 /// >>> import polars as pl, pgnkit
 /// >>> pl.DataFrame(pgnkit.dedupe("games.pgn")).filter(pl.col("kind") == "tags-differ")
 #[pyfunction]
-#[pyo3(signature = (*paths, keep = "first", duplicates = None, unique = None, threads = None, max_game_bytes = None))]
+#[pyo3(signature = (*paths, keep = "first", transpositions = false, duplicates = None, unique = None, threads = None, max_game_bytes = None))]
 fn dedupe(
     paths: &Bound<'_, PyTuple>,
     keep: &str,
+    transpositions: bool,
     duplicates: Option<PathBuf>,
     unique: Option<PathBuf>,
     threads: Option<&Bound<'_, PyAny>>,
@@ -700,6 +705,7 @@ fn dedupe(
         run: run_options(threads, None, None, max_game_bytes)?,
         format: Format::Arrow,
         keep: choice("keep", keep)?,
+        transpositions,
         duplicates,
         unique,
     };

@@ -78,6 +78,9 @@ fn skip(reader: &mut impl std::io::BufRead, mut n: u64) -> std::io::Result<u64> 
 /// A game of a group with a repeat, as the second read finds it.
 struct Member {
     group: u32,
+    /// Its own key's number: the same as the kept copy's unless it is a
+    /// transposition of it.
+    line_index: u32,
     ordinal: u32,
     file: String,
     game: u64,
@@ -96,16 +99,40 @@ impl Member {
     }
 }
 
-/// The key of a game replayed to its end, and its plies: the first read's
-/// work on each game.
-fn identify(game: &RawGame<'_>) -> Option<(GameKey, u32)> {
+/// What the first read finds of a game replayed to its end.
+#[derive(Debug, Clone, Copy)]
+struct Identity {
+    /// The game's key.
+    key: GameKey,
+    /// With `--transpositions`, the key of its start, final position and
+    /// length ([`GameKey::of_outcome`]).
+    reached: Option<GameKey>,
+    plies: u32,
+    tags: usize,
+}
+
+/// The first read's work on each game: its identity, when it replays to
+/// its end.
+fn identify(game: &RawGame<'_>, transpositions: bool) -> Option<Identity> {
     let start = start_position(game).ok()?;
     let mut moves = Vec::with_capacity(game.tokens.len());
     let done = replay(game, start.pos.clone(), |ply| moves.push(ply.mv));
     if done.error.is_some() {
         return None;
     }
-    Some((GameKey::of(&start.pos, start.mode, &moves), done.plies))
+    Some(Identity {
+        key: GameKey::of(&start.pos, start.mode, &moves),
+        reached: transpositions
+            .then(|| GameKey::of_outcome(&start.pos, start.mode, &done.pos, done.plies)),
+        plies: done.plies,
+        tags: game.tags.len(),
+    })
+}
+
+/// A key as the tables hold it: two words (8-byte alignment keeps an entry
+/// at 24 bytes).
+fn words(key: GameKey) -> [u64; 2] {
+    [(key.0 >> 64) as u64, key.0 as u64]
 }
 
 /// The tags of a game's bytes, decoded, in order, and the line (in the
@@ -143,6 +170,7 @@ fn tags_of(raw: &[u8]) -> (Vec<(String, String)>, u64, u64) {
 
 /// What a repeat is beside the copy kept, and the tags that differ.
 fn kind_of(kept: &Member, repeat: &Member) -> (Kind, Vec<String>) {
+    let transposed = kept.line_index != repeat.line_index;
     let mut differ: Vec<String> = Vec::new();
     for (name, value) in &kept.tags {
         if repeat.tag(name) != Some(value.as_str()) && !differ.contains(name) {
@@ -154,7 +182,9 @@ fn kind_of(kept: &Member, repeat: &Member) -> (Kind, Vec<String>) {
             differ.push(name.clone());
         }
     }
-    let kind = if differ.iter().any(|n| n == "Result") {
+    let kind = if transposed {
+        Kind::Transposed
+    } else if differ.iter().any(|n| n == "Result") {
         Kind::ResultDiffers
     } else if differ.is_empty() {
         Kind::Exact
@@ -240,14 +270,17 @@ pub(super) fn run(
     )?;
 
     // The first read: every game's key, grouped in input order, and where
-    // its bytes are.
-    // The key as two words: 8-byte alignment keeps an entry at 24 bytes.
+    // its bytes are. Groups are by key, or with --transpositions by the
+    // position reached and the length; then each game's own key is a
+    // line of its group, also noted.
     let mut table: HashMap<[u64; 2], u32> = HashMap::new();
+    let mut lines_table: HashMap<[u64; 2], u32> = HashMap::new();
+    let mut line_of: Vec<u32> = Vec::new();
     let mut groups: Vec<Group> = Vec::new();
     let mut slots: Vec<Slot> = Vec::new();
     let mut plies_of: Vec<u32> = Vec::new();
     let totals = streaming.inputs(None).for_each_game(
-        |game| identify(game).map(|id| (id, game.tags.len())),
+        |game| identify(game, args.transpositions),
         |event| {
             match event {
                 Event::Game(ctx, id) => {
@@ -263,22 +296,28 @@ pub(super) fn run(
                         raw_len,
                         group: NONE,
                     };
-                    if let Some(((key, plies), tags)) = id {
+                    if let Some(id) = id {
                         let measure = match args.keep {
                             Keep::First => 0,
                             Keep::Longest => raw_len,
-                            Keep::MostTags => u32::try_from(tags).unwrap_or(u32::MAX),
+                            Keep::MostTags => u32::try_from(id.tags).unwrap_or(u32::MAX),
                         };
                         let next = u32::try_from(groups.len()).expect("fewer groups than games");
-                        let words = [(key.0 >> 64) as u64, key.0 as u64];
-                        let index = *table.entry(words).or_insert(next);
+                        let index = *table
+                            .entry(words(id.reached.unwrap_or(id.key)))
+                            .or_insert(next);
                         if index == next {
                             groups.push(Group {
                                 kept: ordinal,
                                 members: 0,
                                 best: measure,
                             });
-                            plies_of.push(plies);
+                            plies_of.push(id.plies);
+                        }
+                        if args.transpositions {
+                            let next =
+                                u32::try_from(lines_table.len()).expect("fewer lines than games");
+                            line_of.push(*lines_table.entry(words(id.key)).or_insert(next));
                         }
                         let group = &mut groups[index as usize];
                         group.members += 1;
@@ -287,6 +326,9 @@ pub(super) fn run(
                             group.best = measure;
                         }
                         slot.group = index;
+                    }
+                    if args.transpositions && slot.group == NONE {
+                        line_of.push(NONE);
                     }
                     slots.push(slot);
                 }
@@ -337,6 +379,7 @@ pub(super) fn run(
                 let (tags, line, at) = tags_of(&buf);
                 members.push(Member {
                     group: slot.group,
+                    line_index: line_of.get(n).copied().unwrap_or(slot.group),
                     ordinal: this,
                     file: input.file.clone(),
                     game: (n - ordinal) as u64 + 1,
@@ -368,12 +411,21 @@ pub(super) fn run(
 
     // The report: the groups in the order of their first copy, each game
     // of a group in input order.
-    let keys: HashMap<u32, GameKey> = table
+    // Each member's own key, by its line's number (the group's number
+    // without --transpositions).
+    let wanted: std::collections::HashSet<u32> = members.iter().map(|m| m.line_index).collect();
+    let own = if args.transpositions {
+        &lines_table
+    } else {
+        &table
+    };
+    let keys: HashMap<u32, GameKey> = own
         .iter()
-        .filter(|(_, i)| groups[**i as usize].members > 1)
+        .filter(|(_, i)| wanted.contains(i))
         .map(|(k, i)| (*i, GameKey(u128::from(k[0]) << 64 | u128::from(k[1]))))
         .collect();
     drop(table);
+    drop(lines_table);
     let mut numbers: HashMap<u32, u64> = HashMap::new();
     for m in &members {
         let n = numbers.len() as u64 + 1;
@@ -414,7 +466,7 @@ pub(super) fn run(
             event: m.tag("Event").map(str::to_owned),
             round: m.tag("Round").map(str::to_owned),
             plies: m.plies,
-            key: keys[&m.group].to_string(),
+            key: keys[&m.line_index].to_string(),
         };
         line.clear();
         match &mut report {
@@ -432,7 +484,7 @@ pub(super) fn run(
     if let Report::Columnar(sink) = report {
         sink.finish(&mut out).map_err(&failed)?;
     }
-    let grouped = numbers.len() as u64;
+    let grouped = groups.iter().filter(|g| g.members > 1).count() as u64;
     let unjudged = slots.iter().filter(|s| s.group == NONE).count() as u64;
     let summary = format!(
         "{grouped} group{} of repeats, {repeats} repeat{} left out, {unjudged} not replayed (never grouped)",
@@ -451,7 +503,14 @@ pub(super) fn run(
                 .map(str::to_owned)
                 .collect()
         }),
-        options: vec!["--keep".to_owned(), keep_name(args.keep).to_owned()],
+        options: [
+            vec!["--keep".to_owned(), keep_name(args.keep).to_owned()],
+            args.transpositions
+                .then(|| "--transpositions".to_owned())
+                .into_iter()
+                .collect(),
+        ]
+        .concat(),
         records: records_written,
         codes: &tally,
     };
@@ -498,8 +557,8 @@ fn text_record(out: &mut Vec<u8>, r: &DuplicateRecord, members: u32) {
     let _ = write!(out, "  {role} {}:{}: game {}", esc(&r.file), r.line, r.game);
     match r.kind {
         None => {}
-        Some(Kind::Exact) => {
-            let _ = write!(out, ": exact");
+        Some(kind) if r.tags_differ.is_empty() => {
+            let _ = write!(out, ": {}", kind.as_str());
         }
         Some(kind) => {
             let names: Vec<String> = r.tags_differ.iter().map(|n| esc(n)).collect();

@@ -430,6 +430,12 @@ pub struct DedupeOptions {
     #[arg(long, value_enum, value_name = "WHICH", default_value_t)]
     pub keep: Keep,
 
+    /// Also group games that reach the same final position in as many
+    /// plies by another move order (kind `transposed`: what pgn-extract -D
+    /// calls a duplicate).
+    #[arg(long)]
+    pub transpositions: bool,
+
     /// Also write the repeats (every copy not kept), byte for byte as they
     /// were read, in input order, to FILE.
     #[arg(long, value_name = "FILE")]
@@ -447,6 +453,7 @@ impl Default for DedupeOptions {
             run: RunOptions::default(),
             format: Format::Pgn,
             keep: Keep::First,
+            transpositions: false,
             duplicates: None,
             unique: None,
         }

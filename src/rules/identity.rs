@@ -75,6 +75,31 @@ impl GameKey {
     }
 }
 
+impl GameKey {
+    /// The key of what a game reached: its start (and `mode`), its final
+    /// position `end` (as EPD) and its length. Games with one key have one
+    /// such key; games that differ only by move order (transpositions)
+    /// share it too.
+    pub fn of_outcome(start: &Chess, mode: CastlingMode, end: &Chess, plies: u32) -> GameKey {
+        let mut bytes = Vec::with_capacity(DOMAIN.len() + 200);
+        bytes.extend_from_slice(b"pgnkit reached key 1\n");
+        bytes.push(match mode {
+            CastlingMode::Standard => b's',
+            CastlingMode::Chess960 => b'9',
+        });
+        for pos in [start, end] {
+            let epd = Epd::from_position(pos, EnPassantMode::Legal);
+            bytes.extend_from_slice(epd.to_string().as_bytes());
+            bytes.push(b'\n');
+        }
+        bytes.extend_from_slice(&plies.to_le_bytes());
+        let hash = blake3::hash(&bytes);
+        let mut first = [0u8; 16];
+        first.copy_from_slice(&hash.as_bytes()[..16]);
+        GameKey(u128::from_be_bytes(first))
+    }
+}
+
 impl std::fmt::Display for GameKey {
     /// 32 lowercase hexadecimal digits.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

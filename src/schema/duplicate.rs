@@ -13,11 +13,19 @@ pub enum Kind {
     TagsDiffer,
     /// The same moves; the recorded result differs (other tags may too).
     ResultDiffers,
+    /// Another move order to the same final position in as many plies
+    /// (`dedupe --transpositions`).
+    Transposed,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 3] = [Kind::Exact, Kind::TagsDiffer, Kind::ResultDiffers];
+    pub const ALL: [Kind; 4] = [
+        Kind::Exact,
+        Kind::TagsDiffer,
+        Kind::ResultDiffers,
+        Kind::Transposed,
+    ];
 
     /// Its name in records (`tags-differ`).
     pub fn as_str(self) -> &'static str {
@@ -25,6 +33,7 @@ impl Kind {
             Kind::Exact => "exact",
             Kind::TagsDiffer => "tags-differ",
             Kind::ResultDiffers => "result-differs",
+            Kind::Transposed => "transposed",
         }
     }
 }
@@ -47,7 +56,7 @@ pub const DUPLICATE: Schema = Schema {
         Column::new(
             "kind",
             Type::Vocab(|| Kind::ALL.iter().map(|k| k.as_str()).collect()),
-            "what the repeat is beside the copy kept: `exact` (the same tags too), `tags-differ` (tags other than Result differ), `result-differs` (the recorded result differs)",
+            "what the repeat is beside the copy kept: `exact` (the same tags too), `tags-differ` (tags other than Result differ), `result-differs` (the recorded result differs), `transposed` (with `--transpositions`: another move order to the same final position in as many plies; its `key` is its own)",
         )
         .null_when("the game is the copy kept"),
         Column::new(
@@ -65,7 +74,7 @@ pub const DUPLICATE: Schema = Schema {
         common::EVENT.null_when("the game has no `Event` tag"),
         common::ROUND.null_when("the game has no `Round` tag"),
         common::PLIES.doc("plies of the main line"),
-        common::KEY.doc("the game's identity, as `convert`'s `key`: one for the whole group"),
+        common::KEY.doc("the game's identity, as `convert`'s `key`: one for the whole group, but for a `transposed` game"),
     ],
 };
 
