@@ -240,3 +240,42 @@ fn transpositions_join_their_group_when_asked() {
     // The truncated copy (game 5) reaches another position: never grouped.
     assert!(rows.iter().all(|r| &r[game] != "5"));
 }
+
+#[test]
+fn against_an_archive_leaves_out_the_games_it_holds() {
+    // The TWIC excerpt's first two games are in the planted archive.
+    let twic = "fixtures/pgn/twic1599_excerpt.pgn";
+    let games = games_of(&std::fs::read(twic).unwrap());
+    assert_eq!(games.len(), 12);
+    for keep in ["first", "most-tags"] {
+        let out = run(
+            &["dedupe", "-q", "--keep", keep, "--against", PLANTED, twic],
+            None,
+        );
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+        let rest: Vec<u8> = games[2..].concat();
+        assert_eq!(
+            out.stdout, rest,
+            "--keep {keep}: the archive's copy is the one kept"
+        );
+    }
+    let report = run(
+        &["dedupe", "-q", "-f", "csv", "--against", PLANTED, twic],
+        None,
+    );
+    let rows = rows(&report.stdout);
+    let roles: Vec<(u64, &str)> = rows.iter().map(|r| (r.0, r.1.as_str())).collect();
+    assert_eq!(
+        roles,
+        [(1, "kept"), (1, "repeat"), (8, "kept"), (2, "repeat")],
+        "only the groups that hold an input's game, the archive's copy kept"
+    );
+    // Nothing of the archive is repeated in it alone: no input, no report.
+    let out = run(&["dedupe", "-q", "--against", PLANTED, PLANTED], None);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("both an input and an archive"),
+        "{}",
+        stderr(&out)
+    );
+}

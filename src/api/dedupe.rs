@@ -239,8 +239,31 @@ pub(super) fn run(
     records: RecordSink<'_>,
     diag: &dyn Diagnostics,
 ) -> Result<Summary, Error> {
-    let streaming = Streaming::new(&args.run, inputs, &records, diag);
+    // The archive's files come first, so that its games are met first.
+    let archive: Vec<std::path::PathBuf> = crate::input::open::expand_dirs(&args.against).files;
+    let mut all: Vec<Input> = archive.iter().cloned().map(Input::Path).collect();
+    all.extend(inputs);
+    let streaming = Streaming::new(&args.run, all, &records, diag);
     check_inputs(&streaming)?;
+    let archive_names: std::collections::HashSet<String> = archive
+        .iter()
+        .map(|p| crate::input::open::input_name(p))
+        .collect();
+    if !archive.is_empty() {
+        let given = streaming.files.len() - archive.len();
+        let inputs = &streaming.files[archive.len()..];
+        if given == 0 {
+            return Err(Error::usage(
+                "--against names the archive: give the games to check too",
+            ));
+        }
+        if let Some(both) = inputs.iter().find(|i| archive_names.contains(&i.name())) {
+            return Err(Error::usage(format!(
+                "{} is both an input and an archive (--against)",
+                both.name()
+            )));
+        }
+    }
     if args.format == Format::Pgn && args.unique.is_some() {
         return Err(Error::usage(
             "--unique goes with a report format (-f text, csv, …): -f pgn writes the games kept",
@@ -279,6 +302,8 @@ pub(super) fn run(
     let mut groups: Vec<Group> = Vec::new();
     let mut slots: Vec<Slot> = Vec::new();
     let mut plies_of: Vec<u32> = Vec::new();
+    // Whether the games met are still the archive's.
+    let mut in_archive = !archive.is_empty();
     let totals = streaming.inputs(None).for_each_game(
         |game| identify(game, args.transpositions),
         |event| {
@@ -296,8 +321,11 @@ pub(super) fn run(
                         raw_len,
                         group: NONE,
                     };
+                    in_archive = in_archive && archive_names.contains(ctx.file);
                     if let Some(id) = id {
+                        // The archive's first copy is kept, whatever --keep.
                         let measure = match args.keep {
+                            _ if in_archive => u32::MAX,
                             Keep::First => 0,
                             Keep::Longest => raw_len,
                             Keep::MostTags => u32::try_from(id.tags).unwrap_or(u32::MAX),
@@ -348,8 +376,17 @@ pub(super) fn run(
     let mut kept_bytes = GameBytes::default();
     let mut ordinal = 0usize;
     let mut buf = Vec::new();
+    // Groups that hold a game of the inputs (not only the archive's), and
+    // the inputs' games found in the archive.
+    let mut with_input: std::collections::HashSet<u32> = std::collections::HashSet::new();
+    let mut in_the_archive = 0u64;
+    let mut archive_end = 0usize;
     for input in &totals.inputs {
         let games = usize::try_from(input.games).unwrap_or(usize::MAX);
+        let of_archive = ordinal == archive_end && archive_names.contains(&input.file);
+        if of_archive {
+            archive_end += games;
+        }
         let changed = |why: &str| {
             Error::usage(format!(
                 "{}: {why} between dedupe's two reads of it: run it again on files no one writes",
@@ -374,6 +411,18 @@ pub(super) fn run(
             lines += memchr::memchr_iter(b'\n', &buf).count() as u64;
             let group = (slot.group != NONE).then(|| groups[slot.group as usize]);
             let repeat = group.is_some_and(|g| g.kept != this);
+            if of_archive {
+                // The archive's games are never written; its kept copies
+                // stand in the report beside the inputs' repeats of them.
+                if repeat || !group.is_some_and(|g| g.members > 1) {
+                    continue;
+                }
+            } else if group.is_some_and(|g| g.members > 1) {
+                with_input.insert(slot.group);
+                if group.is_some_and(|g| (g.kept as usize) < archive_end) {
+                    in_the_archive += 1;
+                }
+            }
             // The games kept alone need no tags: no report is made.
             if !matches!(report, Report::Games) && group.is_some_and(|g| g.members > 1) {
                 let (tags, line, at) = tags_of(&buf);
@@ -388,6 +437,9 @@ pub(super) fn run(
                     tags,
                     plies: plies_of[slot.group as usize],
                 });
+            }
+            if of_archive {
+                continue;
             }
             if repeat {
                 repeats += 1;
@@ -410,7 +462,11 @@ pub(super) fn run(
     }
 
     // The report: the groups in the order of their first copy, each game
-    // of a group in input order.
+    // of a group in input order; with --against, only the groups that hold
+    // a game of the inputs.
+    if !archive.is_empty() {
+        members.retain(|m| with_input.contains(&m.group));
+    }
     // Each member's own key, by its line's number (the group's number
     // without --transpositions).
     let wanted: std::collections::HashSet<u32> = members.iter().map(|m| m.line_index).collect();
@@ -430,6 +486,10 @@ pub(super) fn run(
     for m in &members {
         let n = numbers.len() as u64 + 1;
         numbers.entry(m.group).or_insert(n);
+    }
+    let mut listed: HashMap<u32, u32> = HashMap::new();
+    for m in &members {
+        *listed.entry(m.group).or_default() += 1;
     }
     let mut order: Vec<usize> = (0..members.len()).collect();
     order.sort_by_key(|&i| (numbers[&members[i].group], members[i].ordinal));
@@ -471,7 +531,7 @@ pub(super) fn run(
         line.clear();
         match &mut report {
             Report::Games => continue,
-            Report::Text => text_record(&mut line, &record, groups[m.group as usize].members),
+            Report::Text => text_record(&mut line, &record, listed[&m.group]),
             Report::Lines(format) => record.write(*format, &mut line),
             Report::Columnar(sink) => {
                 record.columnar(sink.rows());
@@ -484,13 +544,22 @@ pub(super) fn run(
     if let Report::Columnar(sink) = report {
         sink.finish(&mut out).map_err(&failed)?;
     }
-    let grouped = groups.iter().filter(|g| g.members > 1).count() as u64;
+    let grouped = if archive.is_empty() {
+        groups.iter().filter(|g| g.members > 1).count() as u64
+    } else {
+        with_input.len() as u64
+    };
     let unjudged = slots.iter().filter(|s| s.group == NONE).count() as u64;
-    let summary = format!(
+    let mut summary = format!(
         "{grouped} group{} of repeats, {repeats} repeat{} left out, {unjudged} not replayed (never grouped)",
         if grouped == 1 { "" } else { "s" },
         if repeats == 1 { "" } else { "s" },
     );
+    if !archive.is_empty() {
+        summary.push_str(&format!(
+            ", {in_the_archive} of the inputs' games already in the archive ({archive_end} games)"
+        ));
+    }
     let tally = Tally::default();
     let product = Product {
         what: PRODUCT_NAME,

@@ -436,6 +436,13 @@ pub struct DedupeOptions {
     #[arg(long)]
     pub transpositions: bool,
 
+    /// Which games of the inputs are already in ARCHIVE (a file or a
+    /// directory; repeat the flag for more): those are left out as repeats
+    /// of the archive's copy, and the report lists only groups that hold a
+    /// game of the inputs. The archive's games are never written.
+    #[arg(long, value_name = "ARCHIVE")]
+    pub against: Vec<PathBuf>,
+
     /// Also write the repeats (every copy not kept), byte for byte as they
     /// were read, in input order, to FILE.
     #[arg(long, value_name = "FILE")]
@@ -454,6 +461,7 @@ impl Default for DedupeOptions {
             format: Format::Pgn,
             keep: Keep::First,
             transpositions: false,
+            against: Vec::new(),
             duplicates: None,
             unique: None,
         }
