@@ -414,7 +414,7 @@ pub(super) fn run(
             if of_archive {
                 // The archive's games are never written; its kept copies
                 // stand in the report beside the inputs' repeats of them.
-                if repeat || !group.is_some_and(|g| g.members > 1) {
+                if repeat || group.is_none_or(|g| g.members <= 1) {
                     continue;
                 }
             } else if group.is_some_and(|g| g.members > 1) {
