@@ -54,6 +54,7 @@ fn planted_repeats_are_grouped_with_their_kinds() {
         (2, "repeat", "exact", ""),
         (3, "repeat", "tags-differ", "Round White"),
         (4, "repeat", "result-differs", "Result"),
+        (5, "repeat", "prefix", "Result"),
         (7, "repeat", "exact", ""),
         (9, "repeat", "tags-differ", "Black"),
         (10, "repeat", "tags-differ", "Black"),
@@ -67,7 +68,7 @@ fn planted_repeats_are_grouped_with_their_kinds() {
     // read as one tag value.
     let text = run(&["dedupe", "-q", "-f", "text", PLANTED], None);
     assert!(
-        stdout(&text).contains("group 1: 7 copies of"),
+        stdout(&text).contains("group 1: 8 copies of"),
         "{}",
         stdout(&text)
     );
@@ -100,8 +101,11 @@ fn every_game_is_kept_or_left_out_byte_for_byte() {
     let pick = |numbers: &[usize]| -> Vec<u8> {
         numbers.iter().flat_map(|&n| games[n - 1].clone()).collect()
     };
-    assert_eq!(out.stdout, pick(&[1, 5, 6, 8]));
-    assert_eq!(std::fs::read(&dups).unwrap(), pick(&[2, 3, 4, 7, 9, 10]));
+    assert!(out.stdout == pick(&[1, 6, 8]), "the games kept");
+    assert!(
+        std::fs::read(&dups).unwrap() == pick(&[2, 3, 4, 5, 7, 9, 10]),
+        "the repeats"
+    );
     // With a report on standard output, --unique holds the games kept.
     let unique = dir.path().join("unique.pgn");
     let out = run(
@@ -116,8 +120,11 @@ fn every_game_is_kept_or_left_out_byte_for_byte() {
         ],
         None,
     );
-    assert_eq!(stdout(&out).lines().count(), 7);
-    assert_eq!(std::fs::read(&unique).unwrap(), pick(&[1, 5, 6, 8]));
+    assert_eq!(stdout(&out).lines().count(), 8);
+    assert!(
+        std::fs::read(&unique).unwrap() == pick(&[1, 6, 8]),
+        "--unique"
+    );
 }
 
 #[test]
@@ -237,8 +244,9 @@ fn transpositions_join_their_group_when_asked() {
     assert_eq!(&transposed[0][game], "6");
     // Its key is its own: another move order is another game.
     assert_ne!(&transposed[0][key], &rows[0][key]);
-    // The truncated copy (game 5) reaches another position: never grouped.
-    assert!(rows.iter().all(|r| &r[game] != "5"));
+    // The truncated copy (game 5) is there as a prefix, not a transposition.
+    let five = rows.iter().find(|r| &r[game] == "5").unwrap();
+    assert_eq!(&five[kind], "prefix");
 }
 
 #[test]
@@ -278,4 +286,29 @@ fn against_an_archive_leaves_out_the_games_it_holds() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn a_prefix_needs_the_same_pairing_so_a_shared_opening_is_no_repeat() {
+    let games = games_of(&std::fs::read(PLANTED).unwrap());
+    // A game of other players that is the first 28 plies of this one: it
+    // only shares the opening; then the truncated copy with a name spelt
+    // another way.
+    let other = String::from_utf8(games[4].clone())
+        .unwrap()
+        .replace("Praggnanandhaa,R", "Someone,Else");
+    let cut = other.find(" 15. ").unwrap();
+    let other = format!("{} *\n\n", &other[..cut]);
+    let respelt = String::from_utf8(games[4].clone())
+        .unwrap()
+        .replace("Praggnanandhaa,R", "Praggnanandhaa, Rameshbabu");
+    let mut input = games[0].clone();
+    input.extend_from_slice(other.as_bytes());
+    input.extend_from_slice(respelt.as_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("opening.pgn");
+    std::fs::write(&path, &input).unwrap();
+    let out = run(&["dedupe", "-q", "-f", "csv", path.to_str().unwrap()], None);
+    let got: Vec<(u64, String)> = rows(&out.stdout).into_iter().map(|r| (r.0, r.2)).collect();
+    assert_eq!(got, [(1, String::new()), (3, "prefix".to_owned())]);
 }

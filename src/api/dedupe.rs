@@ -109,6 +109,36 @@ struct Identity {
     reached: Option<GameKey>,
     plies: u32,
     tags: usize,
+    /// The pairing, folded ([`players`]).
+    players: Option<u64>,
+}
+
+/// The pairing of a game and its date, folded so that two spellings of one
+/// name meet: each side's surname (before a comma, else the last word),
+/// letters only, in lower case, and the `Date` tag as written. `None` when
+/// a side is unknown (`?`, missing). Two games of one pairing on one day
+/// whose moves start alike are, but for a match's repeated opening, one
+/// game and a copy cut short.
+fn players(game: &RawGame<'_>) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    let fold = |name: &str| -> Option<String> {
+        let surname = match name.split_once(',') {
+            Some((surname, _)) => surname,
+            None => name.split_whitespace().last()?,
+        };
+        let folded: String = surname
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .flat_map(char::to_lowercase)
+            .collect();
+        (!folded.is_empty()).then_some(folded)
+    };
+    let white = fold(&game.tag_text("White")?)?;
+    let black = fold(&game.tag_text("Black")?)?;
+    let date = game.tag_text("Date").map(|d| d.trim().to_owned());
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (white, black, date).hash(&mut hasher);
+    Some(hasher.finish())
 }
 
 /// The first read's work on each game: its identity, when it replays to
@@ -126,6 +156,7 @@ fn identify(game: &RawGame<'_>, transpositions: bool) -> Option<Identity> {
             .then(|| GameKey::of_outcome(&start.pos, start.mode, &done.pos, done.plies)),
         plies: done.plies,
         tags: game.tags.len(),
+        players: players(game),
     })
 }
 
@@ -182,7 +213,9 @@ fn kind_of(kept: &Member, repeat: &Member) -> (Kind, Vec<String>) {
             differ.push(name.clone());
         }
     }
-    let kind = if transposed {
+    let kind = if repeat.plies < kept.plies {
+        Kind::Prefix
+    } else if transposed {
         Kind::Transposed
     } else if differ.iter().any(|n| n == "Result") {
         Kind::ResultDiffers
@@ -192,6 +225,135 @@ fn kind_of(kept: &Member, repeat: &Member) -> (Kind, Vec<String>) {
         Kind::TagsDiffer
     };
     (kind, differ)
+}
+
+/// The most lines of one pairing compared with each other for truncated
+/// copies: a bound on the work a hostile file (one pairing in a million
+/// games) can ask for.
+const PAIRING_LINES: usize = 1024;
+
+/// Truncated copies. Among the games of one pairing ([`players`]), a line
+/// (a key) whose moves are the start of a longer line's is a prefix of it:
+/// the longer lines are read again (only those games, as plain bytes) and
+/// replayed, and the key of each shorter line's length compared. Returns,
+/// for each group of a shorter line, the group of the longest line it
+/// starts.
+///
+/// # Errors
+///
+/// When an input changed since the first read.
+fn prefixes(
+    totals: &crate::stream::Totals,
+    pairings: &mut [(u64, u32, u32)],
+    slots: &[Slot],
+    plies_of: &[u32],
+    keys: &HashMap<[u64; 2], u32>,
+) -> Result<HashMap<u32, u32>, Error> {
+    pairings.sort_unstable();
+    let plies = |ordinal: u32| plies_of[slots[ordinal as usize].group as usize];
+    // The long games to replay, each with the (plies, line) it may start.
+    let mut needs: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+    let mut shorts: HashMap<u32, u32> = HashMap::new();
+    for run in pairings.chunk_by(|a, b| a.0 == b.0) {
+        let mut lines: Vec<(u32, u32)> = run.iter().map(|&(_, line, ord)| (line, ord)).collect();
+        lines.dedup_by_key(|l| l.0);
+        if lines.len() < 2 {
+            continue;
+        }
+        lines.truncate(PAIRING_LINES);
+        let mut by_plies: Vec<(u32, u32, u32)> = lines
+            .iter()
+            .map(|&(line, ord)| (plies(ord), line, ord))
+            .collect();
+        by_plies.sort_unstable();
+        for (i, &(long, _, ord)) in by_plies.iter().enumerate() {
+            for &(short, line, short_ord) in &by_plies[..i] {
+                if short < long {
+                    needs.entry(ord).or_default().push((short, line));
+                    shorts.insert(line, short_ord);
+                }
+            }
+        }
+    }
+    let mut found: HashMap<u32, (u32, u32)> = HashMap::new();
+    if needs.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let short_keys: HashMap<u32, GameKey> = keys
+        .iter()
+        .filter(|(_, line)| shorts.contains_key(line))
+        .map(|(k, line)| (*line, GameKey(u128::from(k[0]) << 64 | u128::from(k[1]))))
+        .collect();
+    let mut ordinal = 0usize;
+    for input in &totals.inputs {
+        let games = usize::try_from(input.games).unwrap_or(usize::MAX);
+        let range = ordinal..ordinal + games;
+        ordinal += games;
+        if !needs.keys().any(|o| range.contains(&(*o as usize))) {
+            continue;
+        }
+        let changed = || {
+            Error::usage(format!(
+                "{}: it changed between dedupe's reads of it: run it again on files no one writes",
+                input.file
+            ))
+        };
+        let source = crate::input::open::open(&input.path, Default::default())
+            .map_err(|e| Error::input(&input.file, "cannot open it again", e))?;
+        let mut reader = std::io::BufReader::with_capacity(1 << 20, source.reader);
+        let mut pos = 0u64;
+        // The candidates' bytes, read in order; replayed in parallel.
+        let mut candidates: Vec<(usize, Vec<u8>)> = Vec::new();
+        for n in range {
+            if !needs.contains_key(&(n as u32)) {
+                continue;
+            }
+            let slot = slots[n];
+            let gap = slot.raw_offset.checked_sub(pos).ok_or_else(changed)?;
+            skip(&mut reader, gap).map_err(|_| changed())?;
+            let mut bytes = vec![0; slot.raw_len as usize];
+            std::io::Read::read_exact(&mut reader, &mut bytes).map_err(|_| changed())?;
+            pos = slot.raw_offset + u64::from(slot.raw_len);
+            candidates.push((n, bytes));
+        }
+        use rayon::prelude::*;
+        let matches: Vec<Vec<(u32, u32, u32)>> = candidates
+            .par_iter()
+            .map(|(n, bytes)| {
+                let want = &needs[&(*n as u32)];
+                let slot = slots[*n];
+                let scan = crate::input::scan::scan(bytes, true);
+                let Some(game) = scan.games.first() else {
+                    return Vec::new();
+                };
+                let Ok(start) = start_position(game) else {
+                    return Vec::new();
+                };
+                let mut moves = Vec::with_capacity(game.tokens.len());
+                replay(game, start.pos.clone(), |ply| moves.push(ply.mv));
+                let long = plies_of[slot.group as usize];
+                want.iter()
+                    .filter(|&&(short, line)| {
+                        moves.get(..short as usize).is_some_and(|prefix| {
+                            short_keys.get(&line)
+                                == Some(&GameKey::of(&start.pos, start.mode, prefix))
+                        })
+                    })
+                    .map(|&(_, line)| (line, long, slot.group))
+                    .collect()
+            })
+            .collect();
+        for (line, long, group) in matches.into_iter().flatten() {
+            if found.get(&line).is_none_or(|&(best, _)| long > best) {
+                found.insert(line, (long, group));
+            }
+        }
+    }
+    Ok(found
+        .into_iter()
+        .map(|(line, (_, group))| (slots[shorts[&line] as usize].group, group))
+        .filter(|(from, to)| from != to)
+        .collect())
 }
 
 /// Refuses inputs that cannot be read twice.
@@ -304,6 +466,9 @@ pub(super) fn run(
     let mut plies_of: Vec<u32> = Vec::new();
     // Whether the games met are still the archive's.
     let mut in_archive = !archive.is_empty();
+    // Each game's pairing, own key's number (its line) and ordinal: where
+    // truncated copies are looked for.
+    let mut pairings: Vec<(u64, u32, u32)> = Vec::new();
     let totals = streaming.inputs(None).for_each_game(
         |game| identify(game, args.transpositions),
         |event| {
@@ -342,10 +507,17 @@ pub(super) fn run(
                             });
                             plies_of.push(id.plies);
                         }
-                        if args.transpositions {
+                        let line = if args.transpositions {
                             let next =
                                 u32::try_from(lines_table.len()).expect("fewer lines than games");
-                            line_of.push(*lines_table.entry(words(id.key)).or_insert(next));
+                            let line = *lines_table.entry(words(id.key)).or_insert(next);
+                            line_of.push(line);
+                            line
+                        } else {
+                            index
+                        };
+                        if let Some(players) = id.players {
+                            pairings.push((players, line, ordinal));
                         }
                         let group = &mut groups[index as usize];
                         group.members += 1;
@@ -367,6 +539,30 @@ pub(super) fn run(
             Ok(())
         },
     )?;
+
+    // Truncated copies: a game of a pairing whose moves are the start of
+    // a longer game of the same pairing joins that game's group.
+    let redirect = prefixes(
+        &totals,
+        &mut pairings,
+        &slots,
+        &plies_of,
+        if args.transpositions {
+            &lines_table
+        } else {
+            &table
+        },
+    )?;
+    let root = |mut g: u32| {
+        while let Some(&next) = redirect.get(&g) {
+            g = next;
+        }
+        g
+    };
+    for (&from, _) in redirect.iter() {
+        let members = groups[from as usize].members;
+        groups[root(from) as usize].members += members;
+    }
 
     // The second read: each input again, in order, as a plain stream of
     // bytes (no scan, no replay): each game's bytes where its role sends
@@ -409,6 +605,11 @@ pub(super) fn run(
             pos = slot.raw_offset + u64::from(slot.raw_len);
             let before = lines;
             lines += memchr::memchr_iter(b'\n', &buf).count() as u64;
+            let own = slot.group;
+            let slot = Slot {
+                group: if own == NONE { NONE } else { root(own) },
+                ..*slot
+            };
             let group = (slot.group != NONE).then(|| groups[slot.group as usize]);
             let repeat = group.is_some_and(|g| g.kept != this);
             if of_archive {
@@ -428,14 +629,14 @@ pub(super) fn run(
                 let (tags, line, at) = tags_of(&buf);
                 members.push(Member {
                     group: slot.group,
-                    line_index: line_of.get(n).copied().unwrap_or(slot.group),
+                    line_index: line_of.get(n).copied().unwrap_or(own),
                     ordinal: this,
                     file: input.file.clone(),
                     game: (n - ordinal) as u64 + 1,
                     offset: slot.raw_offset + at,
                     line: before + line,
                     tags,
-                    plies: plies_of[slot.group as usize],
+                    plies: plies_of[own as usize],
                 });
             }
             if of_archive {
@@ -545,7 +746,9 @@ pub(super) fn run(
         sink.finish(&mut out).map_err(&failed)?;
     }
     let grouped = if archive.is_empty() {
-        groups.iter().filter(|g| g.members > 1).count() as u64
+        (0..groups.len() as u32)
+            .filter(|g| groups[*g as usize].members > 1 && !redirect.contains_key(g))
+            .count() as u64
     } else {
         with_input.len() as u64
     };

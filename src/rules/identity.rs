@@ -62,9 +62,7 @@ impl GameKey {
             CastlingMode::Standard => b's',
             CastlingMode::Chess960 => b'9',
         });
-        let epd = Epd::from_position(start, EnPassantMode::Legal);
-        bytes.extend_from_slice(epd.to_string().as_bytes());
-        bytes.push(b'\n');
+        push_epd(&mut bytes, start);
         for mv in moves {
             bytes.extend_from_slice(&encode(mv).to_le_bytes());
         }
@@ -88,9 +86,7 @@ impl GameKey {
             CastlingMode::Chess960 => b'9',
         });
         for pos in [start, end] {
-            let epd = Epd::from_position(pos, EnPassantMode::Legal);
-            bytes.extend_from_slice(epd.to_string().as_bytes());
-            bytes.push(b'\n');
+            push_epd(&mut bytes, pos);
         }
         bytes.extend_from_slice(&plies.to_le_bytes());
         let hash = blake3::hash(&bytes);
@@ -105,6 +101,24 @@ impl std::fmt::Display for GameKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{:032x}", self.0)
     }
+}
+
+/// The standard start as EPD: most games start there, and formatting it
+/// is most of the cost of a key.
+const START_EPD: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+
+/// Appends `pos` as EPD (board, side, castling, legal en passant square)
+/// and a newline.
+fn push_epd(bytes: &mut Vec<u8>, pos: &Chess) {
+    // Chess's equality is EPD's: board, side, castling rights, a legal
+    // en passant square.
+    if *pos == Chess::default() {
+        bytes.extend_from_slice(START_EPD.as_bytes());
+    } else {
+        let epd = Epd::from_position(pos, EnPassantMode::Legal);
+        bytes.extend_from_slice(epd.to_string().as_bytes());
+    }
+    bytes.push(b'\n');
 }
 
 /// A move in 16 bits: from (6), to (6), promotion role (3), castling (1);
@@ -159,6 +173,12 @@ mod tests {
             key_of(START, CastlingMode::Standard, &["e2e4", "e7e5"])
         );
         assert_eq!(key.to_string(), "6256a93f5f7b6dfe5d999d17d59e79df");
+    }
+
+    #[test]
+    fn the_start_shortcut_is_the_start_epd() {
+        let epd = Epd::from_position(&Chess::default(), EnPassantMode::Legal).to_string();
+        assert_eq!(epd, START_EPD);
     }
 
     #[test]

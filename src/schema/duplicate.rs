@@ -16,15 +16,19 @@ pub enum Kind {
     /// Another move order to the same final position in as many plies
     /// (`dedupe --transpositions`).
     Transposed,
+    /// The same pairing, and moves that are the start of the kept copy's:
+    /// a truncated copy, a broadcast that stopped early.
+    Prefix,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 4] = [
+    pub const ALL: [Kind; 5] = [
         Kind::Exact,
         Kind::TagsDiffer,
         Kind::ResultDiffers,
         Kind::Transposed,
+        Kind::Prefix,
     ];
 
     /// Its name in records (`tags-differ`).
@@ -34,6 +38,7 @@ impl Kind {
             Kind::TagsDiffer => "tags-differ",
             Kind::ResultDiffers => "result-differs",
             Kind::Transposed => "transposed",
+            Kind::Prefix => "prefix",
         }
     }
 }
@@ -56,7 +61,7 @@ pub const DUPLICATE: Schema = Schema {
         Column::new(
             "kind",
             Type::Vocab(|| Kind::ALL.iter().map(|k| k.as_str()).collect()),
-            "what the repeat is beside the copy kept: `exact` (the same tags too), `tags-differ` (tags other than Result differ), `result-differs` (the recorded result differs), `transposed` (with `--transpositions`: another move order to the same final position in as many plies; its `key` is its own)",
+            "what the repeat is beside the copy kept: `exact` (the same tags too), `tags-differ` (tags other than Result differ), `result-differs` (the recorded result differs), `transposed` (with `--transpositions`: another move order to the same final position in as many plies; its `key` is its own), `prefix` (the same pairing, White and Black by surname, on the same `Date`, and moves that are the start of the kept copy's: a truncated copy; its `key` is its own)",
         )
         .null_when("the game is the copy kept"),
         Column::new(
@@ -74,7 +79,7 @@ pub const DUPLICATE: Schema = Schema {
         common::EVENT.null_when("the game has no `Event` tag"),
         common::ROUND.null_when("the game has no `Round` tag"),
         common::PLIES.doc("plies of the main line"),
-        common::KEY.doc("the game's identity, as `convert`'s `key`: one for the whole group, but for a `transposed` game"),
+        common::KEY.doc("the game's identity, as `convert`'s `key`: one for the whole group, but for a `transposed` or `prefix` game"),
     ],
 };
 
