@@ -149,13 +149,15 @@ def test_dedupe_rows_and_files(tmp_path):
     planted = FIXTURES / "dedupe" / "planted.pgn"
     dups = tmp_path / "dups.pgn"
     rows = pa.table(pgnkit.dedupe(planted, duplicates=dups))
-    assert rows["role"].to_pylist().count("repeat") == 6
+    assert rows["role"].to_pylist().count("repeat") == 7
     assert rows["kind"].to_pylist()[1:4] == ["exact", "tags-differ", "result-differs"]
     assert rows["tags_differ"].to_pylist()[2] == ["Round", "White"]
-    assert len(set(rows["key"].to_pylist())) == 1
+    # One key for the game, one of its own for the truncated copy.
+    assert len(set(rows["key"].to_pylist())) == 2
+    assert rows["kind"].to_pylist()[4] == "prefix"
     code, out, _ = _pgnkit._run(["dedupe", "-q", "-f", "csv", str(planted)])
     assert code == 1 and out.decode().count("\n") == 1 + rows.num_rows
-    assert dups.read_bytes().count(b"[Event ") == 6
+    assert dups.read_bytes().count(b"[Event ") == 7
     keys = pa.table(pgnkit.games(planted))["key"].to_pylist()
     assert keys.count(rows["key"][0].as_py()) == 7
     with pytest.raises(ValueError, match="keep"):
