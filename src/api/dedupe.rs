@@ -57,6 +57,48 @@ struct Slot {
     group: u32,
 }
 
+/// An input read again, as plain bytes, game by recorded game.
+struct Reread<'i> {
+    input: &'i crate::stream::InputTotals,
+    reader: std::io::BufReader<Box<dyn std::io::Read + Send>>,
+    /// The offset read up to, and the newlines before it.
+    pos: u64,
+    lines: u64,
+}
+
+impl<'i> Reread<'i> {
+    /// Opens `input` again (decompressing as the first read did).
+    fn open(input: &'i crate::stream::InputTotals) -> Result<Reread<'i>, Error> {
+        let source = crate::input::open::open(&input.path, Default::default())
+            .map_err(|e| Error::input(&input.file, "cannot open it again", e))?;
+        Ok(Reread {
+            input,
+            reader: std::io::BufReader::with_capacity(1 << 20, source.reader),
+            pos: 0,
+            lines: 0,
+        })
+    }
+
+    /// Reads the bytes of the game at `slot` (later than the last one
+    /// read) into `buf`; the newlines before them.
+    fn game(&mut self, slot: Slot, buf: &mut Vec<u8>) -> Result<u64, Error> {
+        let changed = || {
+            Error::usage(format!(
+                "{}: it changed between dedupe's reads of it: run it again on files no one writes",
+                self.input.file
+            ))
+        };
+        let gap = slot.raw_offset.checked_sub(self.pos).ok_or_else(changed)?;
+        self.lines += skip(&mut self.reader, gap).map_err(|_| changed())?;
+        buf.resize(slot.raw_len as usize, 0);
+        std::io::Read::read_exact(&mut self.reader, buf).map_err(|_| changed())?;
+        self.pos = slot.raw_offset + u64::from(slot.raw_len);
+        let before = self.lines;
+        self.lines += memchr::memchr_iter(b'\n', buf).count() as u64;
+        Ok(before)
+    }
+}
+
 /// Reads and drops `n` bytes of `reader`; the newlines among them.
 fn skip(reader: &mut impl std::io::BufRead, mut n: u64) -> std::io::Result<u64> {
     let mut lines = 0;
@@ -292,28 +334,15 @@ fn prefixes(
         if !needs.keys().any(|o| range.contains(&(*o as usize))) {
             continue;
         }
-        let changed = || {
-            Error::usage(format!(
-                "{}: it changed between dedupe's reads of it: run it again on files no one writes",
-                input.file
-            ))
-        };
-        let source = crate::input::open::open(&input.path, Default::default())
-            .map_err(|e| Error::input(&input.file, "cannot open it again", e))?;
-        let mut reader = std::io::BufReader::with_capacity(1 << 20, source.reader);
-        let mut pos = 0u64;
+        let mut again = Reread::open(input)?;
         // The candidates' bytes, read in order; replayed in parallel.
         let mut candidates: Vec<(usize, Vec<u8>)> = Vec::new();
         for n in range {
             if !needs.contains_key(&(n as u32)) {
                 continue;
             }
-            let slot = slots[n];
-            let gap = slot.raw_offset.checked_sub(pos).ok_or_else(changed)?;
-            skip(&mut reader, gap).map_err(|_| changed())?;
-            let mut bytes = vec![0; slot.raw_len as usize];
-            std::io::Read::read_exact(&mut reader, &mut bytes).map_err(|_| changed())?;
-            pos = slot.raw_offset + u64::from(slot.raw_len);
+            let mut bytes = Vec::new();
+            again.game(slots[n], &mut bytes)?;
             candidates.push((n, bytes));
         }
         use rayon::prelude::*;
@@ -583,28 +612,10 @@ pub(super) fn run(
         if of_archive {
             archive_end += games;
         }
-        let changed = |why: &str| {
-            Error::usage(format!(
-                "{}: {why} between dedupe's two reads of it: run it again on files no one writes",
-                input.file
-            ))
-        };
-        let source = crate::input::open::open(&input.path, Default::default())
-            .map_err(|e| Error::input(&input.file, "cannot open it again", e))?;
-        let mut reader = std::io::BufReader::with_capacity(1 << 20, source.reader);
-        let (mut pos, mut lines) = (0u64, 0u64);
+        let mut again = Reread::open(input)?;
         for (n, slot) in slots.iter().enumerate().skip(ordinal).take(games) {
             let this = n as u32;
-            let gap = slot
-                .raw_offset
-                .checked_sub(pos)
-                .ok_or_else(|| changed("its games moved"))?;
-            lines += skip(&mut reader, gap).map_err(|_| changed("it changed"))?;
-            buf.resize(slot.raw_len as usize, 0);
-            std::io::Read::read_exact(&mut reader, &mut buf).map_err(|_| changed("it changed"))?;
-            pos = slot.raw_offset + u64::from(slot.raw_len);
-            let before = lines;
-            lines += memchr::memchr_iter(b'\n', &buf).count() as u64;
+            let before = again.game(*slot, &mut buf)?;
             let own = slot.group;
             let slot = Slot {
                 group: if own == NONE { NONE } else { root(own) },
