@@ -161,7 +161,9 @@ invalid-command      warning  a [%clk …] or [%eval …] in a comment that cann
                               (the first readable one counts), a mate distance of 0, a
                               clock past the millisecond
 played-on            warning  a move after the game had ended automatically, the recorded
-                              result being the one that end gives (move-after-end otherwise)";
+                              result being the one that end gives (move-after-end otherwise)
+duplicate-game       warning  the same moves from the same start as an earlier game of the
+                              run (not with --byte-range: a shard sees only its own games)";
 
 /// The subcommand `name` names (`None` for `pgnkit`, the top level), or
 /// `Err` for a name that is neither.

@@ -312,3 +312,183 @@ fn a_prefix_needs_the_same_pairing_so_a_shared_opening_is_no_repeat() {
     let got: Vec<(u64, String)> = rows(&out.stdout).into_iter().map(|r| (r.0, r.2)).collect();
     assert_eq!(got, [(1, String::new()), (3, "prefix".to_owned())]);
 }
+
+/// `validate`'s findings of code `duplicate-game` in CSV `report`: (game,
+/// message).
+fn duplicate_findings(report: &[u8]) -> Vec<(u64, String)> {
+    let mut reader = csv::Reader::from_reader(report);
+    let header = reader.headers().unwrap().clone();
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (game, code, message) = (at("game"), at("code"), at("message"));
+    reader
+        .records()
+        .map(Result::unwrap)
+        .filter(|r| &r[code] == "duplicate-game")
+        .map(|r| (r[game].parse().unwrap(), r[message].to_owned()))
+        .collect()
+}
+
+#[test]
+fn validate_names_the_first_copy_of_each_repeat() {
+    // Every game dedupe puts in a group by its own key (not a truncated
+    // copy, not another move order) is a duplicate-game beside the first.
+    let report = run(&["dedupe", "-q", "-f", "csv", PLANTED], None);
+    let same_key: Vec<u64> = rows(&report.stdout)
+        .into_iter()
+        .filter(|(_, role, kind, _)| role == "repeat" && kind != "prefix" && kind != "transposed")
+        .map(|(game, ..)| game)
+        .collect();
+    let out = run(&["validate", "-q", "-f", "csv", PLANTED], None);
+    assert_eq!(code(&out), 0, "warnings alone: {}", stderr(&out));
+    let found = duplicate_findings(&out.stdout);
+    assert_eq!(found.iter().map(|(g, _)| *g).collect::<Vec<_>>(), same_key);
+    assert!(
+        found
+            .iter()
+            .all(|(_, m)| m.starts_with("a repeat of game 1 (line 1):")),
+        "{found:?}"
+    );
+    // Games without moves (here two placeholders of one pairing) record no
+    // game: neither command groups them.
+    let empty = "fixtures/pgn/bom.pgn";
+    let out = run(&["dedupe", "-f", "csv", empty], None);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().count(), 1, "the header only");
+    assert!(stderr(&out).contains("2 without moves"), "{}", stderr(&out));
+    let out = run(&["validate", "-q", "-f", "csv", empty], None);
+    assert!(duplicate_findings(&out.stdout).is_empty());
+    // --ignore leaves them out, as for every code; --fail-on makes them fail.
+    let ignored = run(
+        &[
+            "validate",
+            "-q",
+            "-f",
+            "csv",
+            "--ignore",
+            "duplicate-game",
+            PLANTED,
+        ],
+        None,
+    );
+    assert!(duplicate_findings(&ignored.stdout).is_empty());
+    let failing = run(
+        &["validate", "-q", "--fail-on", "duplicate-game", PLANTED],
+        None,
+    );
+    assert_eq!(code(&failing), 1, "{}", stderr(&failing));
+
+    // A second file: each of its games is a repeat of the first file's.
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("again.pgn");
+    std::fs::copy(PLANTED, &copy).unwrap();
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "-f",
+            "csv",
+            PLANTED,
+            copy.to_str().unwrap(),
+        ],
+        None,
+    );
+    let mut reader = csv::Reader::from_reader(&out.stdout[..]);
+    let header = reader.headers().unwrap().clone();
+    let file = header.iter().position(|h| h == "file").unwrap();
+    let message = header.iter().position(|h| h == "message").unwrap();
+    let second: Vec<String> = reader
+        .records()
+        .map(Result::unwrap)
+        .filter(|r| r[file].ends_with("again.pgn") && r[message].starts_with("a repeat"))
+        .map(|r| r[message].to_owned())
+        .collect();
+    // Ten games, all replayed: each one's first copy is in the first file
+    // (the first game, or, for the two of other moves, themselves there).
+    assert_eq!(second.len(), 10, "{second:?}");
+    assert!(
+        second
+            .iter()
+            .all(|m| m.contains(&format!(" of {PLANTED} (line "))),
+        "{second:?}"
+    );
+}
+
+#[test]
+fn validate_shards_leave_duplicates_to_the_whole_run() {
+    // A shard sees only its games: it reports none, and its merge reads
+    // as one run that ignores the code.
+    let dir = tempfile::tempdir().unwrap();
+    let len = std::fs::metadata(PLANTED).unwrap().len();
+    let mut shards = Vec::new();
+    for (i, range) in [format!("0..{}", len / 2), format!("{}..", len / 2)]
+        .iter()
+        .enumerate()
+    {
+        let out = dir.path().join(format!("s{i}.csv"));
+        let stats = dir.path().join(format!("s{i}.csv.stats.json"));
+        let shard = run(
+            &[
+                "validate",
+                "-q",
+                "-f",
+                "csv",
+                "--byte-range",
+                range,
+                "--stats",
+                stats.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+                PLANTED,
+            ],
+            None,
+        );
+        assert_eq!(code(&shard), 0, "{}", stderr(&shard));
+        shards.push(out.to_str().unwrap().to_owned());
+    }
+    let mut args = vec!["merge"];
+    args.extend(shards.iter().map(String::as_str));
+    let merged = run(&args, None);
+    assert_eq!(code(&merged), 0, "{}", stderr(&merged));
+    let whole = run(
+        &[
+            "validate",
+            "-q",
+            "-f",
+            "csv",
+            "--ignore",
+            "duplicate-game",
+            PLANTED,
+        ],
+        None,
+    );
+    assert!(merged.stdout == whole.stdout, "{}", stdout(&merged));
+    for flag in ["--only", "--fail-on"] {
+        let refused = run(
+            &[
+                "validate",
+                flag,
+                "duplicate-game",
+                "--byte-range",
+                "0..",
+                PLANTED,
+            ],
+            None,
+        );
+        assert_eq!(code(&refused), 2, "{flag}");
+        assert!(
+            stderr(&refused).contains("--byte-range"),
+            "{}",
+            stderr(&refused)
+        );
+    }
+}
+
+#[test]
+fn no_prefix_groups_only_games_with_one_key() {
+    let all = rows(&run(&["dedupe", "-q", "-f", "csv", PLANTED], None).stdout);
+    let out = run(&["dedupe", "-f", "csv", "--no-prefix", PLANTED], None);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let without: Vec<_> = all.into_iter().filter(|r| r.2 != "prefix").collect();
+    assert_eq!(rows(&out.stdout), without);
+    assert!(stderr(&out).contains("6 repeats left out"), "{}", stderr(&out));
+}

@@ -126,6 +126,7 @@ def dedupe(
     *paths: Input,
     keep: str = "first",
     transpositions: bool = False,
+    no_prefix: bool = False,
     against: Optional[list[PathArg]] = None,
     duplicates: Optional[PathArg] = None,
     unique: Optional[PathArg] = None,

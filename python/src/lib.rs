@@ -673,7 +673,7 @@ fn perft(
     })
 }
 
-/// dedupe(*paths, keep="first", transpositions=False, against=None, duplicates=None, unique=None, threads=None, max_game_bytes=None)
+/// dedupe(*paths, keep="first", transpositions=False, no_prefix=False, against=None, duplicates=None, unique=None, threads=None, max_game_bytes=None)
 /// --
 ///
 /// Groups the games that are one game (the same start position and moves,
@@ -684,7 +684,8 @@ fn perft(
 /// and ``tags_differ``. ``keep``: ``"first"``, ``"longest"`` or
 /// ``"most-tags"``. ``transpositions``: also group games that reach the
 /// same final position in as many plies by another move order (kind
-/// ``transposed``). ``against``: archive paths; the inputs' games already
+/// ``transposed``). ``no_prefix``: do not look for truncated copies (kind
+/// ``prefix``). ``against``: archive paths; the inputs' games already
 /// in them are the repeats. ``duplicates`` / ``unique``: files to write the
 /// repeats / the games kept to, byte for byte. The inputs are read twice,
 /// so they must be files (paths or directories), not bytes or streams.
@@ -692,12 +693,13 @@ fn perft(
 /// >>> import polars as pl, pgnkit
 /// >>> pl.DataFrame(pgnkit.dedupe("games.pgn")).filter(pl.col("kind") == "tags-differ")
 #[pyfunction]
-#[pyo3(signature = (*paths, keep = "first", transpositions = false, against = None, duplicates = None, unique = None, threads = None, max_game_bytes = None))]
+#[pyo3(signature = (*paths, keep = "first", transpositions = false, no_prefix = false, against = None, duplicates = None, unique = None, threads = None, max_game_bytes = None))]
 #[allow(clippy::too_many_arguments)]
 fn dedupe(
     paths: &Bound<'_, PyTuple>,
     keep: &str,
     transpositions: bool,
+    no_prefix: bool,
     against: Option<Vec<PathBuf>>,
     duplicates: Option<PathBuf>,
     unique: Option<PathBuf>,
@@ -709,6 +711,7 @@ fn dedupe(
         format: Format::Arrow,
         keep: choice("keep", keep)?,
         transpositions,
+        no_prefix,
         against: against.unwrap_or_default(),
         duplicates,
         unique,

@@ -197,9 +197,19 @@ fn identify(game: &RawGame<'_>, transpositions: bool) -> Option<Identity> {
         reached: transpositions
             .then(|| GameKey::of_outcome(&start.pos, start.mode, &done.pos, done.plies)),
         plies: done.plies,
-        tags: game.tags.len(),
+        tags: distinct_tags(game),
         players: players(game),
     })
+}
+
+/// How many tags `game` has, a tag named twice counted once (its first
+/// value is its value, as in `convert`'s `tags`).
+fn distinct_tags(game: &RawGame<'_>) -> usize {
+    game.tags
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| !game.tags[..*i].iter().any(|u| u.name == t.name))
+        .count()
 }
 
 /// A key as the tables hold it: two words (8-byte alignment keeps an entry
@@ -211,22 +221,8 @@ fn words(key: GameKey) -> [u64; 2] {
 /// The tags of a game's bytes, decoded, in order, and the line (in the
 /// bytes, from 1) and offset (from 0) where the game starts.
 fn tags_of(raw: &[u8]) -> (Vec<(String, String)>, u64, u64) {
-    // Only the header is read: up to the first blank line after a tag
-    // (the whole game when none parts its header from its movetext).
-    let mut end = raw.len();
-    let mut seen_tag = false;
-    let mut at = 0;
-    while at < raw.len() {
-        let next = memchr::memchr(b'\n', &raw[at..]).map_or(raw.len(), |i| at + i + 1);
-        let line = raw[at..next].trim_ascii();
-        if line.starts_with(b"[") {
-            seen_tag = true;
-        } else if seen_tag && line.is_empty() {
-            end = at;
-            break;
-        }
-        at = next;
-    }
+    // Only the header is read.
+    let end = crate::input::scan::header_end(raw);
     let scan = crate::input::scan::scan(&raw[..end], true);
     scan.games
         .first()
@@ -244,9 +240,10 @@ fn tags_of(raw: &[u8]) -> (Vec<(String, String)>, u64, u64) {
 /// What a repeat is beside the copy kept, and the tags that differ.
 fn kind_of(kept: &Member, repeat: &Member) -> (Kind, Vec<String>) {
     let transposed = kept.line_index != repeat.line_index;
+    // A tag named twice has its first value (as `convert`'s `tags`).
     let mut differ: Vec<String> = Vec::new();
-    for (name, value) in &kept.tags {
-        if repeat.tag(name) != Some(value.as_str()) && !differ.contains(name) {
+    for (name, _) in &kept.tags {
+        if repeat.tag(name) != kept.tag(name) && !differ.contains(name) {
             differ.push(name.clone());
         }
     }
@@ -498,6 +495,7 @@ pub(super) fn run(
     // Each game's pairing, own key's number (its line) and ordinal: where
     // truncated copies are looked for.
     let mut pairings: Vec<(u64, u32, u32)> = Vec::new();
+    let mut empty = 0u64;
     let totals = streaming.inputs(None).for_each_game(
         |game| identify(game, args.transpositions),
         |event| {
@@ -516,6 +514,12 @@ pub(super) fn run(
                         group: NONE,
                     };
                     in_archive = in_archive && archive_names.contains(ctx.file);
+                    // A game without moves (a forfeit, a bye) records
+                    // no game: it is never grouped.
+                    let id = id.filter(|id| {
+                        empty += u64::from(id.plies == 0);
+                        id.plies > 0
+                    });
                     if let Some(id) = id {
                         // The archive's first copy is kept, whatever --keep.
                         let measure = match args.keep {
@@ -571,17 +575,21 @@ pub(super) fn run(
 
     // Truncated copies: a game of a pairing whose moves are the start of
     // a longer game of the same pairing joins that game's group.
-    let redirect = prefixes(
-        &totals,
-        &mut pairings,
-        &slots,
-        &plies_of,
-        if args.transpositions {
-            &lines_table
-        } else {
-            &table
-        },
-    )?;
+    let redirect = if args.no_prefix {
+        HashMap::new()
+    } else {
+        prefixes(
+            &totals,
+            &mut pairings,
+            &slots,
+            &plies_of,
+            if args.transpositions {
+                &lines_table
+            } else {
+                &table
+            },
+        )?
+    };
     let root = |mut g: u32| {
         while let Some(&next) = redirect.get(&g) {
             g = next;
@@ -763,12 +771,17 @@ pub(super) fn run(
     } else {
         with_input.len() as u64
     };
-    let unjudged = slots.iter().filter(|s| s.group == NONE).count() as u64;
+    let unjudged = slots.iter().filter(|s| s.group == NONE).count() as u64 - empty;
     let mut summary = format!(
         "{grouped} group{} of repeats, {repeats} repeat{} left out, {unjudged} not replayed (never grouped)",
         if grouped == 1 { "" } else { "s" },
         if repeats == 1 { "" } else { "s" },
     );
+    if empty > 0 {
+        summary.push_str(&format!(
+            ", {empty} without moves (never grouped: a forfeit is no game)"
+        ));
+    }
     if !archive.is_empty() {
         summary.push_str(&format!(
             ", {in_the_archive} of the inputs' games already in the archive ({archive_end} games)"
@@ -790,6 +803,10 @@ pub(super) fn run(
             vec!["--keep".to_owned(), keep_name(args.keep).to_owned()],
             args.transpositions
                 .then(|| "--transpositions".to_owned())
+                .into_iter()
+                .collect(),
+            args.no_prefix
+                .then(|| "--no-prefix".to_owned())
                 .into_iter()
                 .collect(),
         ]

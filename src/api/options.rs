@@ -436,6 +436,12 @@ pub struct DedupeOptions {
     #[arg(long)]
     pub transpositions: bool,
 
+    /// Group only games with one key: truncated copies (kind `prefix`) are
+    /// not looked for, which saves a read of the longer games of each
+    /// pairing (what the Spark job's dedupe finds).
+    #[arg(long)]
+    pub no_prefix: bool,
+
     /// Which games of the inputs are already in ARCHIVE (a file or a
     /// directory; repeat the flag for more): those are left out as repeats
     /// of the archive's copy, and the report lists only groups that hold a
@@ -461,6 +467,7 @@ impl Default for DedupeOptions {
             format: Format::Pgn,
             keep: Keep::First,
             transpositions: false,
+            no_prefix: false,
             against: Vec::new(),
             duplicates: None,
             unique: None,

@@ -19,12 +19,13 @@ use crate::rules::diagram::{diagrams, written_squares};
 use crate::rules::finding::Finding;
 use crate::rules::finding::{Code, Severity};
 use crate::rules::game::{RawGame, recorded_result};
+use crate::rules::identity::{GameKey, KeyMap, PackedKey};
 use crate::rules::laws::LawsChoice;
 use crate::rules::notation::move_name;
 use crate::rules::setup::start_position;
 use crate::schema::finding::{FINDING, FindingPlace, FindingRecord};
 use crate::stream::Event;
-use crate::tasks::validate::{GameCheck, check_game};
+use crate::tasks::validate::{GameCheck, check_game_keyed};
 
 /// What the report is called in errors.
 const PRODUCT_NAME: &str = "report";
@@ -59,6 +60,19 @@ impl Policy {
         }
         for code in codes("ignore", &args.ignore, &[])? {
             keep[code.index()] = false;
+        }
+        // A shard sees only its own games: repeats are found by a run over
+        // the whole input (or `dedupe`), never by a shard.
+        if args.run.byte_range.is_some() {
+            let named = |list: &[String]| list.iter().any(|c| c == Code::DuplicateGame.as_str());
+            if named(&args.only) || named(&args.fail_on) {
+                return Err(Error::usage(
+                    "duplicate-game compares each game with every earlier one of the run: \
+                     a --byte-range shard cannot (find repeats across shards with \
+                     `pgnkit dedupe` or `convert`'s key column)",
+                ));
+            }
+            keep[Code::DuplicateGame.index()] = false;
         }
         let mut fail = [false; CODES];
         let never = args.fail_on.iter().any(|w| w == "never");
@@ -419,28 +433,127 @@ fn status_meaning(failing: u64, unread: u64) -> String {
 }
 
 /// Checks one game (a worker's part): its findings that `policy` keeps,
-/// and, when it has any, what names it (and, for the `page`, the boards).
+/// and, when it has any, what names it (and, for the `page`, the boards);
+/// its identity when `duplicate-game` is reported, and its first line.
 fn checked(
     game: &RawGame<'_>,
     laws: LawsChoice,
     policy: &Policy,
     tags: &TagColumns,
     page: bool,
-) -> (GameCheck, Option<Names>) {
-    let mut check = check_game(game, laws);
+) -> (GameCheck, Option<Names>, u64) {
+    let mut check = check_game_keyed(game, laws, policy.keeps(Code::DuplicateGame));
     check.findings.retain(|f| policy.keeps(f.code));
     // Names are only decoded for games that have something to say.
-    let names = (!check.findings.is_empty()).then(|| Names {
+    let names = (!check.findings.is_empty()).then(|| names_of(game, &check.findings, tags, page));
+    (check, names, game.line)
+}
+
+/// What names `game`, which has `findings`.
+fn names_of(game: &RawGame<'_>, findings: &[Finding], tags: &TagColumns, page: bool) -> Names {
+    Names {
         label: GameLabel::of(|t| game.tag_text(t), game.line),
         tags: tags.values(game),
         result: recorded_result(game).map_or("*", |r| r.as_str()),
         boards: if page {
-            boards(game, &check.findings)
+            boards(game, findings)
         } else {
             Vec::new()
         },
-    });
-    (check, names)
+    }
+}
+
+/// [`names_of`] a game whose bytes are `raw` and whose first line (in
+/// its chunk) is `line`.
+fn names_again(
+    raw: &[u8],
+    line: u64,
+    findings: &[Finding],
+    tags: &TagColumns,
+    page: bool,
+) -> Names {
+    // The tags are read, not the moves: the one finding is about the game
+    // as a whole and has no board; but for a game without a Result tag,
+    // whose recorded result is its termination marker.
+    let header = crate::input::scan::scan(&raw[..crate::input::scan::header_end(raw)], true);
+    let whole;
+    let game = match header.games.first() {
+        Some(game) if game.tag("Result").is_some() => game,
+        _ => {
+            whole = crate::input::scan::scan(raw, true);
+            let Some(game) = whole.games.first() else {
+                return Names::default();
+            };
+            game
+        }
+    };
+    let mut names = names_of(game, findings, tags, page);
+    names.label.line = line;
+    names
+}
+
+/// The games met so far, by identity: where the first of each is, to name
+/// it in a later copy's `duplicate-game`. A distinct game costs 24 bytes
+/// of table (its key and a number) and 12 of lists (its place), and the
+/// table's slack: 36 to 64 bytes.
+#[derive(Default)]
+struct Repeats {
+    /// Each key met, and the number of its first game among the distinct
+    /// ones.
+    first: KeyMap<u32>,
+    /// By that number, the first game's ordinal (its number in the run),
+    /// and its first line.
+    ordinals: Vec<u32>,
+    lines: Vec<u64>,
+    /// The inputs met: each one's name and the ordinal of its first game.
+    files: Vec<(String, u32)>,
+    /// Games met so far.
+    games: u32,
+}
+
+impl Repeats {
+    /// The `duplicate-game` finding's message for the game `game` of
+    /// `file`, whose first line is `line` (in its file), when an earlier
+    /// game has `key`.
+    /// Every game is met (`key`: `None` when it has none), so that games
+    /// are numbered as their inputs number them.
+    fn check(&mut self, key: Option<GameKey>, file: &str, game: u64, line: u64) -> Option<String> {
+        // A new input (or the same one named again: its games count anew).
+        let numbered = |&(ref f, start): &(String, u32)| {
+            f == file && u64::from(self.games - start) + 1 == game
+        };
+        if !self.files.last().is_some_and(numbered) {
+            let first = self
+                .games
+                .saturating_sub(u32::try_from(game - 1).unwrap_or(u32::MAX));
+            self.files.push((file.to_owned(), first));
+        }
+        let ordinal = self.games;
+        // Past 2^32 games a run names no more repeats (it counts them).
+        self.games = self.games.checked_add(1)?;
+        let key = key?;
+        let next = u32::try_from(self.ordinals.len()).ok()?;
+        let index = *self.first.entry(PackedKey::from(key)).or_insert(next);
+        if index == next {
+            self.ordinals.push(ordinal);
+            self.lines.push(line);
+            return None;
+        }
+        let earlier = self.ordinals[index as usize];
+        let first_line = self.lines[index as usize];
+        let at = self.files.partition_point(|(_, start)| *start <= earlier) - 1;
+        let (name, start) = &self.files[at];
+        let number = u64::from(earlier - start) + 1;
+        let of = if at + 1 == self.files.len() {
+            String::new()
+        } else {
+            format!(" of {}", diag::escaped(name))
+        };
+        Some(format!(
+            "a repeat of game {number}{of} (line {first_line}): the same moves from the same start \
+             (`pgnkit dedupe` says how the copies differ)"
+        ))
+    }
 }
 
 /// The flags besides the format that change the report, canonically
@@ -494,6 +607,8 @@ pub(super) fn run(
         .header(&mut out, !streaming.no_header, tags.names())
         .map_err(&failed)?;
     let mut counts = Counts::default();
+    let mut repeats = Repeats::default();
+
     // The games are noted in input order, one input after another: with
     // --bad-games or --good-games, inputs are not read at once; nor for a
     // columnar report, whose batches are not cut by input.
@@ -517,13 +632,30 @@ pub(super) fn run(
                     ctx,
                     (
                         GameCheck {
-                            findings,
+                            mut findings,
                             first_move,
+                            key,
                             ..
                         },
-                        names,
+                        mut names,
+                        line,
                     ),
                 ) => {
+                    let repeat = repeats.check(key, ctx.file, ctx.game, line + ctx.line_offset);
+                    if let Some(message) = repeat {
+                        let at =
+                            findings.partition_point(|f| (f.line, f.ply.unwrap_or(0)) <= (line, 0));
+                        findings.insert(at, Finding::game(Code::DuplicateGame, line, message));
+                        match names.as_mut() {
+                            Some(names) if page => names.boards.insert(at, None),
+                            Some(_) => {}
+                            // The game had nothing else to say: what names
+                            // it is read again from its bytes.
+                            None => {
+                                names = Some(names_again(ctx.raw, line, &findings, &tags, page))
+                            }
+                        }
+                    }
                     let names = names.unwrap_or_default();
                     let place =
                         names

@@ -47,6 +47,26 @@ pub struct Scan<'a> {
     pub clean_end: bool,
 }
 
+/// Where the tag section of the game `raw` starts with ends: the first
+/// blank line after a tag line (all of `raw` when no blank line parts its
+/// header from its movetext). Scanning `raw` up to there reads the game's
+/// tags, and not its moves.
+pub fn header_end(raw: &[u8]) -> usize {
+    let mut seen_tag = false;
+    let mut at = 0;
+    while at < raw.len() {
+        let next = memchr::memchr(b'\n', &raw[at..]).map_or(raw.len(), |i| at + i + 1);
+        let line = raw[at..next].trim_ascii();
+        if line.starts_with(b"[") {
+            seen_tag = true;
+        } else if seen_tag && line.is_empty() {
+            return at;
+        }
+        at = next;
+    }
+    raw.len()
+}
+
 /// Scans `buf`, which starts at a game boundary (or at the start of a file).
 /// `at_file_end` says whether the end of `buf` is the end of the input;
 /// when it is not, `buf` ends where [`crate::input::chunk`] cuts: just

@@ -49,6 +49,9 @@ pub enum Code {
     /// recorded result the one that end gives: the record says what
     /// happened, only more.
     PlayedOn,
+    /// A game whose moves (from the same start) are those of an earlier
+    /// game of the run: a repeat ([`crate::rules::identity`]).
+    DuplicateGame,
     /// A game `annotate-outcome` could not replay to its end, so that it
     /// gives it no outcome: a code of its records, never a finding, and so
     /// not in [`Code::ALL`] (`--only`, `--ignore` and `--fail-on` refuse it).
@@ -57,7 +60,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in the order of the table in docs/codes.md.
-    pub const ALL: [Code; 16] = [
+    pub const ALL: [Code; 17] = [
         Code::Syntax,
         Code::IllegalMove,
         Code::AmbiguousMove,
@@ -74,12 +77,13 @@ impl Code {
         Code::Layout,
         Code::InvalidCommand,
         Code::PlayedOn,
+        Code::DuplicateGame,
     ];
 
     /// Every code a run counts: [`Code::ALL`] and [`Code::NotReplayed`],
     /// in [`Code::index`] order.
-    pub const TALLIED: [Code; 17] = {
-        let mut tallied = [Code::NotReplayed; 17];
+    pub const TALLIED: [Code; 18] = {
+        let mut tallied = [Code::NotReplayed; 18];
         let mut i = 0;
         while i < Code::ALL.len() {
             tallied[i] = Code::ALL[i];
@@ -126,6 +130,7 @@ impl Code {
             Code::Layout => "layout",
             Code::InvalidCommand => "invalid-command",
             Code::PlayedOn => "played-on",
+            Code::DuplicateGame => "duplicate-game",
             Code::NotReplayed => "not-replayed",
         }
     }
@@ -139,7 +144,8 @@ impl Code {
             | Code::CheckSuffix
             | Code::Layout
             | Code::InvalidCommand
-            | Code::PlayedOn => Severity::Warning,
+            | Code::PlayedOn
+            | Code::DuplicateGame => Severity::Warning,
             _ => Severity::Error,
         }
     }

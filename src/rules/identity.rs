@@ -56,17 +56,61 @@ impl GameKey {
         mode: CastlingMode,
         moves: impl IntoIterator<Item = &'m Move>,
     ) -> GameKey {
-        let mut bytes = Vec::with_capacity(DOMAIN.len() + 96 + 160);
+        let mut key = KeyWriter::new(start, mode);
+        for mv in moves {
+            key.push(mv);
+        }
+        key.finish()
+    }
+}
+
+/// A game's key written move by move, as a replay meets them: the same key
+/// as [`GameKey::of`], without a list of the moves.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::identity::{GameKey, KeyWriter};
+/// use shakmaty::{CastlingMode, Chess, Position, san::San};
+/// let mut pos = Chess::default();
+/// let mut key = KeyWriter::new(&pos, CastlingMode::Standard);
+/// let mut moves = Vec::new();
+/// for san in ["e4", "e5", "Nf3"] {
+///     let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+///     pos.play_unchecked(mv);
+///     key.push(&mv);
+///     moves.push(mv);
+/// }
+/// assert_eq!(key.finish(), GameKey::of(&Chess::default(), CastlingMode::Standard, &moves));
+/// ```
+#[derive(Debug, Clone)]
+pub struct KeyWriter {
+    bytes: Vec<u8>,
+}
+
+impl KeyWriter {
+    /// The key of a game that starts at `start` (under `mode`'s castling
+    /// rules), before its first move.
+    pub fn new(start: &Chess, mode: CastlingMode) -> KeyWriter {
+        let mut bytes = Vec::with_capacity(DOMAIN.len() + 96 + 256);
         bytes.extend_from_slice(DOMAIN);
         bytes.push(match mode {
             CastlingMode::Standard => b's',
             CastlingMode::Chess960 => b'9',
         });
         push_epd(&mut bytes, start);
-        for mv in moves {
-            bytes.extend_from_slice(&encode(mv).to_le_bytes());
-        }
-        let hash = blake3::hash(&bytes);
+        KeyWriter { bytes }
+    }
+
+    /// The next move of the game.
+    #[inline]
+    pub fn push(&mut self, mv: &Move) {
+        self.bytes.extend_from_slice(&encode(mv).to_le_bytes());
+    }
+
+    /// The key of the game so far.
+    pub fn finish(&self) -> GameKey {
+        let hash = blake3::hash(&self.bytes);
         let mut first = [0u8; 16];
         first.copy_from_slice(&hash.as_bytes()[..16]);
         GameKey(u128::from_be_bytes(first))
@@ -93,6 +137,92 @@ impl GameKey {
         let mut first = [0u8; 16];
         first.copy_from_slice(&hash.as_bytes()[..16]);
         GameKey(u128::from_be_bytes(first))
+    }
+}
+
+/// A hash table keyed by game keys ([`KeyState`]).
+pub type KeyMap<V> = std::collections::HashMap<PackedKey, V, KeyState>;
+
+/// A [`GameKey`] as tables hold it: two words, so that an entry with a
+/// 4-byte value takes 24 bytes (a `u128` would align it to 32).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackedKey([u64; 2]);
+
+impl From<GameKey> for PackedKey {
+    fn from(key: GameKey) -> PackedKey {
+        PackedKey([(key.0 >> 64) as u64, key.0 as u64])
+    }
+}
+
+impl From<PackedKey> for GameKey {
+    fn from(key: PackedKey) -> GameKey {
+        GameKey(u128::from(key.0[0]) << 64 | u128::from(key.0[1]))
+    }
+}
+
+impl std::hash::Hash for PackedKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u128(GameKey::from(*self).0);
+    }
+}
+
+/// How a table hashes game keys: a key is already 128 uniform bits, so one
+/// multiplication of its halves, each mixed with a seed drawn per table,
+/// spreads them. The seeds keep a crafted archive (games searched for keys
+/// that share their low bits, a cheap search) from piling into one bucket.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyState {
+    seeds: [u64; 2],
+}
+
+impl Default for KeyState {
+    fn default() -> KeyState {
+        use std::hash::BuildHasher;
+        let random = std::collections::hash_map::RandomState::new();
+        KeyState {
+            seeds: [random.hash_one(1u8), random.hash_one(2u8) | 1],
+        }
+    }
+}
+
+impl std::hash::BuildHasher for KeyState {
+    type Hasher = KeyHasher;
+    fn build_hasher(&self) -> KeyHasher {
+        KeyHasher {
+            seeds: self.seeds,
+            hash: 0,
+        }
+    }
+}
+
+/// [`KeyState`]'s hasher.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyHasher {
+    seeds: [u64; 2],
+    hash: u64,
+}
+
+impl std::hash::Hasher for KeyHasher {
+    #[inline]
+    fn write_u128(&mut self, key: u128) {
+        let product = u128::from((key as u64) ^ self.seeds[0])
+            * u128::from(((key >> 64) as u64) ^ self.seeds[1]);
+        self.hash ^= (product as u64) ^ ((product >> 64) as u64);
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not met for a GameKey (its one field is a u128); any other input
+        // still hashes, 16 bytes at a time.
+        for piece in bytes.chunks(16) {
+            let mut word = [0u8; 16];
+            word[..piece.len()].copy_from_slice(piece);
+            self.write_u128(u128::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
     }
 }
 

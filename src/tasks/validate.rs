@@ -19,6 +19,7 @@ use crate::rules::commands::{self, Commands, may_hold_command};
 use crate::rules::ends::{End, EndRules, EndTracker, Step};
 use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, TokenKind, recorded_result};
+use crate::rules::identity::{GameKey, KeyWriter};
 use crate::rules::laws::{Laws, LawsChoice};
 use crate::rules::movetext::marker_finding;
 use crate::rules::repair::{At, numbered_repairs};
@@ -36,10 +37,19 @@ pub struct GameCheck {
     /// Fullmove number and side to move of the starting position, to write
     /// ply numbers as `12... Nf3`.
     pub first_move: (u32, Color),
+    /// The game's identity ([`GameKey`]), when it was asked for, the main
+    /// line has a move and every move was played.
+    pub key: Option<GameKey>,
 }
 
 /// Runs every check on `game`, judged by the Laws `laws` chooses for it.
 pub fn check_game(game: &RawGame<'_>, laws: LawsChoice) -> GameCheck {
+    check_game_keyed(game, laws, false)
+}
+
+/// [`check_game`], and with `key` the game's identity: what tells a
+/// repeated game (`duplicate-game`).
+pub fn check_game_keyed(game: &RawGame<'_>, laws: LawsChoice, key: bool) -> GameCheck {
     let mut findings = game.findings.clone();
     check_tags(game, &mut findings);
 
@@ -51,13 +61,14 @@ pub fn check_game(game: &RawGame<'_>, laws: LawsChoice) -> GameCheck {
         Err(err) => {
             findings.push(err.finding(game));
             check_result_marker(game, &mut findings);
-            return finish(findings, 0, (1, Color::White));
+            return finish(findings, 0, (1, Color::White), None);
         }
     };
     let first_move = (start.pos.fullmoves().get(), start.pos.turn());
 
     let laws = Laws::for_game(game, laws);
-    ENDS.with_borrow_mut(|ends| check_moves(game, &start, first_move, laws, findings, ends))
+    let key = key.then(|| KeyWriter::new(&start.pos, start.mode));
+    ENDS.with_borrow_mut(|ends| check_moves(game, &start, first_move, laws, findings, ends, key))
 }
 
 thread_local! {
@@ -73,6 +84,7 @@ fn check_moves(
     laws: Laws,
     mut findings: Vec<Finding>,
     ends: &mut EndTracker,
+    mut key: Option<KeyWriter>,
 ) -> GameCheck {
     // Repetition counts need only be exact from five: validate reports the
     // automatic ends, not the claims.
@@ -86,6 +98,9 @@ fn check_moves(
     let done = replay(game, start.pos.clone(), |ev| {
         if let Some(p) = pending.take() {
             p.resolve(false, &mut findings);
+        }
+        if let Some(key) = key.as_mut() {
+            key.push(&ev.mv);
         }
         let material_changed = ev.mv.is_capture() || ev.mv.is_promotion();
         if let Step::After(end) = ends.push(ev.ply, ev.after, material_changed)
@@ -113,6 +128,11 @@ fn check_moves(
     if let Some(p) = pending.take() {
         p.resolve(closed.is_mate(), &mut findings);
     }
+    // A game without moves (a forfeit, a bye, a pairing not yet played)
+    // records no game: it repeats none.
+    let key = key
+        .filter(|_| done.error.is_none() && done.plies > 0)
+        .map(|k| k.finish());
     if let Some(mut error) = done.error {
         // The illegal move after mate or stalemate is reported as a move
         // after the end, unless one was already.
@@ -141,7 +161,7 @@ fn check_moves(
             }
         }
     }
-    finish(findings, done.plies, first_move)
+    finish(findings, done.plies, first_move, key)
 }
 
 /// The repairs of the move `error` says could not be played from `pos`
@@ -218,12 +238,18 @@ fn suggest(
 /// looked for.
 const EARLIER: usize = 16;
 
-fn finish(mut findings: Vec<Finding>, plies: u32, first_move: (u32, Color)) -> GameCheck {
+fn finish(
+    mut findings: Vec<Finding>,
+    plies: u32,
+    first_move: (u32, Color),
+    key: Option<GameKey>,
+) -> GameCheck {
     findings.sort_by_key(|f| (f.line, f.ply.unwrap_or(0)));
     GameCheck {
         findings,
         plies,
         first_move,
+        key,
     }
 }
 
