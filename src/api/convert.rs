@@ -165,6 +165,9 @@ struct GameOut {
     body: RenderedGame,
     /// The line a record line came from (its EPD `id`); `None` for a game.
     line: Option<u64>,
+    /// The game's first line (in its chunk; of a record line, in its
+    /// input).
+    first_line: u64,
     /// What is reported about the game on standard error, if anything.
     report: Option<Report>,
 }
@@ -244,6 +247,7 @@ fn render(owned: ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
                 _ => RenderedGame::None,
             },
             line: None,
+            first_line: 0,
             report,
         };
     }
@@ -285,6 +289,7 @@ fn render(owned: ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
     GameOut {
         body,
         line: None,
+        first_line: 0,
         report,
     }
 }
@@ -454,6 +459,7 @@ impl Writer<'_> {
                 record.file = ctx.file.to_owned();
                 record.game = ctx.game;
                 record.offset = ctx.offset;
+                record.line = out.first_line + ctx.line_offset;
                 if let Some(sink) = self.sink.as_mut() {
                     write_columnar(&record, sink.rows());
                     sink.flush_full(&mut self.out).map_err(failed)?;
@@ -614,9 +620,13 @@ pub(super) fn run(
         .inputs((!ordered).then_some(&spool))
         .for_each_record(
             from,
-            |raw| render(convert_game(raw, settings.options), damage(raw), &settings),
+            |raw| GameOut {
+                first_line: raw.line,
+                ..render(convert_game(raw, settings.options), damage(raw), &settings)
+            },
             |line, format| GameOut {
                 line: Some(line.number),
+                first_line: line.number,
                 ..render(line_game(line, format), Vec::new(), &settings)
             },
             |event| writer.event(event),

@@ -233,6 +233,8 @@ pub struct CsvRecord {
     pub file: String,
     pub game: u64,
     pub offset: Option<u64>,
+    /// The game's first line in its input (of a record line, its own).
+    pub line: u64,
     /// The start position when it is not the standard one, or the game is
     /// Chess960 (then with Shredder-FEN castling, which says so): with
     /// `uci`, all a replay needs, whatever tag columns the run has.
@@ -323,6 +325,7 @@ impl CsvRecord {
             file: String::new(),
             game: 0,
             offset: None,
+            line: 0,
             start_fen: game
                 .start
                 .as_ref()
@@ -502,6 +505,7 @@ pub fn write_columnar(r: &CsvRecord, rows: &mut ArrowRows) {
     row.str(&r.file);
     row.uint(Some(r.game));
     row.uint(r.offset);
+    row.uint(Some(r.line));
     row.opt_str(tag("Event"));
     row.opt_str(tag("Site"));
     row.date(tag("Date").and_then(tag_date));

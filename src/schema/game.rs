@@ -96,6 +96,9 @@ pub const GAME: Schema = Schema {
         common::FILE,
         common::GAME,
         common::OFFSET.null_when("the record is a line of FEN, EPD or UCI input"),
+        super::finding::LINE
+            .doc("the game's first line in its input (a line of FEN, EPD or UCI input: its own); with `--byte-range` it counts from the range's start (`pgnkit merge` renumbers it)")
+            .arrow_only(),
         common::EVENT.arrow_only(),
         Column::new("site", Type::Str, "the `Site` tag")
             .null_when("the game has none")
