@@ -171,8 +171,8 @@ def parse_args(argv: list[str]) -> Job:
             "--csv is gone: the job reads pgnkit's Arrow stream and writes Parquet only; for the "
             "single-machine CSV, run the shards with `pgnkit ... --byte-range -f csv` and `pgnkit merge`"
         )
-    if not theirs or theirs[0] not in ARROW_FLAGS:
-        raise JobError("the subcommand must be one of " + ", ".join(ARROW_FLAGS))
+    if not theirs or (theirs[0] not in ARROW_FLAGS and theirs[0] != "dedupe"):
+        raise JobError("the subcommand must be one of " + ", ".join([*ARROW_FLAGS, "dedupe"]))
     subcommand, flags = theirs[0], []
     rest = iter(theirs[1:])
     for flag in rest:
@@ -197,6 +197,8 @@ def parse_args(argv: list[str]) -> Job:
                 raise JobError(f"the job writes Parquet (from Arrow shards); `{flag}` is not supported")
             continue
         flags.append(flag)
+    if subcommand == "dedupe":
+        flags = dedupe_flags(flags)
     if a.shard_bytes <= 0:
         raise JobError("--shard-bytes must be positive")
     if a.threads is not None and a.threads <= 0:
@@ -212,6 +214,42 @@ def parse_args(argv: list[str]) -> Job:
         fetch=a.fetch,
         glob=a.glob,
     )
+
+
+# What the job's dedupe keeps of a group (`pgnkit dedupe --keep`): the
+# copies' lengths in bytes are not in convert's rows, so not `longest`.
+DEDUPE_KEEP = ("first", "most-tags")
+
+
+def dedupe_flags(flags: list[str]) -> list[str]:
+    """The flags of `-- dedupe`, canonically: `--keep first|most-tags`, and
+    `--max-game-bytes N` when given. The job's dedupe groups the games of
+    one key (`pgnkit dedupe --no-prefix`, which may be given); what needs
+    the games' bytes or a second read (truncated copies, transpositions, an
+    archive, files of games) is refused."""
+    keep, passed = "first", []
+    rest = iter(flags)
+    for flag in rest:
+        name, eq, value = flag.partition("=")
+        if name in ("--keep", "--max-game-bytes"):
+            value = value if eq else next(rest, "")
+            if name == "--max-game-bytes":
+                passed += [name, value]
+                continue
+            if value not in DEDUPE_KEEP:
+                raise JobError(
+                    f"`--keep {value}` is not supported by the job's dedupe (it keeps the first copy, or the "
+                    "one with the most tags: the lengths of the copies are not in the rows it groups)"
+                )
+            keep = value
+        elif flag == "--no-prefix":
+            continue
+        else:
+            raise JobError(
+                f"`{flag}` is not supported by the job's dedupe, which groups the games of one key "
+                f"(`pgnkit dedupe --no-prefix`); run `pgnkit dedupe {flag}` on one machine"
+            )
+    return ["--keep", keep, *passed]
 
 
 def parse_size(text: str) -> int:
@@ -1444,6 +1482,8 @@ def run_job(spark, job: Job, log=sys.stderr) -> Result:
     """Runs the whole job in `spark`; returns the exit status and counts.
     A local OUT (a `file:` URL decoded, as an INPUT is) is made if need be
     (and removed again if the job leaves it empty), and held for the job."""
+    if job.subcommand == "dedupe":
+        return run_dedupe(spark, job, log)
     if is_remote(job.out):
         return run_in(spark, job, job.out, log)
     out = os.path.abspath(local_path(job.out))
@@ -1648,6 +1688,120 @@ def run_in(spark, job: Job, out: str, log) -> Result:
                 print(f"pgnkit_spark: warning: {spool} could not be removed (a task still writing there?); "
                       "delete it", file=log)
     return result
+
+
+# The kind of a repeat beside the copy kept, and the tags that differ, as
+# `pgnkit dedupe` tells them (src/api/dedupe.rs, `kind_of`): the kept copy's
+# tags whose first value the repeat does not share, in its order, then the
+# repeat's tags the kept copy lacks. `entries` are `map_entries(tags)`:
+# every tag once, with its first value, in input order.
+DIFFER = """concat(
+    transform(filter(kept_entries,
+        e -> NOT (try_element_at(map_from_entries(entries), e.key) <=> e.value)), e -> e.key),
+    transform(filter(entries,
+        e -> NOT array_contains(transform(kept_entries, k -> k.key), e.key)), e -> e.key))"""
+KIND = """CASE WHEN role = 'kept' THEN NULL
+    WHEN array_contains(differ, 'Result') THEN 'result-differs'
+    WHEN size(differ) = 0 THEN 'exact'
+    ELSE 'tags-differ' END"""
+
+
+def run_dedupe(spark, job: Job, log=sys.stderr) -> Result:
+    """`-- dedupe`: the report of `pgnkit dedupe --no-prefix -f parquet` on
+    one machine. The job's convert gives every game's row (its `key`,
+    place, players and tags) into a directory of its own under OUT; Spark
+    groups them by key (a shuffle), picks each group's copy kept
+    (`--keep`), tells each repeat's kind from the kept copy's tags, numbers
+    the groups in the order of their first copy and the rows in the
+    report's order, and writes DIR/parquet as the other subcommands do (a
+    local DIR: into a new directory first, swapped in at the end). Exit 1
+    when a game has a repeat, as `pgnkit dedupe`."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    flags = dedupe_flags(job.flags)
+    keep = flags[1]
+    columns = Columns.from_schema(Runner(job.pgnkit, "dedupe", (), 1).schema())
+    _, declared, _ = spark_schema(columns)
+    remote = is_remote(job.out)
+    out = job.out if remote else os.path.abspath(local_path(job.out))
+    if not remote:
+        if os.path.lexists(out) and not os.path.isdir(out):
+            raise JobError(f"{out}: OUT is not a directory")
+        try:
+            os.makedirs(out, exist_ok=True)
+        except OSError as e:
+            raise JobError(f"{out}: OUT cannot be made: {e.strerror or e}") from None
+    tag = uuid.uuid4().hex[:12]
+    games_dir = out_shown(out, f".dedupe-games-{tag}")
+    games = replace(job, subcommand="convert", flags=flags[2:], out=games_dir, spark_writer=False)
+    held = contextlib.nullcontext() if remote else out_lock(out)
+    with held:
+        spool = None if remote else os.path.join(out, f".parquet-{tag}")
+        try:
+            t = time.monotonic()
+            result = run_job(spark, games, log)
+            if result.status == 2:
+                # What the failed shards said stays in OUT/failed.
+                failed = os.path.join(games_dir, "failed")
+                if not remote and os.path.isdir(failed):
+                    shutil.rmtree(os.path.join(out, "failed"), ignore_errors=True)
+                    os.replace(failed, os.path.join(out, "failed"))
+                return result
+            result.status = 0
+            rows = spark.read.parquet(out_url(games_dir, "parquet")).where(
+                F.col("key").isNotNull() & (F.col("plies") > 0))
+            by_key = Window.partitionBy("key")
+            measure = F.size("tags") if keep == "most-tags" else F.lit(0)
+            ranked = (
+                rows.select("record", "file", "game", "offset", "line", "white", "black", "event", "round",
+                            "plies", "key", F.map_entries("tags").alias("entries"), measure.alias("measure"))
+                .withColumn("copies", F.count(F.lit(1)).over(by_key))
+                .where(F.col("copies") > 1)
+                .withColumn("first", F.min("record").over(by_key))
+                .withColumn("rank", F.row_number().over(by_key.orderBy(F.desc("measure"), F.asc("record"))))
+            )
+            kept = ranked.where(F.col("rank") == 1).select("key", F.col("entries").alias("kept_entries"))
+            # The groups' numbers and the rows' places: one ordering of the
+            # report's rows (the only step not spread over the executors).
+            order = Window.orderBy("first", "record")
+            report = (
+                ranked.join(kept, "key")
+                .withColumn("role", F.when(F.col("rank") == 1, "kept").otherwise("repeat"))
+                .withColumn("differ", F.expr(DIFFER))
+                .withColumn("kind", F.expr(KIND))
+                .withColumn("tags_differ", F.when(F.col("role") == "kept", F.lit(None)).otherwise(F.col("differ")))
+                .withColumn("group", F.dense_rank().over(Window.orderBy("first")))
+                .withColumn("record", F.row_number().over(order))
+            )
+            report = report.select([F.col(f.name).cast(f.dataType).alias(f.name) for f in declared.fields])
+            report = report.orderBy("record").persist()
+            result.rows = report.count()
+            if report.where(F.col("role") == "repeat").limit(1).count():
+                result.status = 1
+            writer = report.coalesce(1) if result.rows <= DEDUPE_ONE_FILE else report
+            target = out_url(out, "parquet") if remote else spool
+            writer.write.mode("overwrite").option("compression", "zstd").parquet(
+                target if remote else "file://" + spool)
+            report.unpersist()
+            if spool is not None:
+                warning = swap_in(spool, os.path.join(out, "parquet"))
+                if warning:
+                    print(f"pgnkit_spark: warning: {warning}", file=log)
+            result.columns = columns
+            result.seconds["dedupe"] = time.monotonic() - t
+            return result
+        finally:
+            if remote:
+                delete_path(spark, out_url(games_dir, ""))
+            else:
+                shutil.rmtree(games_dir, ignore_errors=True)
+                if spool is not None and os.path.lexists(spool):
+                    shutil.rmtree(spool, ignore_errors=True)
+
+
+# Up to this many rows, the dedupe report is one Parquet file.
+DEDUPE_ONE_FILE = 1 << 20
 
 
 def main(argv: list[str]) -> int:

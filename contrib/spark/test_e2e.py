@@ -34,9 +34,13 @@ import pyarrow.parquet as pq  # noqa: E402
 
 import pgnkit_spark as ps  # noqa: E402
 
-PARQUET = {"validate": ["-f", "parquet"], "annotate-outcome": ["-f", "parquet"], "convert": ["--to", "parquet"]}
+PARQUET = {"validate": ["-f", "parquet"], "annotate-outcome": ["-f", "parquet"], "convert": ["--to", "parquet"],
+           "dedupe": ["-f", "parquet"]}
 
-SUBCOMMANDS = [("validate", []), ("annotate-outcome", []), ("convert", [])]
+# A shard sees only its own games, so the job's validate finds no repeats;
+# its dedupe groups the games of one key (no truncated copies).
+SUBCOMMANDS = [("validate", ["--ignore", "duplicate-game"]), ("annotate-outcome", []), ("convert", []),
+               ("dedupe", ["--no-prefix"])]
 
 # A game whose comment holds a blank line and a tag section: a cut point by
 # the byte-range rule, and not a game. FILLER is sized so that a shard

@@ -130,6 +130,17 @@ class Arguments(unittest.TestCase):
                 with self.assertRaisesRegex(ps.JobError, "every shard would write the same file"):
                     ps.parse_args(["--out", "o", "x", "--", "validate", *flag])
 
+    def test_dedupe_takes_what_its_groups_need(self):
+        job = ps.parse_args(["--out", "o", "x", "--", "dedupe", "--no-prefix", "-f", "parquet"])
+        self.assertEqual((job.subcommand, job.flags), ("dedupe", ["--keep", "first"]))
+        job = ps.parse_args(["--out", "o", "x", "--", "dedupe", "--keep=most-tags", "--max-game-bytes", "1M"])
+        self.assertEqual(job.flags, ["--keep", "most-tags", "--max-game-bytes", "1M"])
+        # What needs the games' bytes or a second read of the inputs.
+        for flag in (["--keep", "longest"], ["--transpositions"], ["--against", "a.pgn"],
+                     ["--duplicates", "d.pgn"], ["--unique=u.pgn"], ["-f", "pgn"]):
+            with self.subTest(flag=flag), self.assertRaises(ps.JobError):
+                ps.parse_args(["--out", "o", "x", "--", "dedupe", *flag])
+
     def test_sizes(self):
         self.assertEqual(ps.parse_size("4096"), 4096)
         self.assertEqual(ps.parse_size("64k"), 65536)

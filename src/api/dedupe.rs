@@ -397,7 +397,7 @@ fn check_inputs(streaming: &Streaming<'_>) -> Result<(), Error> {
     if streaming.range.is_some() {
         return Err(Error::usage(
             "dedupe compares every game with every other: --byte-range is not for it \
-             (on a cluster, group `convert`'s key column: docs/shards.md)",
+             (on a cluster, the Spark job's dedupe: docs/dedupe.md)",
         ));
     }
     Ok(())
