@@ -2,11 +2,13 @@
 //! ([`crate::rules::identity`]), grouped; each written once.
 //!
 //! Two reads of the inputs. The first replays every game (in parallel) to
-//! its key and groups them in input order: 40 bytes per distinct game (a
+//! its key and groups them in input order: 32 bytes per distinct game (a
 //! hash table entry of 24: its 16-byte key and its group's number; the
-//! group, 16: the copy kept, how many copies, the measure `--keep`
-//! compares, the plies), and 16 bytes per game (its group, and where its
-//! bytes are). The second reads each input again as a
+//! group, 4: the copy kept and whether there are others; its plies, 4; 4
+//! more for what `--keep longest|most-tags` compares), beside the table's
+//! slack, and 16 bytes per game (its group, and where its bytes are), 16
+//! more per game whose players are named while truncated copies are looked
+//! for (its pairing; not with `--no-prefix`). The second reads each input again as a
 //! plain stream of bytes (no scan, no replay) and copies each game's bytes
 //! where its role sends them; the games of groups with a repeat have their
 //! tags read again, to tell each repeat's kind from the copy kept, and
@@ -26,7 +28,7 @@ use crate::output::diag;
 use crate::output::problem_games::GameBytes;
 use crate::output::tally::Tally;
 use crate::rules::game::{RawGame, decode_text};
-use crate::rules::identity::GameKey;
+use crate::rules::identity::{GameKey, KeyMap, PackedKey};
 use crate::rules::replay::replay;
 use crate::rules::setup::start_position;
 use crate::schema::duplicate::{DUPLICATE, DuplicateRecord, Kind};
@@ -38,15 +40,24 @@ const PRODUCT_NAME: &str = "output";
 /// A game in no group: it could not be replayed.
 const NONE: u32 = u32::MAX;
 
-/// A group of games with one key, as the first read leaves it.
+/// A group of games with one key, as the first read leaves it: the
+/// ordinal (in the whole run) of the copy kept, and whether the group has
+/// another copy ([`REPEATED`]). 4 bytes: what `--keep longest|most-tags`
+/// compares is held beside it only for those.
 #[derive(Debug, Clone, Copy)]
-struct Group {
-    /// The ordinal (in the whole run) of the copy kept.
-    kept: u32,
-    /// Games in the group.
-    members: u32,
-    /// What `--keep` compares, of the copy kept.
-    best: u32,
+struct Group(u32);
+
+/// The bit of a [`Group`] that says it holds more than one game.
+const REPEATED: u32 = 1 << 31;
+
+impl Group {
+    fn kept(self) -> u32 {
+        self.0 & !REPEATED
+    }
+
+    fn repeated(self) -> bool {
+        self.0 & REPEATED != 0
+    }
 }
 
 /// Where a game's bytes are, and its group (`NONE`: none).
@@ -185,7 +196,7 @@ fn players(game: &RawGame<'_>) -> Option<u64> {
 
 /// The first read's work on each game: its identity, when it replays to
 /// its end.
-fn identify(game: &RawGame<'_>, transpositions: bool) -> Option<Identity> {
+fn identify(game: &RawGame<'_>, transpositions: bool, prefix: bool) -> Option<Identity> {
     let start = start_position(game).ok()?;
     let mut moves = Vec::with_capacity(game.tokens.len());
     let done = replay(game, start.pos.clone(), |ply| moves.push(ply.mv));
@@ -198,7 +209,7 @@ fn identify(game: &RawGame<'_>, transpositions: bool) -> Option<Identity> {
             .then(|| GameKey::of_outcome(&start.pos, start.mode, &done.pos, done.plies)),
         plies: done.plies,
         tags: distinct_tags(game),
-        players: players(game),
+        players: if prefix { players(game) } else { None },
     })
 }
 
@@ -212,11 +223,6 @@ fn distinct_tags(game: &RawGame<'_>) -> usize {
         .count()
 }
 
-/// A key as the tables hold it: two words (8-byte alignment keeps an entry
-/// at 24 bytes).
-fn words(key: GameKey) -> [u64; 2] {
-    [(key.0 >> 64) as u64, key.0 as u64]
-}
 
 /// The tags of a game's bytes, decoded, in order, and the line (in the
 /// bytes, from 1) and offset (from 0) where the game starts.
@@ -286,7 +292,7 @@ fn prefixes(
     pairings: &mut [(u64, u32, u32)],
     slots: &[Slot],
     plies_of: &[u32],
-    keys: &HashMap<[u64; 2], u32>,
+    keys: &KeyMap<u32>,
 ) -> Result<HashMap<u32, u32>, Error> {
     pairings.sort_unstable();
     let plies = |ordinal: u32| plies_of[slots[ordinal as usize].group as usize];
@@ -321,7 +327,7 @@ fn prefixes(
     let short_keys: HashMap<u32, GameKey> = keys
         .iter()
         .filter(|(_, line)| shorts.contains_key(line))
-        .map(|(k, line)| (*line, GameKey(u128::from(k[0]) << 64 | u128::from(k[1]))))
+        .map(|(k, line)| (*line, GameKey::from(*k)))
         .collect();
     let mut ordinal = 0usize;
     for input in &totals.inputs {
@@ -484,10 +490,12 @@ pub(super) fn run(
     // its bytes are. Groups are by key, or with --transpositions by the
     // position reached and the length; then each game's own key is a
     // line of its group, also noted.
-    let mut table: HashMap<[u64; 2], u32> = HashMap::new();
-    let mut lines_table: HashMap<[u64; 2], u32> = HashMap::new();
+    let mut table: KeyMap<u32> = KeyMap::default();
+    let mut lines_table: KeyMap<u32> = KeyMap::default();
     let mut line_of: Vec<u32> = Vec::new();
     let mut groups: Vec<Group> = Vec::new();
+    // What `--keep` compares of each group's copy kept (not for `first`).
+    let mut best: Vec<u32> = Vec::new();
     let mut slots: Vec<Slot> = Vec::new();
     let mut plies_of: Vec<u32> = Vec::new();
     // Whether the games met are still the archive's.
@@ -497,15 +505,15 @@ pub(super) fn run(
     let mut pairings: Vec<(u64, u32, u32)> = Vec::new();
     let mut empty = 0u64;
     let totals = streaming.inputs(None).for_each_game(
-        |game| identify(game, args.transpositions),
+        |game| identify(game, args.transpositions, !args.no_prefix),
         |event| {
             match event {
                 Event::Game(ctx, id) => {
                     let ordinal = u32::try_from(slots.len())
                         .ok()
-                        .filter(|&n| n != NONE)
+                        .filter(|&n| n < REPEATED)
                         .ok_or_else(|| {
-                            anyhow::anyhow!("dedupe holds at most {} games in one run", NONE - 1)
+                            anyhow::anyhow!("dedupe holds at most {} games in one run", REPEATED - 1)
                         })?;
                     let raw_len = u32::try_from(ctx.raw.len()).unwrap_or(u32::MAX);
                     let mut slot = Slot {
@@ -530,20 +538,19 @@ pub(super) fn run(
                         };
                         let next = u32::try_from(groups.len()).expect("fewer groups than games");
                         let index = *table
-                            .entry(words(id.reached.unwrap_or(id.key)))
+                            .entry(PackedKey::from(id.reached.unwrap_or(id.key)))
                             .or_insert(next);
                         if index == next {
-                            groups.push(Group {
-                                kept: ordinal,
-                                members: 0,
-                                best: measure,
-                            });
+                            groups.push(Group(ordinal));
+                            if args.keep != Keep::First {
+                                best.push(measure);
+                            }
                             plies_of.push(id.plies);
                         }
                         let line = if args.transpositions {
                             let next =
                                 u32::try_from(lines_table.len()).expect("fewer lines than games");
-                            let line = *lines_table.entry(words(id.key)).or_insert(next);
+                            let line = *lines_table.entry(PackedKey::from(id.key)).or_insert(next);
                             line_of.push(line);
                             line
                         } else {
@@ -553,10 +560,14 @@ pub(super) fn run(
                             pairings.push((players, line, ordinal));
                         }
                         let group = &mut groups[index as usize];
-                        group.members += 1;
-                        if measure > group.best {
-                            group.kept = ordinal;
-                            group.best = measure;
+                        if index != next {
+                            group.0 |= REPEATED;
+                            if let Some(best) = best.get_mut(index as usize)
+                                && measure > *best
+                            {
+                                *best = measure;
+                                *group = Group(ordinal | REPEATED);
+                            }
                         }
                         slot.group = index;
                     }
@@ -597,8 +608,8 @@ pub(super) fn run(
         g
     };
     for (&from, _) in redirect.iter() {
-        let members = groups[from as usize].members;
-        groups[root(from) as usize].members += members;
+        // The truncated copy and the game it starts are one group.
+        groups[root(from) as usize].0 |= REPEATED;
     }
 
     // The second read: each input again, in order, as a plain stream of
@@ -630,21 +641,21 @@ pub(super) fn run(
                 ..*slot
             };
             let group = (slot.group != NONE).then(|| groups[slot.group as usize]);
-            let repeat = group.is_some_and(|g| g.kept != this);
+            let repeat = group.is_some_and(|g| g.kept() != this);
             if of_archive {
                 // The archive's games are never written; its kept copies
                 // stand in the report beside the inputs' repeats of them.
-                if repeat || group.is_none_or(|g| g.members <= 1) {
+                if repeat || group.is_none_or(|g| !g.repeated()) {
                     continue;
                 }
-            } else if group.is_some_and(|g| g.members > 1) {
+            } else if group.is_some_and(Group::repeated) {
                 with_input.insert(slot.group);
-                if group.is_some_and(|g| (g.kept as usize) < archive_end) {
+                if group.is_some_and(|g| (g.kept() as usize) < archive_end) {
                     in_the_archive += 1;
                 }
             }
             // The games kept alone need no tags: no report is made.
-            if !matches!(report, Report::Games) && group.is_some_and(|g| g.members > 1) {
+            if !matches!(report, Report::Games) && group.is_some_and(Group::repeated) {
                 let (tags, line, at) = tags_of(&buf);
                 members.push(Member {
                     group: slot.group,
@@ -698,7 +709,7 @@ pub(super) fn run(
     let keys: HashMap<u32, GameKey> = own
         .iter()
         .filter(|(_, i)| wanted.contains(i))
-        .map(|(k, i)| (*i, GameKey(u128::from(k[0]) << 64 | u128::from(k[1]))))
+        .map(|(k, i)| (*i, GameKey::from(*k)))
         .collect();
     drop(table);
     drop(lines_table);
@@ -716,7 +727,7 @@ pub(super) fn run(
     let kept_of: HashMap<u32, usize> = members
         .iter()
         .enumerate()
-        .filter(|(_, m)| groups[m.group as usize].kept == m.ordinal)
+        .filter(|(_, m)| groups[m.group as usize].kept() == m.ordinal)
         .map(|(i, m)| (m.group, i))
         .collect();
     if matches!(report, Report::Lines(crate::schema::Format::Csv)) && !streaming.no_header {
@@ -766,7 +777,7 @@ pub(super) fn run(
     }
     let grouped = if archive.is_empty() {
         (0..groups.len() as u32)
-            .filter(|g| groups[*g as usize].members > 1 && !redirect.contains_key(g))
+            .filter(|g| groups[*g as usize].repeated() && !redirect.contains_key(g))
             .count() as u64
     } else {
         with_input.len() as u64
