@@ -334,6 +334,29 @@ mod tests {
     }
 
     #[test]
+    fn a_packed_key_is_the_key_and_tables_find_it() {
+        let key = key_of(START, CastlingMode::Standard, &["e2e4", "e7e5"]);
+        assert_eq!(GameKey::from(PackedKey::from(key)), key);
+        assert_eq!(std::mem::size_of::<(PackedKey, u32)>(), 24);
+        let mut table: KeyMap<u32> = KeyMap::default();
+        // Keys alike in their low bits (what a crafted archive would search
+        // for) still land apart: the hash mixes both halves with seeds.
+        for i in 0..1000u128 {
+            table.insert(PackedKey::from(GameKey(i << 64 | 7)), i as u32);
+        }
+        table.insert(PackedKey::from(key), 1000);
+        assert_eq!(table.len(), 1001);
+        assert_eq!(table[&PackedKey::from(GameKey(5 << 64 | 7))], 5);
+        assert_eq!(table[&PackedKey::from(key)], 1000);
+        use std::hash::BuildHasher;
+        let state = KeyState::default();
+        let hashes: std::collections::HashSet<u64> = (0..1000u128)
+            .map(|i| state.hash_one(PackedKey::from(GameKey(i << 64 | 7))) & 0xffff)
+            .collect();
+        assert!(hashes.len() > 900, "{} buckets of 1000", hashes.len());
+    }
+
+    #[test]
     fn promotions_and_castling_are_told_apart() {
         let fen = "4k3/P7/8/8/8/8/8/R3K2R w KQ - 0 1";
         let queen = key_of(fen, CastlingMode::Standard, &["a7a8q"]);
