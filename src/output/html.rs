@@ -385,10 +385,12 @@ impl Page {
         let _ = write!(s, "<p>{}</p>", escape(&head.status));
         let _ = write!(
             s,
-            "<p class=\"muted\">{} games to look at below, in input order; {} of their {} entries have a board{}.</p>",
-            self.games,
+            "<p class=\"muted\">{} to look at below, in input order; {} of {} {} {} a board{}.</p>",
+            crate::output::diag::games(self.games),
             self.boards,
-            self.items,
+            if self.games == 1 { "its" } else { "their" },
+            plural(self.items, "entry", "entries"),
+            if self.boards == 1 { "has" } else { "have" },
             if self.rest_rows > 0 {
                 format!(
                     " (at most {}: the {} others are in the table at the end)",
@@ -652,4 +654,9 @@ mod tests {
         let end = html.find(" more entries of this game").unwrap();
         html[..end].rsplit(' ').next().unwrap().to_owned()
     }
+}
+
+/// `n` and the noun for it, singular or plural.
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
