@@ -567,6 +567,11 @@ fn board_svg(s: &mut String, board: &Board, fen: &str) {
     s.push_str("</svg>");
 }
 
+/// `n` and the noun for it, singular or plural.
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -654,9 +659,4 @@ mod tests {
         let end = html.find(" more entries of this game").unwrap();
         html[..end].rsplit(' ').next().unwrap().to_owned()
     }
-}
-
-/// `n` and the noun for it, singular or plural.
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -56,61 +56,53 @@ impl GameKey {
         mode: CastlingMode,
         moves: impl IntoIterator<Item = &'m Move>,
     ) -> GameKey {
-        let mut key = KeyWriter::new(start, mode);
-        for mv in moves {
-            key.push(mv);
-        }
-        key.finish()
+        let encoded: Vec<u16> = moves.into_iter().map(encode_move).collect();
+        GameKey::of_encoded(start, mode, &encoded)
     }
 }
 
-/// A game's key written move by move, as a replay meets them: the same key
-/// as [`GameKey::of`], without a list of the moves.
-///
-/// # Examples
-///
-/// ```
-/// use pgnkit::rules::identity::{GameKey, KeyWriter};
-/// use shakmaty::{CastlingMode, Chess, Position, san::San};
-/// let mut pos = Chess::default();
-/// let mut key = KeyWriter::new(&pos, CastlingMode::Standard);
-/// let mut moves = Vec::new();
-/// for san in ["e4", "e5", "Nf3"] {
-///     let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
-///     pos.play_unchecked(mv);
-///     key.push(&mv);
-///     moves.push(mv);
-/// }
-/// assert_eq!(key.finish(), GameKey::of(&Chess::default(), CastlingMode::Standard, &moves));
-/// ```
-#[derive(Debug, Clone)]
-pub struct KeyWriter {
-    bytes: Vec<u8>,
-}
-
-impl KeyWriter {
-    /// The key of a game that starts at `start` (under `mode`'s castling
-    /// rules), before its first move.
-    pub fn new(start: &Chess, mode: CastlingMode) -> KeyWriter {
-        let mut bytes = Vec::with_capacity(DOMAIN.len() + 96 + 256);
-        bytes.extend_from_slice(DOMAIN);
-        bytes.push(match mode {
+impl GameKey {
+    /// [`GameKey::of`] from the moves already encoded ([`encode_move`]):
+    /// what a replay that keeps no list of moves hands over.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::rules::identity::{GameKey, encode_move};
+    /// use shakmaty::{CastlingMode, Chess, Position, san::San};
+    /// let mut pos = Chess::default();
+    /// let (mut moves, mut encoded) = (Vec::new(), Vec::new());
+    /// for san in ["e4", "e5", "Nf3"] {
+    ///     let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+    ///     pos.play_unchecked(mv);
+    ///     encoded.push(encode_move(&mv));
+    ///     moves.push(mv);
+    /// }
+    /// let start = Chess::default();
+    /// assert_eq!(
+    ///     GameKey::of_encoded(&start, CastlingMode::Standard, &encoded),
+    ///     GameKey::of(&start, CastlingMode::Standard, &moves)
+    /// );
+    /// ```
+    pub fn of_encoded(start: &Chess, mode: CastlingMode, moves: &[u16]) -> GameKey {
+        let mut head = Vec::with_capacity(DOMAIN.len() + 96);
+        head.extend_from_slice(DOMAIN);
+        head.push(match mode {
             CastlingMode::Standard => b's',
             CastlingMode::Chess960 => b'9',
         });
-        push_epd(&mut bytes, start);
-        KeyWriter { bytes }
-    }
-
-    /// The next move of the game.
-    #[inline]
-    pub fn push(&mut self, mv: &Move) {
-        self.bytes.extend_from_slice(&encode(mv).to_le_bytes());
-    }
-
-    /// The key of the game so far.
-    pub fn finish(&self) -> GameKey {
-        let hash = blake3::hash(&self.bytes);
+        push_epd(&mut head, start);
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(&head);
+        // The moves as little-endian pairs of bytes, a block at a time.
+        let mut block = [0u8; 256];
+        for chunk in moves.chunks(block.len() / 2) {
+            for (i, m) in chunk.iter().enumerate() {
+                block[2 * i..2 * i + 2].copy_from_slice(&m.to_le_bytes());
+            }
+            hasher.update(&block[..2 * chunk.len()]);
+        }
+        let hash = hasher.finalize();
         let mut first = [0u8; 16];
         first.copy_from_slice(&hash.as_bytes()[..16]);
         GameKey(u128::from_be_bytes(first))
@@ -252,8 +244,10 @@ fn push_epd(bytes: &mut Vec<u8>, pos: &Chess) {
 }
 
 /// A move in 16 bits: from (6), to (6), promotion role (3), castling (1);
-/// castling is king to rook, which says Chess960 castling exactly.
-fn encode(mv: &Move) -> u16 {
+/// castling is king to rook, which says Chess960 castling exactly. The
+/// key hashes each move so.
+#[inline]
+pub fn encode_move(mv: &Move) -> u16 {
     let (from, to, promotion, castle) = match *mv {
         Move::Normal {
             from,
@@ -366,7 +360,7 @@ mod tests {
         let king_step = "4k3/P7/8/8/8/8/8/R3K2R w - - 0 1";
         assert_ne!(short, key_of(king_step, CastlingMode::Standard, &["e1f1"]));
         assert_eq!(
-            encode(&Move::Castle {
+            encode_move(&Move::Castle {
                 king: Square::E1,
                 rook: Square::H1
             }) >> 15,

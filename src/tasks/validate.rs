@@ -19,7 +19,7 @@ use crate::rules::commands::{self, Commands, may_hold_command};
 use crate::rules::ends::{End, EndRules, EndTracker, Step};
 use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, TokenKind, recorded_result};
-use crate::rules::identity::{GameKey, KeyWriter};
+use crate::rules::identity::{GameKey, encode_move};
 use crate::rules::laws::{Laws, LawsChoice};
 use crate::rules::movetext::marker_finding;
 use crate::rules::repair::{At, numbered_repairs};
@@ -67,14 +67,21 @@ pub fn check_game_keyed(game: &RawGame<'_>, laws: LawsChoice, key: bool) -> Game
     let first_move = (start.pos.fullmoves().get(), start.pos.turn());
 
     let laws = Laws::for_game(game, laws);
-    let key = key.then(|| KeyWriter::new(&start.pos, start.mode));
-    ENDS.with_borrow_mut(|ends| check_moves(game, &start, first_move, laws, findings, ends, key))
+    ENDS.with_borrow_mut(|ends| {
+        MOVES.with_borrow_mut(|moves| {
+            moves.clear();
+            let keyed = key.then_some(moves);
+            check_moves(game, &start, first_move, laws, findings, ends, keyed)
+        })
+    })
 }
 
 thread_local! {
     /// One end tracker per thread, reused game after game.
     static ENDS: std::cell::RefCell<EndTracker> =
         std::cell::RefCell::new(EndTracker::new(&Chess::default(), 5, EndRules::FIDE));
+    /// The moves of the game, encoded for its key, reused game after game.
+    static MOVES: std::cell::RefCell<Vec<u16>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 fn check_moves(
@@ -84,7 +91,7 @@ fn check_moves(
     laws: Laws,
     mut findings: Vec<Finding>,
     ends: &mut EndTracker,
-    mut key: Option<KeyWriter>,
+    mut key: Option<&mut Vec<u16>>,
 ) -> GameCheck {
     // Repetition counts need only be exact from five: validate reports the
     // automatic ends, not the claims.
@@ -99,8 +106,8 @@ fn check_moves(
         if let Some(p) = pending.take() {
             p.resolve(false, &mut findings);
         }
-        if let Some(key) = key.as_mut() {
-            key.push(&ev.mv);
+        if let Some(moves) = key.as_mut() {
+            moves.push(encode_move(&ev.mv));
         }
         let material_changed = ev.mv.is_capture() || ev.mv.is_promotion();
         if let Step::After(end) = ends.push(ev.ply, ev.after, material_changed)
@@ -132,7 +139,7 @@ fn check_moves(
     // records no game: it repeats none.
     let key = key
         .filter(|_| done.error.is_none() && done.plies > 0)
-        .map(|k| k.finish());
+        .map(|moves| GameKey::of_encoded(&start.pos, start.mode, moves));
     if let Some(mut error) = done.error {
         // The illegal move after mate or stalemate is reported as a move
         // after the end, unless one was already.
