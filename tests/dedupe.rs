@@ -490,5 +490,9 @@ fn no_prefix_groups_only_games_with_one_key() {
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     let without: Vec<_> = all.into_iter().filter(|r| r.2 != "prefix").collect();
     assert_eq!(rows(&out.stdout), without);
-    assert!(stderr(&out).contains("6 repeats left out"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("6 repeats left out"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -223,7 +223,6 @@ fn distinct_tags(game: &RawGame<'_>) -> usize {
         .count()
 }
 
-
 /// The tags of a game's bytes, decoded, in order, and the line (in the
 /// bytes, from 1) and offset (from 0) where the game starts.
 fn tags_of(raw: &[u8]) -> (Vec<(String, String)>, u64, u64) {
@@ -513,7 +512,10 @@ pub(super) fn run(
                         .ok()
                         .filter(|&n| n < REPEATED)
                         .ok_or_else(|| {
-                            anyhow::anyhow!("dedupe holds at most {} games in one run", REPEATED - 1)
+                            anyhow::anyhow!(
+                                "dedupe holds at most {} games in one run",
+                                REPEATED - 1
+                            )
                         })?;
                     let raw_len = u32::try_from(ctx.raw.len()).unwrap_or(u32::MAX);
                     let mut slot = Slot {
