@@ -160,6 +160,12 @@ def test_dedupe_rows_and_files(tmp_path):
     assert dups.read_bytes().count(b"[Event ") == 7
     keys = pa.table(pgnkit.games(planted))["key"].to_pylist()
     assert keys.count(rows["key"][0].as_py()) == 7
+    # no_prefix: the games of one key only, as the CLI's --no-prefix.
+    exact = pa.table(pgnkit.dedupe(planted, no_prefix=True))
+    assert "prefix" not in exact["kind"].to_pylist()
+    assert exact.num_rows == rows.num_rows - 1
+    # The line column of games() names each game's first line.
+    assert pa.table(pgnkit.games(planted))["line"].to_pylist()[:3] == [1, 21, 46]
     with pytest.raises(ValueError, match="keep"):
         pgnkit.dedupe(planted, keep="last")
     with pytest.raises(Exception, match="twice"):
