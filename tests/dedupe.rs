@@ -496,3 +496,68 @@ fn no_prefix_groups_only_games_with_one_key() {
         stderr(&out)
     );
 }
+
+#[test]
+fn the_report_names_each_game_as_convert_does() {
+    // Every fixture, then all of them again in one file: each game that
+    // replays has a repeat, so the report names every such game; its
+    // players, event, round and offset are convert's (a blank line inside
+    // the tags, a glued tag, Latin-1 and all).
+    let mut files: Vec<String> = std::fs::read_dir("fixtures/pgn")
+        .unwrap()
+        .map(|e| e.unwrap().path().to_str().unwrap().to_owned())
+        .filter(|p| p.ends_with(".pgn"))
+        .collect();
+    files.sort();
+    let dir = tempfile::tempdir().unwrap();
+    let all = dir.path().join("all.pgn");
+    let mut bytes = Vec::new();
+    for f in &files {
+        bytes.extend(std::fs::read(f).unwrap());
+        bytes.extend_from_slice(b"\n\n");
+    }
+    std::fs::write(&all, bytes).unwrap();
+    let mut args: Vec<&str> = vec!["dedupe", "-q", "-f", "jsonl"];
+    args.extend(files.iter().map(String::as_str));
+    args.push(all.to_str().unwrap());
+    let report = run(&args, None);
+    assert!(matches!(code(&report), 0 | 1), "{}", stderr(&report));
+    args[0] = "convert";
+    let games = run(&args, None);
+    type Names = (
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    );
+    let mut want: std::collections::HashMap<(String, u64), Names> = Default::default();
+    for line in stdout(&games).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let tag = |n: &str| v["tags"][n].as_str().map(str::to_owned);
+        let place = (
+            v["file"].as_str().unwrap().to_owned(),
+            v["game"].as_u64().unwrap(),
+        );
+        let white = tag("White").or(Some("?".into()));
+        let black = tag("Black").or(Some("?".into()));
+        want.insert(place, (white, black, tag("Event"), tag("Round")));
+    }
+    let mut named = 0;
+    for line in stdout(&report).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let place = (
+            v["file"].as_str().unwrap().to_owned(),
+            v["game"].as_u64().unwrap(),
+        );
+        let field = |n: &str| v[n].as_str().map(str::to_owned);
+        let got = (
+            field("white"),
+            field("black"),
+            field("event"),
+            field("round"),
+        );
+        assert_eq!(Some(&got), want.get(&place), "{place:?}");
+        named += 1;
+    }
+    assert!(named > 40, "{named} games named");
+}

@@ -48,9 +48,11 @@ pub struct Scan<'a> {
 }
 
 /// Where the tag section of the game `raw` starts with ends: the first
-/// blank line after a tag line (all of `raw` when no blank line parts its
-/// header from its movetext). Scanning `raw` up to there reads the game's
-/// tags, and not its moves.
+/// line after a tag line that is neither blank nor a tag (nor a `%` escape
+/// line), where the movetext starts; all of `raw` when there is none. A
+/// blank line inside the tags does not end them, as it does not for the
+/// scanner. Scanning `raw` up to there reads the game's tags, and not its
+/// moves.
 pub fn header_end(raw: &[u8]) -> usize {
     let mut seen_tag = false;
     let mut at = 0;
@@ -59,7 +61,7 @@ pub fn header_end(raw: &[u8]) -> usize {
         let line = raw[at..next].trim_ascii();
         if line.starts_with(b"[") {
             seen_tag = true;
-        } else if seen_tag && line.is_empty() {
+        } else if seen_tag && !line.is_empty() && !line.starts_with(b"%") {
             return at;
         }
         at = next;
