@@ -20,7 +20,7 @@ fi
 start=$(date +%s)
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
-"$venv/bin/python" -m pip install --quiet "maturin>=1.9,<2" pytest pyarrow polars duckdb pandas
+"$venv/bin/python" -m pip install --quiet "maturin>=1.9,<2" pytest pyarrow polars duckdb pandas chess
 
 # The wheel `pip install ./python` would build, built once and installed:
 # maturin's release profile (see Cargo.toml: thin LTO, not the binary's

@@ -97,7 +97,7 @@ fn check_type(value: &Value, ty: &Type, with_flags: bool, what: &str) {
             value.as_u64().is_some_and(|n| n <= u64::from(u32::MAX)),
             "{what}: {value}"
         ),
-        Type::UInt64 => assert!(value.is_u64(), "{what}: {value}"),
+        Type::UInt64 | Type::Key64 => assert!(value.is_u64(), "{what}: {value}"),
         Type::Int32 => assert!(
             value.as_i64().is_some_and(|n| i32::try_from(n).is_ok()),
             "{what}: {value}"
@@ -362,7 +362,7 @@ fn csv_cells_are_the_schema() {
                     Type::Bool => cell == "true" || cell == "false",
                     Type::UInt8 => cell.parse::<u8>().is_ok(),
                     Type::UInt32 => cell.parse::<u32>().is_ok(),
-                    Type::UInt64 => cell.parse::<u64>().is_ok(),
+                    Type::UInt64 | Type::Key64 => cell.parse::<u64>().is_ok(),
                     Type::Int32 => cell.parse::<i32>().is_ok(),
                     Type::Float64 => cell.parse::<f64>().is_ok(),
                     Type::List(Type::Int32) => cell

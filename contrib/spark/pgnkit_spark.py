@@ -521,14 +521,15 @@ def arrow_target(t: dict):
     """The Arrow type Spark is handed for a column of schema type `t` (a
     `"type"` of `pgnkit schema SUB --json`): vocabularies as plain strings,
     unsigned integers as the signed type that holds them (uint64 in int64:
-    a value past 2^63 fails the cast, it never wraps), time in microseconds,
+    a value past 2^63 fails the cast, it never wraps; a `key64`, a Zobrist
+    key whose every bit is used, is its 64 bits as an int64), time in microseconds,
     lists, maps and structs of the same."""
     import pyarrow as pa
 
     kind = t.get("kind") if isinstance(t, dict) else None
     simple = {
         "string": pa.string(), "vocabulary": pa.string(), "uint8": pa.int16(), "uint32": pa.int64(),
-        "uint64": pa.int64(), "bool": pa.bool_(), "date": pa.date32(), "time": pa.time64("us"),
+        "uint64": pa.int64(), "key64": pa.int64(), "bool": pa.bool_(), "date": pa.date32(), "time": pa.time64("us"),
         "int32": pa.int32(), "float64": pa.float64(), "map of strings": pa.map_(pa.string(), pa.string()),
     }
     if kind in simple:
@@ -554,8 +555,8 @@ def source_matches(at, t: dict) -> bool:
     if kind == "vocabulary":
         return (ty.is_dictionary(at) and (ty.is_string(at.value_type) or ty.is_large_string(at.value_type))) or \
             ty.is_string(at)
-    if kind in ("uint8", "uint32", "uint64"):
-        return at == {"uint8": pa.uint8(), "uint32": pa.uint32(), "uint64": pa.uint64()}[kind]
+    if kind in ("uint8", "uint32", "uint64", "key64"):
+        return at == {"uint8": pa.uint8(), "uint32": pa.uint32(), "uint64": pa.uint64(), "key64": pa.uint64()}[kind]
     if kind == "int32":
         return at == pa.int32()
     if kind == "float64":
@@ -659,6 +660,26 @@ class Columns:
         return None
 
 
+def viewed(data, columns: Columns):
+    """`data` (a record batch or a table of the columns) with each `key64`
+    column's bits seen as int64: a Zobrist key past 2^63 is a negative
+    bigint in Spark, never a failed cast."""
+    import pyarrow as pa
+
+    keys = [i for i in range(len(columns.names)) if columns.type_of(i).get("kind") == "key64"]
+    if not keys:
+        return data
+    arrays = list(data.columns)
+    for i in keys:
+        a = arrays[i]
+        if isinstance(a, pa.ChunkedArray):
+            arrays[i] = pa.chunked_array([c.view(pa.int64()) for c in a.chunks], pa.int64())
+        else:
+            arrays[i] = a.view(pa.int64())
+    build = pa.RecordBatch.from_arrays if isinstance(data, pa.RecordBatch) else pa.Table.from_arrays
+    return build(arrays, names=list(data.schema.names))
+
+
 def to_target(batch, columns: Columns, target, file_name=None):
     """One batch a shard wrote, cast to `target` (the Arrow form of what
     Spark holds: vocabularies as strings, unsigned as signed integers; a
@@ -669,7 +690,7 @@ def to_target(batch, columns: Columns, target, file_name=None):
     import pyarrow as pa
 
     n = batch.num_rows
-    data = batch.cast(columns.target())
+    data = viewed(batch, columns).cast(columns.target())
     arrays = list(data.columns)
     at = columns.position("file")
     if file_name is not None and at is not None:

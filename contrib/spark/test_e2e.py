@@ -146,7 +146,7 @@ def as_spark_holds(table, columns):
     chunks combined, so that two tables compare with `equals`."""
     table = table.select(list(columns.names))
     table = pa.table([null_children(c) for c in table.columns], names=table.column_names)
-    return table.cast(columns.target()).combine_chunks()
+    return ps.viewed(table, columns).cast(columns.target()).combine_chunks()
 
 
 def job_table(out):

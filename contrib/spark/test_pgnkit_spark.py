@@ -472,6 +472,22 @@ def shard_stats(records, games=3):
 class ArrowColumns(unittest.TestCase):
     """The columns come from the binary's schema, not from a list here."""
 
+    def test_a_key64_keeps_its_bits_as_a_bigint(self):
+        # A Zobrist key uses every bit: past 2^63 it is a negative bigint,
+        # where a uint64 past 2^63 fails its shard.
+        import pyarrow as pa
+
+        cols = ps.Columns.from_schema(schema_of(column("game", "uint64"), column("zobrist", "key64")))
+        batch = pa.RecordBatch.from_arrays(
+            [pa.array([1, 2], pa.uint64()), pa.array([2**64 - 1, None], pa.uint64())], names=["game", "zobrist"])
+        self.assertIsNone(cols.check(batch.schema))
+        out = ps.to_target(batch, cols, cols.target())
+        self.assertEqual(out.column(1).to_pylist(), [-1, None])
+        too_big = pa.RecordBatch.from_arrays(
+            [pa.array([2**63], pa.uint64()), pa.array([0], pa.uint64())], names=["game", "zobrist"])
+        with self.assertRaises(pa.ArrowInvalid):
+            ps.to_target(too_big, cols, cols.target())
+
     def test_the_columns_arrow_holds_and_their_spark_types(self):
         cols = ps.Columns.from_schema(CONVERT)
         self.assertEqual(cols.names, ("file", "game", "offset", "date", "white_elo", "utc_time", "tags", "result",

@@ -199,3 +199,34 @@ def test_python_bytes_diagnostics_name_bytes(capfd):
     pa.table(pgnkit.games(damaged))
     err = capfd.readouterr().err
     assert "<bytes>" in err and "/tmp" not in err
+
+
+def test_zobrist_keys_are_python_chess_polyglot_keys():
+    """Issue 45: every position's `zobrist` (and each game's
+    `final_zobrist`) is python-chess's `chess.polyglot.zobrist_hash` of the
+    same position, on every fixture of standard chess: 0 differences."""
+    chess = pytest.importorskip("chess")
+    import chess.polyglot
+
+    compared = en_passant = 0
+    for path in sorted(FIXTURES.glob("**/*.pgn")):
+        if "960" in path.name:
+            continue  # Polyglot keys are for standard chess
+        rows = pa.table(pgnkit.positions(path)).to_pylist()
+        last = {}
+        for row in rows:
+            # python-chess replays the game itself: its en passant square is
+            # set after every double step, whether or not a capture is legal.
+            if row["ply"] == 0:
+                board = chess.Board(row["fen"])
+            else:
+                board.push_uci(row["uci"])
+            assert row["zobrist"] == chess.polyglot.zobrist_hash(board), (path.name, row["game"], row["ply"])
+            compared += 1
+            en_passant += board.ep_square is not None and board.has_pseudo_legal_en_passant()
+            last[row["game"]] = row["zobrist"]
+        for game in pa.table(pgnkit.games(path)).to_pylist():
+            if game["final_zobrist"] is not None and game["game"] in last:
+                assert game["final_zobrist"] == last[game["game"]], (path.name, game["game"])
+    # Enough positions, en passant among them, to mean something.
+    assert compared > 3000 and en_passant >= 5, (compared, en_passant)

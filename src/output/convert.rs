@@ -6,6 +6,7 @@
 //! the whole run (the CSV header, the EPD `id`) are finished by the caller.
 //! PGN is written elsewhere.
 
+use crate::rules::setup::polyglot_key;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 
@@ -247,6 +248,8 @@ pub struct CsvRecord {
     pub uci: Option<String>,
     /// Empty when the game's setup failed or the game was left out.
     pub final_fen: Option<String>,
+    /// The final position's Polyglot key.
+    pub final_zobrist: Option<u64>,
     /// The game's identity ([`crate::rules::identity`]), when it was
     /// replayed to its end.
     pub key: Option<String>,
@@ -300,6 +303,7 @@ impl CsvRecord {
             plies: Some(game.plies.len()),
             uci: Some(String::from_utf8(uci).expect("UCI moves are ASCII")),
             final_fen: game.final_position().map(|p| fen(&p, game.mode())),
+            final_zobrist: game.final_position().map(|p| polyglot_key(&p)),
             key: game.key().map(|k| k.to_string()),
             san: san.then(|| {
                 let mut text = Vec::with_capacity(6 * game.plies.len());
@@ -336,6 +340,7 @@ impl CsvRecord {
             plies: None,
             uci: None,
             final_fen: None,
+            final_zobrist: None,
             key: None,
             error: game.error,
             result,
@@ -488,6 +493,7 @@ impl CsvColumns {
             row.numbers(list.as_deref());
         }
         row.opt_str(r.final_fen.as_deref());
+        row.uint(r.final_zobrist);
         row.opt_str(r.key.as_deref());
         row.error(r.error.as_ref());
         row.word(r.error.as_ref().map(|e| e.code.as_str()));
@@ -526,6 +532,7 @@ pub fn write_columnar(r: &CsvRecord, rows: &mut ArrowRows) {
         row.numbers(list.as_deref());
     }
     row.opt_str(r.final_fen.as_deref());
+    row.uint(r.final_zobrist);
     row.opt_str(r.key.as_deref());
     row.error(r.error.as_ref());
     row.word(r.error.as_ref().map(|e| e.code.as_str()));
@@ -537,6 +544,8 @@ pub fn write_columnar(r: &CsvRecord, rows: &mut ArrowRows) {
 pub struct PositionRow {
     pub ply: u32,
     pub fen: String,
+    /// Its Polyglot key.
+    pub zobrist: u64,
     /// The move that led to it (none for the start position).
     pub uci: Option<String>,
     pub san: Option<String>,
@@ -559,6 +568,7 @@ pub fn position_rows(game: &ConvertedGame) -> Vec<PositionRow> {
         rows.push(PositionRow {
             ply: u32::try_from(i).unwrap_or(u32::MAX),
             fen: fen(&pos, mode),
+            zobrist: polyglot_key(&pos),
             uci: ply.map(|p| text(&|b| push_uci(p.mv, mode, b))),
             san: ply.map(|p| text(&|b| append_san(&p.san, b))),
             reading: i.checked_sub(1).and_then(|p| game.readings.get(p).copied()),
@@ -580,6 +590,7 @@ pub fn write_position(
     row.uint(offset);
     row.uint(Some(u64::from(p.ply)));
     row.str(&p.fen);
+    row.uint(Some(p.zobrist));
     row.opt_str(p.uci.as_deref());
     row.opt_str(p.san.as_deref());
     for cell in reading_cells(p.reading.as_ref()) {
@@ -905,8 +916,8 @@ mod tests {
         cols.write_record(&mut out, &a).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,clock,eval_cp,eval_mate,final_fen,key,error,error_code\n\
-             ,0,,,e,,,,\"w, jr\",,,C60,,1,e2e4,,,,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,cbd1741152cb22b2d33a88f67ff47e10,,\n"
+            "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,clock,eval_cp,eval_mate,final_fen,final_zobrist,key,error,error_code\n\
+             ,0,,,e,,,,\"w, jr\",,,C60,,1,e2e4,,,,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,9384546495678726550,cbd1741152cb22b2d33a88f67ff47e10,,\n"
         );
         let exact = CsvColumns::exactly(&["White".into(), "ECO".into(), "ECO".into()]).unwrap();
         assert!(CsvColumns::exactly(&["plies".into()]).is_err());

@@ -500,6 +500,31 @@ pub fn start_position(game: &RawGame<'_>) -> Result<Start, SetupError> {
     }
 }
 
+/// The Polyglot Zobrist key of `pos`: the opening books' key, and
+/// python-chess's `chess.polyglot.zobrist_hash`, whose en passant square
+/// counts when a pawn of the side to move stands beside the pawn that
+/// moved two squares, whether or not the capture is legal.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::setup::polyglot_key;
+/// use shakmaty::{CastlingMode, Chess, Position, fen::Fen, uci::UciMove};
+/// assert_eq!(polyglot_key(&Chess::default()), 0x463b_9618_1691_fc9c);
+/// // After c7c5 the en passant capture b5xc6 would expose the king to the
+/// // rook: illegal, yet the key counts the file, as python-chess's does.
+/// let fen: Fen = "8/2p5/8/KP5r/8/8/8/4k3 b - - 0 1".parse().unwrap();
+/// let mut pos: Chess = fen.into_position(CastlingMode::Standard).unwrap();
+/// let mv = "c7c5".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+/// pos.play_unchecked(mv);
+/// assert_eq!(polyglot_key(&pos), 0x3d66_5cc1_f5da_1059);
+/// ```
+pub fn polyglot_key(pos: &shakmaty::Chess) -> u64 {
+    use shakmaty::Position;
+    pos.zobrist_hash::<shakmaty::zobrist::Zobrist64>(shakmaty::EnPassantMode::PseudoLegal)
+        .0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,13 @@ use super::finding::{CODE, ERROR_COLUMN, SAN};
 use super::{Column, Schema, Type, common};
 
 /// The NAGs of a move (at the top level: before the first move).
+/// A position's Polyglot Zobrist key ([`crate::rules::setup::polyglot_key`]).
+pub const ZOBRIST: Column = Column::new(
+    "zobrist",
+    Type::Key64,
+    "the position's Polyglot Zobrist key",
+);
+
 pub const NAGS: Column = Column::new("nags", Type::List(&Type::UInt8), "NAGs, in input order")
     .null_when("there are none (or `--no-nags`)")
     .jsonl_only()
@@ -172,6 +179,9 @@ pub const GAME: Schema = Schema {
             .null_when("the game's setup failed, or it was left out")
             .csv_only()
             .distinct(),
+        Column::new("final_zobrist", ZOBRIST.ty, "the final position's Polyglot Zobrist key (as `zobrist` of the position records)")
+            .null_when("the game's setup failed, or it was left out")
+            .csv_only(),
         common::KEY.null_when("the game was not replayed to its end (its setup failed, or a move is not legal)"),
         ERROR_COLUMN.null_when("the game was replayed"),
         Column::new(

@@ -44,6 +44,10 @@ pub enum Type {
     UInt32,
     /// An unsigned integer that fits 64 bits (games, lines, offsets).
     UInt64,
+    /// A 64-bit key (a Zobrist hash): an unsigned 64-bit integer whose
+    /// every bit is used, so that a system without unsigned integers (Spark)
+    /// holds its bits as a signed one rather than refusing half the values.
+    Key64,
     /// A signed integer that fits 32 bits (centipawns, mate distances).
     Int32,
     /// A number with a fraction (a clock's seconds); in CSV and JSON
@@ -75,6 +79,7 @@ impl Type {
             Type::UInt8 => "uint8".into(),
             Type::UInt32 => "uint32".into(),
             Type::UInt64 => "uint64".into(),
+            Type::Key64 => "key64".into(),
             Type::Int32 => "int32".into(),
             Type::Float64 => "float64".into(),
             Type::Str => "string".into(),

@@ -22,6 +22,9 @@ pub const POSITION: Schema = Schema {
         Column::new("fen", Type::Str, "the position, as FEN")
             .arrow_only()
             .distinct(),
+        super::game::ZOBRIST
+            .doc("the position's Polyglot Zobrist key (python-chess's `chess.polyglot.zobrist_hash`: en passant counted when a pawn stands beside the pawn that moved two squares): the games that reach a position are the rows with its key")
+            .arrow_only(),
         UCI.doc("the move that led to the position, in UCI")
             .null_when("`ply` is 0")
             .arrow_only(),
