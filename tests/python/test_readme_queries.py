@@ -38,6 +38,7 @@ def files(tmp_path_factory):
         pgnkit(*[a.format(f="parquet") for a in args], "-o", str(d / f"{name}.parquet"))
         text = pgnkit(*[a.format(f="csv") for a in args] + (["--tags", "all"] if name == "games" else []))
         csvs[name] = list(csv.DictReader(io.StringIO(text.decode())))
+    pgnkit("convert", "-q", "--to", "parquet", "--positions", "all", FIXTURES, "-o", str(d / "positions.parquet"))
     return d, csvs
 
 
@@ -56,8 +57,8 @@ def run(d, sql):
     return con.sql(sql).fetchall()
 
 
-def test_the_page_has_three_queries():
-    assert len(queries()) == 3
+def test_the_page_has_four_queries():
+    assert len(queries()) == 4
 
 
 def test_decisive_games_the_winner_could_not_mate(files):
@@ -100,3 +101,35 @@ def test_illegal_moves_per_event(files):
     want = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0] is None, kv[0] or ""))
     assert sorted(got, key=lambda kv: (-kv[1], kv[0] is None, kv[0] or "")) == want
     assert sum(c for _, c in got) >= 1
+
+
+def test_the_games_that_reach_a_position(files):
+    """The query's key is python-chess's for the Sicilian, and its games are
+    those whose replay, by python-chess from the CSV's start and moves,
+    passes through that position."""
+    chess = pytest.importorskip("chess")
+    import chess.polyglot
+
+    d, csvs = files
+    sql = queries()[3]
+    board = chess.Board()
+    board.push_san("e4")
+    board.push_san("c5")
+    key = chess.polyglot.zobrist_hash(board)
+    assert f"zobrist = {key}" in sql
+    got = run(d, sql)
+    want = []
+    for r in csvs["games"]:
+        if not r["uci"] and not r["plies"]:
+            continue  # not replayed: no positions
+        start = r["start_fen"] or chess.STARTING_FEN
+        b = chess.Board(start, chess960=" " in start and start.split()[2] not in ("-", "KQkq")
+                        and any(c not in "KQkq-" for c in start.split()[2]))
+        seen = chess.polyglot.zobrist_hash(b) == key
+        for m in r["uci"].split():
+            b.push_uci(m)
+            seen = seen or chess.polyglot.zobrist_hash(b) == key
+        if seen:
+            want.append((r["file"], int(r["game"])))
+    assert got == sorted(set(want))
+    assert len(got) >= 3, got
