@@ -163,7 +163,12 @@ invalid-command      warning  a [%clk …] or [%eval …] in a comment that cann
 played-on            warning  a move after the game had ended automatically, the recorded
                               result being the one that end gives (move-after-end otherwise)
 duplicate-game       warning  the same moves from the same start as an earlier game of the
-                              run (not with --byte-range: a shard sees only its own games)";
+                              run (not with --byte-range: a shard sees only its own games)
+clock-mismatch       warning  the clocks do not give a move's time: no clock after it (or
+                              after the mover's previous move), or a clock that went up by
+                              more than the TimeControl tag adds
+eco-mismatch         note     ECO or Opening tags that disagree with the openings table;
+                              off unless --enable eco-mismatch (or --only) names it";
 
 /// The subcommand `name` names (`None` for `pgnkit`, the top level), or
 /// `Err` for a name that is neither.

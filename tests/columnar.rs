@@ -64,6 +64,35 @@ fn text(column: &dyn Array, row: usize) -> String {
             let key = d.keys().value(row) as usize;
             d.values().as_string::<i32>().value(key).to_owned()
         }
+        // A time control's periods as the tag writes them, `-` for none.
+        DataType::List(item) if matches!(item.data_type(), DataType::Struct(f) if f.find("seconds").is_some()) =>
+        {
+            let items = column.as_list::<i32>().value(row);
+            let s = items.as_struct();
+            let periods: Vec<String> = (0..items.len())
+                .map(|i| {
+                    let field = |name: &str| text(s.column_by_name(name).unwrap(), i);
+                    let mut p = String::new();
+                    if field("sandclock") == "true" {
+                        p.push('*');
+                    }
+                    let moves = field("moves");
+                    if !moves.is_empty() {
+                        p.push_str(&format!("{moves}/"));
+                    }
+                    p.push_str(&field("seconds"));
+                    if field("increment") != "0" {
+                        p.push_str(&format!("+{}", field("increment")));
+                    }
+                    p
+                })
+                .collect();
+            if periods.is_empty() {
+                "-".to_owned()
+            } else {
+                periods.join(" ")
+            }
+        }
         DataType::List(_) => {
             let items = column.as_list::<i32>().value(row);
             // A number list's null item is `-` in CSV.
@@ -263,8 +292,8 @@ fn parquet_statistics_are_kept_for_scalars_only() {
             }
         }
     }
-    // uci, san, clock, eval_cp, eval_mate in every row group.
-    assert_eq!(lists, 5 * meta.num_row_groups());
+    // uci, san, clock, time_spent, eval_cp, eval_mate in every row group.
+    assert_eq!(lists, 6 * meta.num_row_groups());
 }
 
 #[test]

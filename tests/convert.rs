@@ -248,11 +248,16 @@ fn csv_header_from_the_first_games_or_from_tags() {
         ]
     );
     assert_eq!(
-        header[header.len() - 10..],
+        header[header.len() - 15..],
         [
+            "eco",
+            "opening",
+            "opening_ply",
+            "time_control",
             "plies",
             "uci",
             "clock",
+            "time_spent",
             "eval_cp",
             "eval_mate",
             "final_fen",
@@ -267,7 +272,7 @@ fn csv_header_from_the_first_games_or_from_tags() {
     let chosen = convert(&["--to", "csv", "--tags", "ECO,White,Nope", TWIC], None, 0);
     assert!(
         chosen
-            .starts_with("file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Nope,plies,uci,clock,eval_cp,eval_mate,final_fen,final_zobrist,key,error,error_code\n"),
+            .starts_with("file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Nope,eco,opening,opening_ply,time_control,plies,uci,clock,time_spent,eval_cp,eval_mate,final_fen,final_zobrist,key,error,error_code\n"),
         "{chosen}"
     );
 }
@@ -297,7 +302,7 @@ fn csv_warns_once_about_a_tag_first_seen_after_the_header_is_fixed() {
     assert_eq!(code(&out), 0);
     let text = stdout(&out);
     assert!(text.starts_with(
-        "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,plies,uci,clock,eval_cp,eval_mate,final_fen,final_zobrist,key,error,error_code\n"
+        "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,eco,opening,opening_ply,time_control,plies,uci,clock,time_spent,eval_cp,eval_mate,final_fen,final_zobrist,key,error,error_code\n"
     ));
     assert_eq!(text.lines().count(), 1006);
     let err = stderr(&out);

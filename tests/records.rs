@@ -432,8 +432,8 @@ fn each_column_name_is_one_literal_in_src() {
         ),
         (
             "moves",
-            4,
-            "the UCI keyword `moves` (input and convert line readers)",
+            5,
+            "the UCI keyword `moves` (input and convert line readers), and a time control period's moves",
         ),
         ("tags", 2, "a word of a validate message (`tags are`)"),
         (

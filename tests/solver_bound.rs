@@ -26,14 +26,15 @@ const WALLED_IN: &str = r#"[Event "hostile: two bishops walled in"]
 
 const HEADER: &str = "file,game,offset,white,black,result,plies,termination,termination_ply,\
 threefold_claim_ply,fifty_claim_ply,winner_can_mate,fide_result,result_ok,\
-marker_result,dead_reason,loss_rule,undetermined_reason,helpmate,error,laws";
+marker_result,dead_reason,loss_rule,undetermined_reason,helpmate,error,laws,\
+opponent_can_mate,eco,opening,opening_ply";
 
 /// The row of game `n`: dead after the last ply, proven by the full search
 /// once the fast check has stopped at its bound; the loss becomes a draw.
 fn row(n: usize) -> String {
     let offset = (n - 1) * WALLED_IN.len();
     format!(
-        "<stdin>,{n},{offset},Walled,Free,0-1,1,dead-position,1,,,no,1/2-1/2,false,,unwinnable,,,,,2024.01.01"
+        "<stdin>,{n},{offset},Walled,Free,0-1,1,dead-position,1,,,no,1/2-1/2,false,,unwinnable,,,,,2024.01.01,no,,,"
     )
 }
 

@@ -12,6 +12,7 @@ mod fuzz_replay;
 mod hostile;
 mod layers;
 mod merge;
+mod openings;
 mod perft;
 mod problem_games;
 mod readme;

@@ -22,11 +22,12 @@ use crate::rules::finding::{Code, Finding};
 use crate::rules::game::RawGame;
 use crate::rules::laws::LawsChoice;
 use crate::rules::movetext::damage;
+use crate::rules::openings::OpeningTable;
 use crate::rules::setup::start_position;
 use crate::schema::finding::FindingPlace;
 use crate::schema::outcome::OUTCOME;
 use crate::stream::{Event, GameCtx, Spooled};
-use crate::tasks::annotate_outcome::{Concern, Outcome, Profile, annotate};
+use crate::tasks::annotate_outcome::{Concern, Outcome, Profile, annotate_with};
 
 /// What the output is called in errors.
 const PRODUCT_NAME: &str = "output";
@@ -199,6 +200,8 @@ struct Work<'t> {
     tags: &'t TagColumns,
     /// Only the games an arbiter must look at.
     only_problems: bool,
+    /// The table the records' openings are classified by.
+    openings: Option<&'static OpeningTable>,
 }
 
 /// Annotates one game: a worker's part.
@@ -209,8 +212,9 @@ fn annotated(game: &RawGame<'_>, work: &Work<'_>) -> Annotated {
         written,
         tags,
         only_problems,
+        openings,
     } = *work;
-    let outcome = annotate(game, profile, laws);
+    let outcome = annotate_with(game, profile, laws, openings);
     let (white, black) = players(|tag| game.tag_text(tag));
     let mut row = OutcomeRecord::new(&outcome, white, black);
     let pgn = match written {
@@ -527,6 +531,9 @@ fn options(args: &AnnotateOutcomeArgs, tags: &TagColumns) -> Vec<String> {
     if args.problems {
         options.push("--problems".to_owned());
     }
+    if let Some(file) = &args.openings {
+        options.extend(["--openings".to_owned(), file.display().to_string()]);
+    }
     options
 }
 
@@ -561,12 +568,31 @@ pub(super) fn run(
     outcomes
         .header(&mut out, !streaming.no_header, &tags)
         .map_err(&failed)?;
+    // The records hold the opening; the report and the page do not.
+    let records = matches!(
+        args.format,
+        AnnotateFormat::Csv
+            | AnnotateFormat::Jsonl
+            | AnnotateFormat::Parquet
+            | AnnotateFormat::Arrow
+    );
+    if args.openings.is_some() && !records {
+        return Err(Error::usage(
+            "--openings applies to the records (-f csv, jsonl, parquet, arrow): they have the `eco` and `opening` columns",
+        ));
+    }
+    let openings = if records {
+        Some(super::openings::table(args.openings.as_deref())?)
+    } else {
+        None
+    };
     let work = Work {
         profile,
         laws,
         written,
         tags: &tags,
         only_problems,
+        openings,
     };
     let mut counts = Counts::default();
     // A columnar output's batches are not cut by input: the inputs are

@@ -11,7 +11,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::options::{ConvertOptions as ConvertArgs, Positions, SourceFormat};
+use super::options::{ConvertOptions as ConvertArgs, EcoTags, Positions, SourceFormat};
 use super::streaming::{Product, Streaming, report_finding, value_name};
 use super::{Diagnostics, Format as ConvertFormat, Input, RecordSink, Subcommand, Summary};
 use crate::error::Error;
@@ -27,7 +27,8 @@ use crate::output::convert::{
 use crate::output::pgn::Keep;
 use crate::output::report::GameLabel;
 use crate::output::tally::Tally;
-use crate::rules::finding::Finding;
+use crate::rules::finding::{Code, Finding};
+use crate::rules::game::RawGame;
 use crate::rules::movetext::damage;
 use crate::schema::game::GAME;
 use crate::schema::position::POSITION;
@@ -36,6 +37,7 @@ use crate::tasks::convert::lines::{
     game_from_fen_line, game_from_position_line, game_from_uci_line,
 };
 use crate::tasks::convert::{ConvertOptions as ReplayOptions, ConvertedGame, convert_game};
+use crate::tasks::validate::eco_mismatch;
 
 /// What the output is called in errors.
 const PRODUCT_NAME: &str = "output";
@@ -64,6 +66,8 @@ struct Render {
     no_fen: bool,
     /// `--san`: the columnar `san` list.
     san_list: bool,
+    /// `--eco-tags`: how PGN output writes the opening tags.
+    eco_tags: Option<EcoTags>,
     options: ReplayOptions,
 }
 
@@ -115,6 +119,30 @@ fn settings<'d>(args: &ConvertArgs, streaming: Streaming<'d>) -> Result<Settings
             "--san applies to game records; position records always have `san`",
         ));
     }
+    // The game records hold the opening; PGN its tags with --eco-tags.
+    let records = args.positions == Positions::Final
+        && matches!(
+            args.format,
+            ConvertFormat::Csv
+                | ConvertFormat::Jsonl
+                | ConvertFormat::Parquet
+                | ConvertFormat::Arrow
+        );
+    if args.eco_tags.is_some() && args.format != ConvertFormat::Pgn {
+        return Err(Error::usage(
+            "--eco-tags applies to --to pgn only (the game records have the `eco` and `opening` columns)",
+        ));
+    }
+    if args.openings.is_some() && !records && args.eco_tags.is_none() {
+        return Err(Error::usage(
+            "--openings applies to the game records (--to csv, jsonl, parquet, arrow) and to --to pgn --eco-tags",
+        ));
+    }
+    let openings = if records || args.eco_tags.is_some() {
+        Some(super::openings::table(args.openings.as_deref())?)
+    } else {
+        None
+    };
     let notes = matches!(args.format, ConvertFormat::Pgn | ConvertFormat::Jsonl);
     Ok(Settings {
         streaming,
@@ -131,7 +159,9 @@ fn settings<'d>(args: &ConvertArgs, streaming: Streaming<'d>) -> Result<Settings
             keep_invalid: args.keep_invalid,
             no_fen: args.no_fen,
             san_list: args.san,
+            eco_tags: args.eco_tags,
             options: ReplayOptions {
+                openings,
                 san: args.san
                     || (columnar.is_some() && args.positions == Positions::All)
                     || matches!(
@@ -204,6 +234,45 @@ fn line_game(line: &Line, format: LineFormat) -> ConvertedGame {
         LineFormat::Positions => game_from_position_line(&line.text, line.number),
         LineFormat::Fen => game_from_fen_line(&line.text, line.number),
         LineFormat::Uci => game_from_uci_line(&line.text, line.number),
+    }
+}
+
+/// Converts and renders one game of PGN input; with `--eco-tags`, its
+/// opening tags first.
+fn render_game(raw: &RawGame<'_>, settings: &Render) -> GameOut {
+    let mut game = convert_game(raw, settings.options);
+    let mut findings = damage(raw);
+    if let Some(how) = settings.eco_tags
+        && game.error.is_none()
+    {
+        let mismatch = eco_mismatch(raw, game.opening);
+        let correct = how == EcoTags::Correct;
+        if let Some(o) = game.opening {
+            for (name, value) in [("ECO", o.eco), ("Opening", o.name)] {
+                set_tag(&mut game.tags, name, value, correct);
+            }
+        }
+        findings.extend(mismatch.map(|mut f| {
+            f.message.push_str(if correct && game.opening.is_some() {
+                ": the tags are corrected"
+            } else if game.opening.is_some() {
+                ": the tags are kept (--eco-tags correct replaces them)"
+            } else {
+                ": the tags are kept"
+            });
+            f
+        }));
+    }
+    render(game, findings, settings)
+}
+
+/// Sets the tag `name` of `tags` to `value` where it is missing, empty or
+/// `?`, and where it says another value when `correct`.
+fn set_tag(tags: &mut Vec<(String, String)>, name: &str, value: &str, correct: bool) {
+    match tags.iter_mut().find(|(n, _)| n == name) {
+        Some((_, v)) if correct || matches!(v.trim(), "" | "?") => *v = value.to_owned(),
+        Some(_) => {}
+        None => tags.push((name.to_owned(), value.to_owned())),
     }
 }
 
@@ -418,7 +487,7 @@ impl Writer<'_> {
         if let Some(report) = out.report {
             if report.broken {
                 self.broken += 1;
-            } else {
+            } else if report.findings.iter().any(|f| !is_note(f.code)) {
                 self.repaired += 1;
             }
             let place = report
@@ -622,7 +691,7 @@ pub(super) fn run(
             from,
             |raw| GameOut {
                 first_line: raw.line,
-                ..render(convert_game(raw, settings.options), damage(raw), &settings)
+                ..render_game(raw, &settings)
             },
             |line, format| GameOut {
                 line: Some(line.number),
@@ -654,6 +723,16 @@ pub(super) fn run(
         &product,
         broken + repaired,
         &summary,
+    )
+}
+
+/// Whether a finding of `code` only says something of a game written
+/// whole: its clocks do not add up, its opening tags disagree with the
+/// table. Such a game is not counted as written without something.
+fn is_note(code: Code) -> bool {
+    matches!(
+        code,
+        Code::ClockMismatch | Code::EcoMismatch | Code::InvalidTag
     )
 }
 
@@ -720,6 +799,12 @@ fn options(args: &ConvertArgs, tags: Option<&[String]>) -> Vec<String> {
     }
     if args.positions != Positions::Final {
         options.extend(["--positions".to_owned(), value_name(&args.positions)]);
+    }
+    if let Some(file) = &args.openings {
+        options.extend(["--openings".to_owned(), file.display().to_string()]);
+    }
+    if let Some(how) = &args.eco_tags {
+        options.extend(["--eco-tags".to_owned(), value_name(how)]);
     }
     if let Some(tags) = tags {
         options.extend(["--tags".to_owned(), tags.join(",")]);

@@ -40,6 +40,7 @@ mod annotate_outcome;
 mod convert;
 mod dedupe;
 mod merge;
+pub mod openings;
 pub mod options;
 mod perft;
 mod schema;
@@ -51,8 +52,8 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 pub use self::options::{
-    AnnotateOutcomeOptions, ConvertOptions, DedupeOptions, HtmlOptions, Keep, MergeOptions,
-    PerftOptions, Positions, RulesProfile, RunOptions, SchemaOptions, SourceFormat,
+    AnnotateOutcomeOptions, ConvertOptions, DedupeOptions, EcoTags, HtmlOptions, Keep,
+    MergeOptions, PerftOptions, Positions, RulesProfile, RunOptions, SchemaOptions, SourceFormat,
     ValidateOptions,
 };
 pub use self::perft::{PerftRow, PerftSink, PerftText};

@@ -156,6 +156,17 @@ pub struct ValidateOptions {
     #[arg(long, value_name = "CODE", value_delimiter = ',')]
     pub only: Vec<String>,
 
+    /// Also report these codes, which are off by default (the notes:
+    /// `eco-mismatch`); comma-separated, or the flag repeated.
+    #[arg(long, value_name = "CODE", value_delimiter = ',')]
+    pub enable: Vec<String>,
+
+    /// With `eco-mismatch`: compare the tags with the openings of the
+    /// table in FILE (TSV or PGN, as `convert --openings`) instead of
+    /// lichess's.
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+
     /// What makes the exit status 1: `error` (a reported finding of
     /// severity error), `warning` (any reported finding), `never`, or a
     /// comma-separated list of codes (and of `error` / `warning`). A run
@@ -220,6 +231,8 @@ impl Default for ValidateOptions {
             format: Format::Text,
             ignore: Vec::new(),
             only: Vec::new(),
+            enable: Vec::new(),
+            openings: None,
             fail_on: vec![DEFAULT_FAIL_ON.to_owned()],
             tags: None,
             bad_games: None,
@@ -286,6 +299,13 @@ pub struct AnnotateOutcomeOptions {
     #[arg(long)]
     pub problems: bool,
 
+    /// Classify openings by the table in FILE instead of lichess's
+    /// (embedded): a TSV of its columns `eco`, `name`, `pgn`, or a PGN file
+    /// of opening lines as pgn-extract's `eco.pgn` (named by the `ECO`,
+    /// `Opening`, `Variation` and `SubVariation` tags).
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+
     #[command(flatten)]
     pub html: HtmlOptions,
 }
@@ -300,6 +320,7 @@ impl Default for AnnotateOutcomeOptions {
             fix_results: false,
             tags: None,
             problems: false,
+            openings: None,
             html: HtmlOptions::default(),
         }
     }
@@ -538,6 +559,29 @@ pub struct ConvertOptions {
     /// line in normalised SAN.
     #[arg(long)]
     pub san: bool,
+
+    /// Classify openings by the table in FILE instead of lichess's
+    /// (embedded): a TSV of its columns `eco`, `name`, `pgn`, or a PGN file
+    /// of opening lines as pgn-extract's `eco.pgn` (named by the `ECO`,
+    /// `Opening`, `Variation` and `SubVariation` tags).
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+
+    /// With `--to pgn`: write the `ECO` and `Opening` tags of the opening
+    /// the game played. `add` fills them in where a game has none and keeps
+    /// a tag that disagrees (each one reported as `eco-mismatch`);
+    /// `correct` also replaces one that disagrees (reported too).
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub eco_tags: Option<EcoTags>,
+}
+
+/// How `convert --to pgn --eco-tags` writes the opening tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EcoTags {
+    /// Add the tags a game lacks; keep a tag that disagrees.
+    Add,
+    /// Add the tags a game lacks and replace a tag that disagrees.
+    Correct,
 }
 
 impl Default for ConvertOptions {
@@ -554,6 +598,8 @@ impl Default for ConvertOptions {
             positions: Positions::Final,
             tags: None,
             san: false,
+            openings: None,
+            eco_tags: None,
         }
     }
 }

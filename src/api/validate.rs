@@ -22,6 +22,7 @@ use crate::rules::game::{RawGame, recorded_result};
 use crate::rules::identity::{GameKey, KeyMap, PackedKey};
 use crate::rules::laws::LawsChoice;
 use crate::rules::notation::move_name;
+use crate::rules::openings::OpeningTable;
 use crate::rules::setup::start_position;
 use crate::schema::finding::{FINDING, FindingPlace, FindingRecord};
 use crate::stream::Event;
@@ -50,12 +51,31 @@ const CODES: usize = Code::TALLIED.len();
 struct Policy {
     keep: [bool; CODES],
     fail: [bool; CODES],
+    /// The table `eco-mismatch` compares the tags with, when it is kept.
+    openings: Option<&'static OpeningTable>,
 }
 
 impl Policy {
     fn new(args: &ValidateArgs) -> Result<Policy, Error> {
         let mut keep = [args.only.is_empty(); CODES];
+        for code in Code::TALLIED.into_iter().filter(|c| c.off_by_default()) {
+            keep[code.index()] = false;
+        }
         for code in codes("only", &args.only, &[])? {
+            keep[code.index()] = true;
+        }
+        for code in codes("enable", &args.enable, &[])? {
+            if !code.off_by_default() {
+                return Err(Error::usage(format!(
+                    "--enable {code}: `{code}` is reported unless --ignore or --only leave it out (--enable names the codes off by default: {})",
+                    Code::ALL
+                        .into_iter()
+                        .filter(|c| c.off_by_default())
+                        .map(Code::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
             keep[code.index()] = true;
         }
         for code in codes("ignore", &args.ignore, &[])? {
@@ -109,13 +129,30 @@ impl Policy {
                 )));
             }
         }
-        Ok(Policy { keep, fail })
+        if args.openings.is_some() && !keep[Code::EcoMismatch.index()] {
+            return Err(Error::usage(
+                "--openings applies to eco-mismatch, which is off: give --enable eco-mismatch",
+            ));
+        }
+        let openings = if keep[Code::EcoMismatch.index()] {
+            Some(super::openings::table(args.openings.as_deref())?)
+        } else {
+            None
+        };
+        Ok(Policy {
+            keep,
+            fail,
+            openings,
+        })
     }
 
     /// The kept codes in the canonical spelling a rerun is given: nothing
     /// when every code is kept, else `--only` (or `--ignore` every code).
     fn options(&self) -> Vec<String> {
-        if self.keep.iter().all(|&k| k) {
+        if Code::TALLIED
+            .into_iter()
+            .all(|c| self.keeps(c) != c.off_by_default())
+        {
             return Vec::new();
         }
         let kept: Vec<&str> = Code::ALL
@@ -442,7 +479,12 @@ fn checked(
     tags: &TagColumns,
     page: bool,
 ) -> (GameCheck, Option<Names>, u64) {
-    let mut check = check_game_keyed(game, laws, policy.keeps(Code::DuplicateGame));
+    let mut check = check_game_keyed(
+        game,
+        laws,
+        policy.keeps(Code::DuplicateGame),
+        policy.openings,
+    );
     check.findings.retain(|f| policy.keeps(f.code));
     // Names are only decoded for games that have something to say.
     let names = (!check.findings.is_empty()).then(|| names_of(game, &check.findings, tags, page));
@@ -566,6 +608,10 @@ fn options(args: &ValidateArgs, policy: &Policy, tags: &TagColumns) -> Vec<Strin
             Vec::new()
         } else {
             vec!["--tags".to_owned(), tags.names().join(",")]
+        },
+        match &args.openings {
+            Some(file) => vec!["--openings".to_owned(), file.display().to_string()],
+            None => Vec::new(),
         },
     ]
     .concat()

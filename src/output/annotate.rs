@@ -272,6 +272,9 @@ fn comments(outcome: &Outcome) -> Vec<(u32, String)> {
             LossRule::EarlyAgreement => {
                 "a draw agreed before both players had moved (5.2.3): the game had not ended".into()
             }
+            LossRule::TimeLoss => {
+                "a draw on time, but the opponent could mate: 6.9, the player who ran out of time lost".into()
+            }
         };
         comments.push((outcome.plies, text));
     } else if matches!(outcome.winner_can_mate, Some(Mateability::No)) && outcome.end.is_none() {
@@ -327,6 +330,10 @@ pub fn concern_texts(game: &RawGame<'_>, outcome: &Outcome, concerns: &[Concern]
                         "a resignation, and {winner} could not mate by any series of legal moves (5.1.2, since 2023)"
                     ),
                     (None, Some(LossRule::BareKing)) => format!("{winner} had a bare king"),
+                    (None, Some(LossRule::TimeLoss)) => format!(
+                        "a draw on time, and {} could mate by a series of legal moves (6.9): the player who ran out of time lost",
+                        side(Some(rules))
+                    ),
                     (None, Some(LossRule::EarlyAgreement)) => {
                         "a draw agreed before both players had moved (5.2.3): the game had not ended".to_owned()
                     }
@@ -355,13 +362,21 @@ pub fn concern_texts(game: &RawGame<'_>, outcome: &Outcome, concerns: &[Concern]
                     "{winner} could not mate by any series of legal moves, and the chosen rules (--rules) let the loss stand"
                 ),
             },
-            Concern::Undetermined => match &outcome.winner_can_mate {
-                Some(Mateability::Undetermined(r)) => format!(
-                    "whether {winner} could mate is undetermined ({})",
-                    r.as_str().replace('_', " ")
-                ),
-                _ => format!("whether {winner} could mate is undetermined"),
-            },
+            Concern::Undetermined => {
+                // A draw on time asks of the opponent of the side to move.
+                let who = if outcome.winner_can_mate.is_some() {
+                    winner.to_owned()
+                } else {
+                    "the opponent of the player who ran out of time".to_owned()
+                };
+                match &outcome.opponent_can_mate {
+                    Some(Mateability::Undetermined(r)) => format!(
+                        "whether {who} could mate is undetermined ({})",
+                        r.as_str().replace('_', " ")
+                    ),
+                    _ => format!("whether {who} could mate is undetermined"),
+                }
+            }
         })
         .collect()
 }

@@ -17,7 +17,9 @@ use crate::rules::finding::Finding;
 use crate::rules::game::{GameResult, SEVEN_TAG_ROSTER, unknown_tag_value};
 use crate::rules::laws::PgnDate;
 use crate::rules::notation::{append_fen, epd, fen, lan, push_uci};
+use crate::rules::openings::Opening;
 use crate::rules::san::append_san;
+use crate::rules::time_control::Period;
 use crate::schema::arrow::ArrowRows;
 use crate::schema::finding::ErrorCell;
 use crate::schema::game::{GAME, MOVE};
@@ -203,12 +205,21 @@ pub fn write_jsonl(game: &ConvertedGame, fens: bool, out: &mut Vec<u8>) {
         write_notes(m, ply.notes());
     });
     o.word(Some(game.result().as_str()));
-    for list in reading_lists(&game.readings) {
+    opening_cells(game.opening, &mut o);
+    o.periods(game.time_control.as_deref());
+    for list in reading_lists(&game.readings, game.time_spent.as_deref()) {
         o.numbers(list.as_deref());
     }
     o.opt_str(game.key().map(|k| k.to_string()).as_deref());
     o.error(game.error.as_ref());
     o.finish();
+}
+
+/// The `eco`, `opening` and `opening_ply` cells of a game.
+fn opening_cells(o: Option<Opening<'_>>, cells: &mut impl Cells) {
+    cells.opt_str(o.map(|o| o.eco));
+    cells.opt_str(o.map(|o| o.name));
+    cells.uint(o.map(|o| u64::from(o.ply)));
 }
 
 /// Each tag once, with its first value, in input order: the entries of a
@@ -261,23 +272,45 @@ pub struct CsvRecord {
     pub san: Option<String>,
     /// The clock and evaluation after each ply; empty when no ply has one.
     pub readings: Vec<Reading>,
+    /// The opening the game played, when it was classified.
+    pub opening: Option<Opening<'static>>,
+    /// The time control's periods ([`ConvertedGame::time_control`]).
+    pub time_control: Option<Vec<Period>>,
+    /// The seconds each ply took ([`ConvertedGame::time_spent`]).
+    pub time_spent: Option<Vec<Option<f64>>>,
 }
 
-/// The `clock`, `eval_cp` and `eval_mate` lists of a game's readings, each
-/// null when no ply has a value of its own.
-fn reading_lists(readings: &[Reading]) -> [Option<Vec<Option<Number>>>; 3] {
+/// The `clock`, `time_spent`, `eval_cp` and `eval_mate` lists of a game's
+/// readings and times, each null when no ply has a value of its own
+/// (`time_spent`: when there are no times).
+fn reading_lists(
+    readings: &[Reading],
+    spent: Option<&[Option<f64>]>,
+) -> [Option<Vec<Option<Number>>>; 4] {
     std::array::from_fn(|i| {
-        let items: Vec<Option<Number>> =
-            readings.iter().map(|r| reading_cells(Some(r))[i]).collect();
+        if i == 1 {
+            return spent.map(|s| s.iter().map(|t| t.map(seconds)).collect());
+        }
+        let items: Vec<Option<Number>> = readings
+            .iter()
+            .map(|r| reading_cells(Some(r), None)[i])
+            .collect();
         items.iter().any(Option::is_some).then_some(items)
     })
 }
 
-/// The three readings of one ply as `clock`, `eval_cp`, `eval_mate`.
-fn reading_cells(r: Option<&Reading>) -> [Option<Number>; 3] {
+/// Seconds (to the millisecond) as a number.
+fn seconds(s: f64) -> Number {
+    Number::Millis((s * 1000.0).round().max(0.0) as u64)
+}
+
+/// The readings of one ply as `clock`, `time_spent`, `eval_cp`,
+/// `eval_mate`.
+fn reading_cells(r: Option<&Reading>, spent: Option<f64>) -> [Option<Number>; 4] {
     let r = r.copied().unwrap_or_default();
     [
         r.clock.map(Number::Millis),
+        spent.map(seconds),
         match r.eval {
             Some(Eval::Centipawns(cp)) => Some(Number::Int(cp)),
             _ => None,
@@ -316,6 +349,8 @@ impl CsvRecord {
                 String::from_utf8_lossy(&text).into_owned()
             }),
             readings: std::mem::take(&mut game.readings),
+            opening: game.opening,
+            time_spent: game.time_spent.take(),
             ..CsvRecord::left_out(game)
         }
     }
@@ -346,6 +381,9 @@ impl CsvRecord {
             result,
             san: None,
             readings: Vec::new(),
+            opening: None,
+            time_control: game.time_control,
+            time_spent: None,
         }
     }
 
@@ -487,9 +525,11 @@ impl CsvColumns {
         let value = tag_lookup(&r.tags);
         let tags: Vec<Option<&str>> = self.tag_names().map(value).collect();
         row.tags(&[], &tags);
+        opening_cells(r.opening, &mut row);
+        row.periods(r.time_control.as_deref());
         row.uint(r.plies.map(|p| p as u64));
         row.opt_str(r.uci.as_deref());
-        for list in reading_lists(&r.readings) {
+        for list in reading_lists(&r.readings, r.time_spent.as_deref()) {
             row.numbers(list.as_deref());
         }
         row.opt_str(r.final_fen.as_deref());
@@ -525,10 +565,12 @@ pub fn write_columnar(r: &CsvRecord, rows: &mut ArrowRows) {
     row.opt_str(r.start_fen.as_deref());
     row.map(first_of_each(&r.tags));
     row.word(Some(r.result.as_str()));
+    opening_cells(r.opening, &mut row);
+    row.periods(r.time_control.as_deref());
     row.uint(r.plies.map(|p| p as u64));
     row.spaced(r.uci.as_deref());
     row.spaced(r.san.as_deref());
-    for list in reading_lists(&r.readings) {
+    for list in reading_lists(&r.readings, r.time_spent.as_deref()) {
         row.numbers(list.as_deref());
     }
     row.opt_str(r.final_fen.as_deref());
@@ -546,6 +588,8 @@ pub struct PositionRow {
     pub fen: String,
     /// Its Polyglot key.
     pub zobrist: u64,
+    /// The seconds the move that led to it took.
+    pub time_spent: Option<f64>,
     /// The move that led to it (none for the start position).
     pub uci: Option<String>,
     pub san: Option<String>,
@@ -572,6 +616,9 @@ pub fn position_rows(game: &ConvertedGame) -> Vec<PositionRow> {
             uci: ply.map(|p| text(&|b| push_uci(p.mv, mode, b))),
             san: ply.map(|p| text(&|b| append_san(&p.san, b))),
             reading: i.checked_sub(1).and_then(|p| game.readings.get(p).copied()),
+            time_spent: i
+                .checked_sub(1)
+                .and_then(|p| game.time_spent.as_ref()?.get(p).copied().flatten()),
         });
     }
     rows
@@ -593,7 +640,7 @@ pub fn write_position(
     row.uint(Some(p.zobrist));
     row.opt_str(p.uci.as_deref());
     row.opt_str(p.san.as_deref());
-    for cell in reading_cells(p.reading.as_ref()) {
+    for cell in reading_cells(p.reading.as_ref(), p.time_spent) {
         row.number(cell);
     }
     row.finish();
@@ -851,7 +898,7 @@ mod tests {
             concat!(
                 r#","tags":{"Event":"E \"x\"","White":"Café"},"nags":null,"comments":["pre"],"variations":null,"moves":["#,
                 r#"{"san":"e4","uci":"e2e4","fen_after":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1","nags":[1],"comments":["a \"b\""],"variations":["(d4 d5)"]},"#,
-                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2","nags":null,"comments":null,"variations":null}],"result":"1-0","clock":null,"eval_cp":null,"eval_mate":null,"key":"6256a93f5f7b6dfe5d999d17d59e79df","error":null}"#,
+                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2","nags":null,"comments":null,"variations":null}],"result":"1-0","eco":null,"opening":null,"opening_ply":null,"time_control":null,"clock":null,"time_spent":null,"eval_cp":null,"eval_mate":null,"key":"6256a93f5f7b6dfe5d999d17d59e79df","error":null}"#,
                 "\n"
             )
         );
@@ -859,7 +906,7 @@ mod tests {
         let text = render(|g, out| write_jsonl(g, true, out), &broken);
         assert!(
             text.ends_with(
-                r#""result":"*","clock":null,"eval_cp":null,"eval_mate":null,"key":null,"error":{"ply":2,"san":"e2e4","code":"illegal-move","message":"`e2e4` is not a legal move"}}
+                r#""result":"*","eco":null,"opening":null,"opening_ply":null,"time_control":null,"clock":null,"time_spent":null,"eval_cp":null,"eval_mate":null,"key":null,"error":{"ply":2,"san":"e2e4","code":"illegal-move","message":"`e2e4` is not a legal move"}}
 "#
             ),
             "{text}"
@@ -916,8 +963,8 @@ mod tests {
         cols.write_record(&mut out, &a).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Opening,plies,uci,clock,eval_cp,eval_mate,final_fen,final_zobrist,key,error,error_code\n\
-             ,0,,,e,,,,\"w, jr\",,,C60,,1,e2e4,,,,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,9384546495678726550,cbd1741152cb22b2d33a88f67ff47e10,,\n"
+            "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Opening,eco,opening,opening_ply,time_control,plies,uci,clock,time_spent,eval_cp,eval_mate,final_fen,final_zobrist,key,error,error_code\n\
+             ,0,,,e,,,,\"w, jr\",,,C60,,,,,,1,e2e4,,,,,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,9384546495678726550,cbd1741152cb22b2d33a88f67ff47e10,,\n"
         );
         let exact = CsvColumns::exactly(&["White".into(), "ECO".into(), "ECO".into()]).unwrap();
         assert!(CsvColumns::exactly(&["plies".into()]).is_err());

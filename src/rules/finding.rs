@@ -9,17 +9,20 @@ use std::fmt;
 /// How bad a finding is. Errors make `validate` exit 1, warnings do not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
+    /// Said only when asked for: a code off by default.
+    Note,
     Warning,
     Error,
 }
 
 impl Severity {
     /// Every severity, least severe first.
-    pub const ALL: [Severity; 2] = [Severity::Warning, Severity::Error];
+    pub const ALL: [Severity; 3] = [Severity::Note, Severity::Warning, Severity::Error];
 
     /// The lowercase name used in reports.
     pub fn as_str(self) -> &'static str {
         match self {
+            Severity::Note => "note",
             Severity::Warning => "warning",
             Severity::Error => "error",
         }
@@ -52,6 +55,13 @@ pub enum Code {
     /// A game whose moves (from the same start) are those of an earlier
     /// game of the run: a repeat ([`crate::rules::identity`]).
     DuplicateGame,
+    /// The clocks of a game do not give the time a move took: a move
+    /// without a clock among moves with one, or a clock that went up by
+    /// more than the time control adds.
+    ClockMismatch,
+    /// `ECO` or `Opening` tags that disagree with the game's opening by the
+    /// openings table ([`super::openings`]): a note, off by default.
+    EcoMismatch,
     /// A game `annotate-outcome` could not replay to its end, so that it
     /// gives it no outcome: a code of its records, never a finding, and so
     /// not in [`Code::ALL`] (`--only`, `--ignore` and `--fail-on` refuse it).
@@ -60,7 +70,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in the order of the table in docs/codes.md.
-    pub const ALL: [Code; 17] = [
+    pub const ALL: [Code; 19] = [
         Code::Syntax,
         Code::IllegalMove,
         Code::AmbiguousMove,
@@ -78,12 +88,14 @@ impl Code {
         Code::InvalidCommand,
         Code::PlayedOn,
         Code::DuplicateGame,
+        Code::ClockMismatch,
+        Code::EcoMismatch,
     ];
 
     /// Every code a run counts: [`Code::ALL`] and [`Code::NotReplayed`],
     /// in [`Code::index`] order.
-    pub const TALLIED: [Code; 18] = {
-        let mut tallied = [Code::NotReplayed; 18];
+    pub const TALLIED: [Code; 20] = {
+        let mut tallied = [Code::NotReplayed; 20];
         let mut i = 0;
         while i < Code::ALL.len() {
             tallied[i] = Code::ALL[i];
@@ -131,6 +143,8 @@ impl Code {
             Code::InvalidCommand => "invalid-command",
             Code::PlayedOn => "played-on",
             Code::DuplicateGame => "duplicate-game",
+            Code::ClockMismatch => "clock-mismatch",
+            Code::EcoMismatch => "eco-mismatch",
             Code::NotReplayed => "not-replayed",
         }
     }
@@ -145,9 +159,17 @@ impl Code {
             | Code::Layout
             | Code::InvalidCommand
             | Code::PlayedOn
-            | Code::DuplicateGame => Severity::Warning,
+            | Code::DuplicateGame
+            | Code::ClockMismatch => Severity::Warning,
+            Code::EcoMismatch => Severity::Note,
             _ => Severity::Error,
         }
+    }
+
+    /// Whether the code is reported only when asked for (`validate
+    /// --enable`, or named by `--only`): the notes.
+    pub fn off_by_default(self) -> bool {
+        self.severity() == Severity::Note
     }
 }
 

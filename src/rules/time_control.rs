@@ -21,6 +21,9 @@
 
 use std::fmt;
 
+use super::finding::{Code, Finding};
+use super::game::{RawGame, Tag};
+
 /// One period of a time control.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Period {
@@ -518,6 +521,43 @@ fn clock_text(ms: i64) -> String {
         text.push_str(fraction.trim_end_matches('0'));
     }
     text
+}
+
+/// The `invalid-tag` finding of a `TimeControl` tag that `problem`
+/// ([`parse`]'s error) says is malformed.
+pub fn tag_finding(tag: &Tag<'_>, problem: &str) -> Finding {
+    Finding::game(
+        Code::InvalidTag,
+        tag.value_line,
+        format!(
+            "TimeControl \"{}\" is not a time control: {problem}",
+            tag.text()
+        ),
+    )
+}
+
+/// The `clock-mismatch` findings of [`time_spent`]'s `problems` for
+/// `game`, each at its ply's move as written.
+pub fn clock_findings(game: &RawGame<'_>, problems: Vec<(usize, String)>) -> Vec<Finding> {
+    if problems.is_empty() {
+        return Vec::new();
+    }
+    let moves: Vec<_> = game.main_line().collect();
+    problems
+        .into_iter()
+        .map(|(i, problem)| {
+            let (line, text) = moves
+                .get(i)
+                .map_or((game.line, &b""[..]), |t| (t.line, t.text));
+            Finding::at_ply(
+                Code::ClockMismatch,
+                line,
+                u32::try_from(i + 1).unwrap_or(u32::MAX),
+                String::from_utf8_lossy(text),
+                format!("no time taken: {problem}"),
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

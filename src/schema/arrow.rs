@@ -30,7 +30,9 @@ use arrow_array::{
 use arrow_buffer::{Buffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Fields, SchemaRef};
 
+use super::period_cells;
 use super::{Cells, Column, Format, Number, Schema, Type};
+use crate::rules::time_control::Period;
 
 /// The Arrow type of a column of `ty`.
 fn data_type(ty: &Type) -> DataType {
@@ -119,6 +121,14 @@ enum Builder {
         children: Vec<Builder>,
         valid: NullBufferBuilder,
     },
+    /// A list of structs: the offsets of each list into `items`, a
+    /// [`Builder::Struct`].
+    Structs {
+        item: Arc<Field>,
+        offsets: Vec<i32>,
+        valid: NullBufferBuilder,
+        items: Box<Builder>,
+    },
     Date(Date32Builder),
     Time(Time32MillisecondBuilder),
 }
@@ -155,6 +165,12 @@ impl Builder {
                 }
             }
             Type::List(Type::Str) => Builder::Words(Words::default()),
+            Type::List(item @ Type::Struct(_)) => Builder::Structs {
+                item: Arc::new(Field::new("item", data_type(item), true)),
+                offsets: vec![0],
+                valid: NullBufferBuilder::new(0),
+                items: Box::new(Builder::new(item)),
+            },
             Type::List(other) => panic!("no columnar list of {}", other.name()),
             Type::Map => Builder::Map(MapBuilder::new(
                 None,
@@ -205,8 +221,22 @@ impl Builder {
                 }
                 valid.append_null();
             }
+            Builder::Structs { offsets, valid, .. } => {
+                offsets.push(*offsets.last().expect("offsets start at 0"));
+                valid.append_null();
+            }
             Builder::Date(b) => b.append_null(),
             Builder::Time(b) => b.append_null(),
+        }
+    }
+
+    /// Ends a list of structs of `items` items (a [`Builder::Structs`]
+    /// whose items were appended).
+    fn end_structs(&mut self, items: usize) {
+        if let Builder::Structs { offsets, valid, .. } = self {
+            let last = *offsets.last().expect("offsets start at 0");
+            offsets.push(last + i32::try_from(items).unwrap_or(i32::MAX));
+            valid.append_non_null();
         }
     }
 
@@ -272,6 +302,21 @@ impl Builder {
                     valid.finish(),
                 )?)
             }
+            Builder::Structs {
+                item,
+                offsets,
+                valid,
+                items,
+            } => {
+                let values = items.finish()?;
+                let offsets = std::mem::replace(offsets, vec![0]);
+                Arc::new(ListArray::try_new(
+                    Arc::clone(item),
+                    arrow_buffer::OffsetBuffer::new(offsets.into()),
+                    values,
+                    valid.finish(),
+                )?)
+            }
             Builder::Date(b) => Arc::new(b.finish()),
             Builder::Time(b) => Arc::new(b.finish()),
         })
@@ -292,6 +337,7 @@ impl Builder {
             Builder::Words(b) => b.len(),
             Builder::Map(b) => b.len(),
             Builder::Struct { valid, .. } => valid.len(),
+            Builder::Structs { valid, .. } => valid.len(),
             Builder::Date(b) => b.len(),
             Builder::Time(b) => b.len(),
         }
@@ -620,6 +666,16 @@ impl Builder {
                 }
                 valid.append_non_null();
             }
+            Builder::Structs { items, .. } => {
+                let list = array.as_list_opt::<i32>().ok_or_else(wrong)?;
+                let range =
+                    list.value_offsets()[row] as usize..list.value_offsets()[row + 1] as usize;
+                let n = range.len();
+                for i in range {
+                    items.copy(list.values().as_ref(), i)?;
+                }
+                self.end_structs(n);
+            }
             Builder::Date(b) => b.append_value(value::<Date32Type>(array, row).ok_or_else(wrong)?),
             Builder::Time(b) => {
                 b.append_value(value::<Time32MillisecondType>(array, row).ok_or_else(wrong)?)
@@ -872,6 +928,39 @@ impl Cells for ArrowRow<'_> {
                     b.values().append_option(x.map(Number::as_f64));
                 }
                 b.append(true);
+            }
+            (b, _) => b.null(),
+        }
+    }
+
+    fn periods(&mut self, items: Option<&[Period]>) {
+        match (self.next(), items) {
+            (b @ Builder::Structs { .. }, Some(items)) => {
+                let Builder::Structs { items: inner, .. } = b else {
+                    unreachable!()
+                };
+                for p in items {
+                    let Builder::Struct {
+                        columns,
+                        children,
+                        valid,
+                        ..
+                    } = inner.as_mut()
+                    else {
+                        unreachable!("a list of structs holds structs")
+                    };
+                    let mut row = ArrowRow {
+                        columns,
+                        builders: children,
+                        next: 0,
+                        at: 0,
+                        rows: None,
+                    };
+                    period_cells(p, &mut row);
+                    row.finish();
+                    valid.append_non_null();
+                }
+                b.end_structs(items.len());
             }
             (b, _) => b.null(),
         }

@@ -5,6 +5,33 @@
 use super::finding::{CODE, ERROR_COLUMN, SAN};
 use super::{Column, Schema, Type, common};
 
+/// What the opening columns say of their nulls.
+const NO_OPENING: &str = "the game reached no position the openings table names within its depth (36 plies for lichess's), does not start from the standard position, or could not be replayed";
+
+/// The ECO code of a game's opening ([`crate::rules::openings`]).
+pub const ECO: Column = Column::new(
+    "eco",
+    Type::Str,
+    "the ECO code of the game's opening: of the last position of the openings table (lichess's, or `--openings`) the game reached, positions compared as EPD so that transpositions count",
+)
+.null_when(NO_OPENING);
+
+/// The name of a game's opening.
+pub const OPENING: Column = Column::new(
+    "opening",
+    Type::Str,
+    "the name of that opening (`Ruy Lopez: Morphy Defense`)",
+)
+.null_when(NO_OPENING);
+
+/// The ply after which a game reached its opening.
+pub const OPENING_PLY: Column = Column::new(
+    "opening_ply",
+    Type::UInt32,
+    "the ply after which the game reached that position (1 after White's first move)",
+)
+.null_when(NO_OPENING);
+
 /// The NAGs of a move (at the top level: before the first move).
 /// A position's Polyglot Zobrist key ([`crate::rules::setup::polyglot_key`]).
 pub const ZOBRIST: Column = Column::new(
@@ -72,6 +99,39 @@ pub const EVAL_MATE: Column = Column::new(
 
 /// What a game-level list of per-move readings says of its nulls.
 const READINGS_NULL: &str = "no move of the game has one (then in CSV the cell is empty); a move without one is null (in CSV `-`)";
+
+/// One period of a time control ([`crate::rules::time_control`]).
+pub const PERIOD: Schema = Schema {
+    name: "period",
+    doc: "One period of a game's time control (`time_control`), as the `TimeControl` tag gives it (PGN standard 9.6.1): `40/7200` is 40 moves in 7200 s, `300+2` the rest of the game in 300 s with 2 s added after each move, `*180` a sandclock of 180 s; `40/5400+30`, the FIDE events' form, is a move count with an increment.",
+    columns: &[
+        Column::new("moves", Type::UInt32, "the moves to make in the period")
+            .null_when("the period is the rest of the game (sudden death, or a sandclock)"),
+        Column::new(
+            "seconds",
+            Type::Float64,
+            "the time of the period, in seconds (of a sandclock: the sand of both chambers)",
+        ),
+        Column::new(
+            "increment",
+            Type::Float64,
+            "the seconds added after each move of the period (0 when none)",
+        ),
+        Column::new(
+            "sandclock",
+            Type::Bool,
+            "whether the period is a sandclock: the time one side uses is given to the other",
+        ),
+    ],
+};
+
+/// The time each move took ([`crate::rules::time_control::time_spent`]).
+pub const TIME_SPENT: Column = Column::new(
+    "time_spent",
+    Type::Float64,
+    "the seconds the move took: the mover's clock before it (after their previous move, or the period's time at the start), plus the increment and, for the move that completes a period, the next period's time, less the clock after it (lichess gives no increment for each side's first move, which then shows it as time taken)",
+)
+.null_when("the move's clock or the one it starts from is missing, the arithmetic is negative (a `clock-mismatch` finding says which), or `time_control` gives no periods");
 
 /// One ply of the main line.
 pub const MOVE: Schema = Schema {
@@ -151,6 +211,15 @@ pub const GAME: Schema = Schema {
             .doc("the recorded result (`1-0`, `0-1`, `1/2-1/2`, `*`)")
             .jsonl_only()
             .in_arrow(),
+        ECO,
+        OPENING,
+        OPENING_PLY,
+        Column::new(
+            "time_control",
+            Type::List(&Type::Struct(&PERIOD)),
+            "the `TimeControl` tag as its periods, in the order the game uses them, the last repeating (`[]` for `-`, no time control); in CSV each period as the tag writes it, space-separated (`40/7200 3600`), `-` for none",
+        )
+        .null_when("the tag is missing, `?`, or malformed (an `invalid-tag` finding)"),
         common::PLIES
             .doc("plies of the main line")
             .null_when("the game was left out (it could not be replayed)")
@@ -167,6 +236,10 @@ pub const GAME: Schema = Schema {
             .of_type(Type::List(&Type::Float64))
             .doc("the clock after each move of the main line, in seconds (`[%clk …]`; in CSV space-separated)")
             .null_when(READINGS_NULL),
+        TIME_SPENT
+            .of_type(Type::List(&Type::Float64))
+            .doc("the seconds each move of the main line took (see `time_spent` of the position records; in CSV space-separated)")
+            .null_when("no move has a clock, or `time_control` gives no periods (then in CSV the cell is empty); a move whose time is not known is null (in CSV `-`)"),
         EVAL_CP
             .of_type(Type::List(&Type::Int32))
             .doc("the evaluation after each move in centipawns (`[%eval 0.35]`; in CSV space-separated)")

@@ -22,6 +22,7 @@ pub mod outcome;
 pub mod perft;
 pub mod position;
 
+use crate::rules::time_control::Period;
 use std::fmt::Write as _;
 
 /// A record format the schema writes.
@@ -656,6 +657,24 @@ pub trait Cells {
     fn number(&mut self, value: Option<Number>);
     /// A list of numbers, each of which may be null (in CSV `-`), or null.
     fn numbers(&mut self, items: Option<&[Option<Number>]>);
+    /// The periods of a time control ([`game::PERIOD`] structs), or null;
+    /// in CSV each period as the tag writes it, space-separated, and `-`
+    /// for none (no time control).
+    fn periods(&mut self, items: Option<&[Period]>);
+}
+
+/// The fields of one [`game::PERIOD`], in its columns' order.
+pub(crate) fn period_cells(p: &Period, cells: &mut impl Cells) {
+    cells.uint(p.moves.map(u64::from));
+    cells.number(Some(Number::Millis(seconds_to_ms(p.seconds))));
+    cells.number(Some(Number::Millis(seconds_to_ms(p.increment))));
+    cells.bool(p.sandclock);
+}
+
+/// Seconds (never negative, as [`crate::rules::time_control`] reads them)
+/// as whole milliseconds.
+fn seconds_to_ms(s: f64) -> u64 {
+    (s * 1000.0).round() as u64
 }
 
 /// Writes one CSV row into a buffer, quoted as the `csv` crate quotes by
@@ -803,6 +822,23 @@ impl Cells for CsvRow<'_> {
                 Some(n) => n.append_to(self.out),
                 None => self.out.push(b'-'),
             }
+        }
+    }
+
+    fn periods(&mut self, items: Option<&[Period]>) {
+        self.advance();
+        self.sep();
+        match items {
+            Some([]) => self.out.push(b'-'),
+            Some(items) => {
+                for (i, p) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b' ');
+                    }
+                    self.out.extend_from_slice(p.to_string().as_bytes());
+                }
+            }
+            None => {}
         }
     }
 }
@@ -1040,5 +1076,15 @@ impl Cells for JsonObject<'_> {
             Some(n) => n.append_to(out),
             None => out.extend_from_slice(b"null"),
         });
+    }
+
+    fn periods(&mut self, items: Option<&[Period]>) {
+        match items {
+            Some(items) => self.objects(&game::PERIOD, items, |p, o| period_cells(p, o)),
+            None => {
+                self.key();
+                self.out.extend_from_slice(b"null");
+            }
+        }
     }
 }

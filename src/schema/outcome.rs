@@ -11,6 +11,7 @@ use crate::rules::finding::Finding;
 use crate::rules::game::GameResult;
 use crate::rules::laws::Laws;
 use crate::rules::mateability::{Mateability, UndeterminedReason};
+use crate::rules::openings::Opening;
 use crate::tasks::annotate_outcome::{LossRule, Outcome};
 
 /// One game's outcome.
@@ -87,13 +88,13 @@ pub const OUTCOME: Schema = Schema {
         Column::new(
             "undetermined_reason",
             Type::Vocab(|| UndeterminedReason::ALL.iter().map(|r| r.as_str()).collect()),
-            "why `winner_can_mate` is `undetermined`",
+            "why `opponent_can_mate` (and so `winner_can_mate`) is `undetermined`",
         )
         .null_when("it is not"),
         Column::new(
             "helpmate",
             Type::List(&Type::Str),
-            "the winner's mating line from the final position, in UCI",
+            "the mating line of `opponent_can_mate` (the winner's, for a decisive result) from the final position, in UCI",
         )
         .null_when("none was found"),
         ERROR_COLUMN.null_when("the game was replayed"),
@@ -102,6 +103,15 @@ pub const OUTCOME: Schema = Schema {
             Type::Str,
             "the date whose Laws judged the game, as PGN writes dates (`1937.03.10`; `1937.??.??` when only the year is known): the `Date` tag, else the `EventDate`, or the day of `--laws YYYY-MM-DD`; `current` for today's Laws (`--laws current`, an undated game, and the `app` and `online` profiles). Where the date cannot decide an article (`2014.??.??` for the 9.6 of 1 July 2014), today's wording applied",
         ),
+        Column::new(
+            "opponent_can_mate",
+            Type::Vocab(|| Mateability::WORDS.to_vec()),
+            "for a game that ended on time or by resignation, whatever result was recorded: whether the opponent of the player who ran out of time or resigned could have mated by any series of legal moves (FIDE 6.9, 5.1.2). A decisive result without mate on the board is such an end (then it is `winner_can_mate`), and so is a draw the `Termination` tag says was on time (some sites score a flag against a player who cannot mate by their own rule as a draw): the side to move at the end is the one whose flag fell",
+        )
+        .null_when("the game did not end so, or mate is on the board, or it could not be replayed to its end"),
+        super::game::ECO,
+        super::game::OPENING,
+        super::game::OPENING_PLY,
         common::NAMED_TAGS,
     ],
 };
@@ -120,6 +130,8 @@ pub struct OutcomeRecord {
     pub fifty_claim_ply: Option<u32>,
     /// For a decisive result without mate on the board.
     pub winner_can_mate: Option<Mateability>,
+    /// For a game that ended on time or by resignation.
+    pub opponent_can_mate: Option<Mateability>,
     /// The result the chosen rules give; `None` when the game could not be
     /// replayed far enough to say.
     pub fide_result: Option<GameResult>,
@@ -135,6 +147,8 @@ pub struct OutcomeRecord {
     /// The values of the tags named with `--tags`, in their order (`None`
     /// when the game has no such tag).
     pub tags: Vec<Option<String>>,
+    /// The opening the game played, when it was classified.
+    pub opening: Option<Opening<'static>>,
 }
 
 impl OutcomeRecord {
@@ -150,6 +164,7 @@ impl OutcomeRecord {
             threefold_claim_ply: outcome.threefold_claim_ply,
             fifty_claim_ply: outcome.fifty_claim_ply,
             winner_can_mate: outcome.winner_can_mate.clone(),
+            opponent_can_mate: outcome.opponent_can_mate.clone(),
             fide_result: outcome.rules_result,
             result_ok: outcome.is_result_ok(),
             marker_result: outcome.marker_result,
@@ -158,12 +173,13 @@ impl OutcomeRecord {
             error: outcome.error.clone(),
             laws: outcome.laws,
             tags: Vec::new(),
+            opening: outcome.opening,
         }
     }
 
     /// The winner's mating line, when one was found.
     pub fn helpmate(&self) -> Option<&[UciMove]> {
-        match &self.winner_can_mate {
+        match &self.opponent_can_mate {
             Some(Mateability::Yes { helpmate }) => Some(helpmate),
             _ => None,
         }
@@ -194,7 +210,7 @@ impl OutcomeRecord {
         c.word(self.marker_result.map(GameResult::as_str));
         c.word(self.dead_reason.map(DeadReason::as_str));
         c.word(self.loss_rule.map(LossRule::as_str));
-        c.word(match &self.winner_can_mate {
+        c.word(match &self.opponent_can_mate {
             Some(Mateability::Undetermined(r)) => Some(r.as_str()),
             _ => None,
         });
@@ -202,6 +218,10 @@ impl OutcomeRecord {
         c.error(self.error.as_ref());
         let mut laws = [0; 10];
         c.str(self.laws.column(&mut laws));
+        c.word(self.opponent_can_mate.as_ref().map(Mateability::word));
+        c.opt_str(self.opening.map(|o| o.eco));
+        c.opt_str(self.opening.map(|o| o.name));
+        c.uint(self.opening.map(|o| u64::from(o.ply)));
         if tags_column {
             let values: Vec<Option<&str>> = self.tags.iter().map(Option::as_deref).collect();
             c.tags(tags, &values);

@@ -4,7 +4,7 @@
 //! `--to epd` for positions.
 
 use super::finding::{PLY, SAN};
-use super::game::{CLOCK, EVAL_CP, EVAL_MATE, UCI};
+use super::game::{CLOCK, EVAL_CP, EVAL_MATE, TIME_SPENT, UCI};
 use super::{Column, Schema, Type, common};
 
 /// One position.
@@ -32,6 +32,7 @@ pub const POSITION: Schema = Schema {
             .null_when("`ply` is 0")
             .arrow_only(),
         CLOCK.arrow_only(),
+        TIME_SPENT.arrow_only(),
         EVAL_CP.arrow_only(),
         EVAL_MATE.arrow_only(),
     ],

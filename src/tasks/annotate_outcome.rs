@@ -31,6 +31,7 @@ use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{GameResult, RawGame, recorded_result};
 use crate::rules::laws::{Article, Laws, LawsChoice};
 use crate::rules::mateability::Mateability;
+use crate::rules::openings::{Classifier, Opening, OpeningTable};
 use crate::rules::replay::replay;
 use crate::rules::setup::start_position;
 
@@ -75,16 +76,23 @@ pub enum LossRule {
     /// recorded: a game published without moves is one whose moves are
     /// unknown, and its result stands.
     EarlyAgreement,
+    /// 6.9: a draw on time (the `Termination` tag says so; the side to
+    /// move at the end is the one whose flag fell) against a player who
+    /// could mate is a loss for the player who ran out of time. Sites that
+    /// score such a flag as a draw by their own material rule are
+    /// contradicted: only the `fide` profile applies it.
+    TimeLoss,
 }
 
 impl LossRule {
     /// Every rule.
-    pub const ALL: [LossRule; 5] = [
+    pub const ALL: [LossRule; 6] = [
         LossRule::Time,
         LossRule::Resignation,
         LossRule::ResignationBefore2023,
         LossRule::BareKing,
         LossRule::EarlyAgreement,
+        LossRule::TimeLoss,
     ];
 
     /// The stable name of the rule in reports: the article, or `bare-king`.
@@ -95,6 +103,7 @@ impl LossRule {
             LossRule::ResignationBefore2023 => "5.1.2-before-2023",
             LossRule::BareKing => "bare-king",
             LossRule::EarlyAgreement => "5.2.3",
+            LossRule::TimeLoss => "6.9-loss",
         }
     }
 }
@@ -136,6 +145,13 @@ pub struct Outcome {
     /// For a decisive recorded result without checkmate on the board:
     /// whether the winner can mate from the final position.
     pub winner_can_mate: Option<Mateability>,
+    /// For a game that ended on time or by resignation, whatever its
+    /// recorded result: whether the opponent of the player who ran out of
+    /// time or resigned can mate from the final position. A decisive
+    /// result without mate is such an end (this is `winner_can_mate`); so
+    /// is a draw the `Termination` tag says was on time, the side to move
+    /// at the end being the one whose flag fell.
+    pub opponent_can_mate: Option<Mateability>,
     /// How 5.1.2/6.9 (or the profile's version of them) was applied, when
     /// the winner cannot mate.
     pub loss_rule: Option<LossRule>,
@@ -151,6 +167,9 @@ pub struct Outcome {
     /// The first fivefold repetition or 75-move position that ended
     /// nothing, because those Laws had no 9.6.
     pub suspended: Option<End>,
+    /// The opening the game played, when it was asked for
+    /// ([`annotate_with`]) and the table names a position it reached.
+    pub opening: Option<Opening<'static>>,
 }
 
 impl Outcome {
@@ -187,11 +206,13 @@ impl Outcome {
             recorded,
             marker_result,
             winner_can_mate: None,
+            opponent_can_mate: None,
             loss_rule: None,
             rules_result: None,
             error: Some(error),
             laws,
             suspended: None,
+            opening: None,
         }
     }
 }
@@ -341,6 +362,9 @@ impl Outcome {
                 found.push(Concern::LossStood);
             }
             Some(Mateability::Undetermined(_)) => found.push(Concern::Undetermined),
+            _ if matches!(self.opponent_can_mate, Some(Mateability::Undetermined(_))) => {
+                found.push(Concern::Undetermined);
+            }
             _ => {}
         }
         found
@@ -398,6 +422,17 @@ fn plies_played((fullmove, turn): (u32, Color), plies: u32) -> u64 {
 /// assert_eq!(online.end.map(|e| (e.kind, e.ply)), Some((EndKind::ThreefoldRepetition, 8)));
 /// ```
 pub fn annotate(game: &RawGame<'_>, profile: Profile, laws: LawsChoice) -> Outcome {
+    annotate_with(game, profile, laws, None)
+}
+
+/// [`annotate`], and the game's opening by the table `openings`
+/// ([`Outcome::opening`]).
+pub fn annotate_with(
+    game: &RawGame<'_>,
+    profile: Profile,
+    laws: LawsChoice,
+    openings: Option<&'static OpeningTable>,
+) -> Outcome {
     let recorded = recorded_result(game);
     let marker_result = disagreeing_marker(game);
     let laws = match profile {
@@ -414,7 +449,11 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile, laws: LawsChoice) -> Outco
 
     // Pass 1: the replay, with everything that is cheap per ply.
     let mut tracker = Tracker::new(&start, profile, laws);
+    let mut openings = openings.map(|t| Classifier::new(t, &start));
     let done = replay(game, start.clone(), |ev| {
+        if let Some(c) = openings.as_mut() {
+            c.push(ev.ply, ev.after);
+        }
         tracker.ply(ev.ply, ev.after, ev.mv.is_capture() || ev.mv.is_promotion());
     });
     let closed = tracker.ends.close(&done.pos, done.plies);
@@ -431,6 +470,14 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile, laws: LawsChoice) -> Outco
 
     let winner = recorded.and_then(GameResult::winner);
     let winner_can_mate = winners_question(&done.pos, winner, replayed && !closed.is_mate());
+    // A draw on time: the flag of the side to move fell.
+    let flagged_draw = recorded == Some(GameResult::Draw) && is_time_forfeit(game);
+    let opponent_can_mate = if flagged_draw {
+        let opponent = done.pos.turn().other();
+        winners_question(&done.pos, Some(opponent), replayed && !closed.is_mate())
+    } else {
+        winner_can_mate.clone()
+    };
     let dead = match profile {
         Profile::Fide if !closed.is_mate() => {
             let known = winner.zip(winner_can_mate.as_ref());
@@ -464,6 +511,14 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile, laws: LawsChoice) -> Outco
             loss_rule = Some(LossRule::EarlyAgreement);
             Some(GameResult::Unfinished)
         }
+        (None, Some(GameResult::Draw), None)
+            if profile == Profile::Fide
+                && flagged_draw
+                && matches!(opponent_can_mate, Some(Mateability::Yes { .. })) =>
+        {
+            loss_rule = Some(LossRule::TimeLoss);
+            Some(GameResult::win_for(done.pos.turn().other()))
+        }
         (None, Some(result), None) => Some(result),
         (None, None, _) => Some(GameResult::Unfinished),
     };
@@ -477,11 +532,13 @@ pub fn annotate(game: &RawGame<'_>, profile: Profile, laws: LawsChoice) -> Outco
         recorded,
         marker_result,
         winner_can_mate,
+        opponent_can_mate,
         loss_rule,
         rules_result,
         error,
         laws,
         suspended,
+        opening: openings.and_then(|c| c.opening()),
     }
 }
 
@@ -972,6 +1029,46 @@ mod tests {
     }
 
     #[test]
+    fn the_opponent_of_a_flag_or_a_resignation_is_asked_whatever_the_result() {
+        let time = "[Termination \"Time forfeit\"]\n";
+        // A draw on time against a bare king (Black to move flagged; White
+        // has only its king): lichess's draw is the Laws' too.
+        let bare = from_fen("4k3/q7/8/8/8/8/8/4K3 b - - 0 1", "", "1/2-1/2");
+        let bare = format!("{time}{bare}");
+        let o = outcome(&bare, Profile::Fide);
+        assert_eq!(o.opponent_can_mate, Some(Mateability::No));
+        assert_eq!(o.winner_can_mate, None);
+        assert_eq!(
+            (o.rules_result, o.loss_rule),
+            (Some(GameResult::Draw), None)
+        );
+        // The same flag with a rook left to White: mate exists, so the flag
+        // lost (6.9), whatever the site scored. (A knight would not do:
+        // against a lone queen, the only piece that could block its king,
+        // no series of moves mates.)
+        let rook = format!(
+            "{time}{}",
+            from_fen("4k3/q7/8/8/8/8/8/4K2R b - - 0 1", "", "1/2-1/2")
+        );
+        let o = outcome(&rook, Profile::Fide);
+        assert!(matches!(o.opponent_can_mate, Some(Mateability::Yes { .. })));
+        assert_eq!(o.rules_result, Some(GameResult::WhiteWins));
+        assert!(!o.is_result_ok());
+        // Profiles other than fide report the answer and keep the result.
+        let o = outcome(&rook, Profile::App);
+        assert!(matches!(o.opponent_can_mate, Some(Mateability::Yes { .. })));
+        assert_eq!(o.rules_result, Some(GameResult::Draw));
+        // A decisive result: the opponent of the loser is the winner.
+        let resigned = from_fen("4k3/q7/8/8/8/8/8/4K3 w - - 0 1", "", "0-1");
+        let o = outcome(&resigned, Profile::Fide);
+        assert_eq!(o.opponent_can_mate, o.winner_can_mate);
+        assert!(matches!(o.opponent_can_mate, Some(Mateability::Yes { .. })));
+        // A draw not on time asks nothing.
+        let agreed = from_fen("4k3/q7/8/8/8/8/8/4K2R b - - 0 1", "", "1/2-1/2");
+        assert_eq!(outcome(&agreed, Profile::Fide).opponent_can_mate, None);
+    }
+
+    #[test]
     fn a_draw_agreed_before_both_players_moved_is_no_draw() {
         let draw =
             |tags: &str, moves: &str| format!("{tags}[Result \"1/2-1/2\"]\n\n{moves} 1/2-1/2\n");
@@ -1016,11 +1113,21 @@ mod tests {
             let o = outcome(&draw(&tags, "1. e4"), Profile::Fide);
             assert_eq!(o.loss_rule, Some(LossRule::EarlyAgreement), "{agreed}");
         }
-        for reason in ["time forfeit", "adjudication", "abandoned"] {
+        for reason in ["adjudication", "abandoned"] {
             let tags = format!("[Termination \"{reason}\"]\n");
             let o = outcome(&draw(&tags, "1. e4"), Profile::Fide);
             assert_eq!(o.rules_result, Some(GameResult::Draw), "{reason}");
         }
+        // A draw on time is no agreement either; but Black's flag fell
+        // (Black was to move) and White could mate: 6.9 gives White the game.
+        let o = outcome(
+            &draw("[Termination \"time forfeit\"]\n", "1. e4"),
+            Profile::Fide,
+        );
+        assert_eq!(
+            (o.loss_rule, o.rules_result),
+            (Some(LossRule::TimeLoss), Some(GameResult::WhiteWins))
+        );
         // The board or a claim explains the draw: a dead position, or the
         // fifty-move claim the FEN's clock allows at once.
         let dead = from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1", "", "1/2-1/2");

@@ -25,9 +25,11 @@ use crate::rules::attacks::is_checkmate;
 use crate::rules::commands::{self, Commands, Eval, may_hold_command};
 use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{GameResult, RawGame, Token, TokenKind, decode_text};
+use crate::rules::openings::{Classifier, Opening, OpeningTable};
 use crate::rules::replay::replay;
 use crate::rules::san::{normalised_san, parse_san, resolve_with_check};
 use crate::rules::setup::{Start, start_position};
+use crate::rules::time_control::{Period, TimeControl, clock_findings, tag_finding, time_spent};
 
 pub mod lines;
 
@@ -50,6 +52,9 @@ pub struct ConvertOptions {
     /// Read the clock and evaluation commands of the main line's comments
     /// ([`ConvertedGame::readings`]); an unreadable one is a finding.
     pub commands: bool,
+    /// Classify the game's opening by this table
+    /// ([`ConvertedGame::opening`]).
+    pub openings: Option<&'static OpeningTable>,
 }
 
 impl Default for ConvertOptions {
@@ -61,6 +66,7 @@ impl Default for ConvertOptions {
             variations: true,
             keep_invalid: false,
             commands: true,
+            openings: None,
         }
     }
 }
@@ -152,6 +158,19 @@ pub struct ConvertedGame {
     /// none); `None` when the setup failed. Kept from the replay, so that
     /// the final FEN of every record does not replay the game again.
     pub end: Option<Chess>,
+    /// The opening it played ([`crate::rules::openings`]), when asked for
+    /// ([`ConvertOptions::openings`]) and the table names a position it
+    /// reached.
+    pub opening: Option<Opening<'static>>,
+    /// The `TimeControl` tag's periods (empty for `-`, no time control);
+    /// `None` when the tag is missing, `?` or malformed (a finding in
+    /// `left_out`), or the clocks were not asked for
+    /// ([`ConvertOptions::commands`]).
+    pub time_control: Option<Vec<Period>>,
+    /// The seconds each ply took ([`time_spent`]), when a ply has a clock
+    /// and the time control has periods; a ply whose time is not known is
+    /// `None`, and a `clock-mismatch` finding in `left_out` says why.
+    pub time_spent: Option<Vec<Option<f64>>>,
 }
 
 /// What the comments after one ply say of the clock and the evaluation.
@@ -189,6 +208,9 @@ impl ConvertedGame {
             left_out: Vec::new(),
             readings: Vec::new(),
             end: self.start.as_ref().map(|s| s.pos.clone()),
+            opening: None,
+            time_control: self.time_control.clone(),
+            time_spent: None,
         }
     }
 
@@ -287,7 +309,13 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
         left_out: Vec::new(),
         readings: Vec::new(),
         end: None,
+        opening: None,
+        time_control: None,
+        time_spent: None,
     };
+    if options.commands {
+        converted.time_control = time_control(game, &mut converted.left_out);
+    }
     let start = match start_position(game) {
         Ok(start) => start,
         Err(err) => {
@@ -297,7 +325,11 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
     };
 
     let mut plies = Vec::with_capacity(game.tokens.len());
+    let mut openings = options.openings.map(|t| Classifier::new(t, &start.pos));
     let done = replay(game, start.pos.clone(), |ev| {
+        if let Some(c) = openings.as_mut() {
+            c.push(ev.ply, ev.after);
+        }
         if !options.san {
             plies.push(ConvertedPly {
                 mv: ev.mv,
@@ -323,13 +355,55 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
         });
     });
     converted.plies = plies;
+    converted.opening = openings.and_then(|c| c.opening());
     converted.error = done.error;
     converted.end = Some(done.pos);
     converted.start = Some(start);
     if options.comments || options.nags || options.variations || options.commands {
         attach_annotations(game, options, &mut converted);
     }
+    if !converted.readings.is_empty()
+        && let Some(periods) = converted.time_control.take()
+    {
+        times(game, &periods, &mut converted);
+        converted.time_control = Some(periods);
+    }
     converted
+}
+
+/// The periods of `game`'s `TimeControl` tag (see
+/// [`ConvertedGame::time_control`]); a malformed one is an `invalid-tag`
+/// finding.
+fn time_control(game: &RawGame<'_>, findings: &mut Vec<Finding>) -> Option<Vec<Period>> {
+    let tag = game.tag("TimeControl")?;
+    match crate::rules::time_control::parse(&tag.text()) {
+        Ok(TimeControl::Periods(periods)) => Some(periods),
+        Ok(TimeControl::None) => Some(Vec::new()),
+        Ok(TimeControl::Unknown) => None,
+        Err(problem) => {
+            findings.push(tag_finding(tag, &problem));
+            None
+        }
+    }
+}
+
+/// Fills [`ConvertedGame::time_spent`] from the clocks of `out`'s
+/// readings and the time control's `periods`; each ply whose time is not
+/// known is a `clock-mismatch` finding.
+#[inline(never)]
+fn times(game: &RawGame<'_>, periods: &[Period], out: &mut ConvertedGame) {
+    let clocks: Vec<Option<f64>> = out
+        .readings
+        .iter()
+        .map(|r| r.clock.map(|ms| ms as f64 / 1000.0))
+        .collect();
+    let first_white = out.first_move().1 == Color::White;
+    let tc = TimeControl::Periods(periods.to_vec());
+    let Some((spent, problems)) = time_spent(&clocks, first_white, &tc) else {
+        return;
+    };
+    out.left_out.extend(clock_findings(game, problems));
+    out.time_spent = Some(spent);
 }
 
 /// Hangs depth-0 comments and NAGs, and replayed variations, on the ply
@@ -1024,6 +1098,7 @@ mod tests {
                 variations: false,
                 keep_invalid: false,
                 commands: false,
+                openings: None,
             },
         );
         assert!(bare.pre.is_empty() && bare.plies.iter().all(|p| p.notes().is_empty()));

@@ -22,10 +22,12 @@ use crate::rules::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, TokenKind, recor
 use crate::rules::identity::{GameKey, encode_move};
 use crate::rules::laws::{Laws, LawsChoice};
 use crate::rules::movetext::marker_finding;
+use crate::rules::openings::{Classifier, Opening, OpeningTable};
 use crate::rules::repair::{At, numbered_repairs};
 use crate::rules::replay::{is_uci_move, replay};
 use crate::rules::san::parse_san;
 use crate::rules::setup::start_position;
+use crate::rules::time_control;
 
 /// Everything `validate` found about one game.
 #[derive(Debug, Clone)]
@@ -44,18 +46,29 @@ pub struct GameCheck {
 
 /// Runs every check on `game`, judged by the Laws `laws` chooses for it.
 pub fn check_game(game: &RawGame<'_>, laws: LawsChoice) -> GameCheck {
-    check_game_keyed(game, laws, false)
+    check_game_keyed(game, laws, false, None)
 }
 
 /// [`check_game`], and with `key` the game's identity: what tells a
-/// repeated game (`duplicate-game`).
-pub fn check_game_keyed(game: &RawGame<'_>, laws: LawsChoice, key: bool) -> GameCheck {
+/// repeated game (`duplicate-game`); with `openings`, whether its `ECO` and
+/// `Opening` tags agree with the opening that table gives it
+/// (`eco-mismatch`).
+pub fn check_game_keyed(
+    game: &RawGame<'_>,
+    laws: LawsChoice,
+    key: bool,
+    openings: Option<&'static OpeningTable>,
+) -> GameCheck {
     let mut findings = game.findings.clone();
     check_tags(game, &mut findings);
 
     let start = start_position(game);
     // The moves of an unsupported variant are not checked at all.
-    check_tokens(game, start.is_ok(), &mut findings);
+    check_tokens(
+        game,
+        start.as_ref().ok().map(|s| s.pos.turn()),
+        &mut findings,
+    );
     let start = match start {
         Ok(start) => start,
         Err(err) => {
@@ -71,7 +84,16 @@ pub fn check_game_keyed(game: &RawGame<'_>, laws: LawsChoice, key: bool) -> Game
         MOVES.with_borrow_mut(|moves| {
             moves.clear();
             let keyed = key.then_some(moves);
-            check_moves(game, &start, first_move, laws, findings, ends, keyed)
+            let openings = openings.map(|t| Classifier::new(t, &start.pos));
+            check_moves(
+                game,
+                &start,
+                first_move,
+                laws,
+                findings,
+                ends,
+                (keyed, openings),
+            )
         })
     })
 }
@@ -91,7 +113,8 @@ fn check_moves(
     laws: Laws,
     mut findings: Vec<Finding>,
     ends: &mut EndTracker,
-    mut key: Option<&mut Vec<u16>>,
+    // The moves for the game's key, and its opening, when asked for.
+    (mut key, mut openings): (Option<&mut Vec<u16>>, Option<Classifier<'static>>),
 ) -> GameCheck {
     // Repetition counts need only be exact from five: validate reports the
     // automatic ends, not the claims.
@@ -108,6 +131,9 @@ fn check_moves(
         }
         if let Some(moves) = key.as_mut() {
             moves.push(encode_move(&ev.mv));
+        }
+        if let Some(c) = openings.as_mut() {
+            c.push(ev.ply, ev.after);
         }
         let material_changed = ev.mv.is_capture() || ev.mv.is_promotion();
         if let Step::After(end) = ends.push(ev.ply, ev.after, material_changed)
@@ -140,6 +166,7 @@ fn check_moves(
     let key = key
         .filter(|_| done.error.is_none() && done.plies > 0)
         .map(|moves| GameKey::of_encoded(&start.pos, start.mode, moves));
+    let replayed = done.error.is_none();
     if let Some(mut error) = done.error {
         // The illegal move after mate or stalemate is reported as a move
         // after the end, unless one was already.
@@ -153,6 +180,9 @@ fn check_moves(
     }
 
     check_result_marker(game, &mut findings);
+    if let Some(c) = openings.filter(|_| replayed) {
+        findings.extend(eco_mismatch(game, c.opening()));
+    }
     check_result_against_board(game, closed.end, first_move, &mut findings);
     played_on(game, closed.end, first_move.1, &mut findings);
     // Under today's Laws the game would have ended at the suspended end:
@@ -169,6 +199,40 @@ fn check_moves(
         }
     }
     finish(findings, done.plies, first_move, key)
+}
+
+/// The `eco-mismatch` note of a game whose `ECO` or `Opening` tag
+/// disagrees with `opening`, the one the table gives it (a tag of `?` or
+/// empty says nothing).
+pub fn eco_mismatch(game: &RawGame<'_>, opening: Option<Opening<'_>>) -> Option<Finding> {
+    let said = |name: &str| {
+        game.tag(name)
+            .filter(|t| !matches!(t.value.trim_ascii(), b"" | b"?"))
+    };
+    let (eco, named) = (said("ECO"), said("Opening"));
+    let differs = |tag: Option<&crate::rules::game::Tag<'_>>, value: Option<&str>| {
+        tag.is_some_and(|t| value.is_none_or(|v| t.text() != v))
+    };
+    if !differs(eco, opening.map(|o| o.eco)) && !differs(named, opening.map(|o| o.name)) {
+        return None;
+    }
+    let written: Vec<String> = [("ECO", eco), ("Opening", named)]
+        .into_iter()
+        .filter_map(|(n, t)| t.map(|t| format!("{n} \"{}\"", t.text())))
+        .collect();
+    let table = match opening {
+        Some(o) => format!(
+            "the openings table gives {} \"{}\" (after ply {})",
+            o.eco, o.name, o.ply
+        ),
+        None => "the openings table names no position the game reached".to_owned(),
+    };
+    let line = eco.or(named).map_or(game.line, |t| t.line);
+    Some(Finding::game(
+        Code::EcoMismatch,
+        line,
+        format!("{}: {table}", written.join(" and ")),
+    ))
 }
 
 /// The repairs of the move `error` says could not be played from `pos`
@@ -344,6 +408,12 @@ fn check_tags(game: &RawGame<'_>, findings: &mut Vec<Finding>) {
                 Some("is empty (`?` stands for unknown)")
             }
             b"SetUp" if !matches!(value, b"0" | b"1") => Some("is not 0 or 1"),
+            b"TimeControl" => {
+                if let Err(problem) = time_control::parse(&tag.text()) {
+                    findings.push(time_control::tag_finding(tag, &problem));
+                }
+                None
+            }
             _ => None,
         };
         if let Some(problem) = problem {
@@ -390,13 +460,16 @@ fn is_pgn_date(b: &[u8]) -> bool {
 /// (the main line's are checked by the replay), when `moves` (the game has
 /// a start position), and the control characters of comments
 /// ([`control_finding`]).
-fn check_tokens(game: &RawGame<'_>, moves: bool, findings: &mut Vec<Finding>) {
+fn check_tokens(game: &RawGame<'_>, first: Option<Color>, findings: &mut Vec<Finding>) {
+    let moves = first.is_some();
     // The main-line move a depth-0 comment follows, as (ply, text).
     let mut last_move: Option<(u32, &[u8])> = None;
     let mut plies = 0u32;
     // The clock and evaluation the main line's comments gave since its
     // last move (issue 43: the first readable value counts).
     let mut said = Commands::default();
+    // The clock after each main-line ply, once one ply has one.
+    let mut clocks: Vec<Option<f64>> = Vec::new();
     for token in &game.tokens {
         match token.kind {
             TokenKind::Move if token.depth == 0 => {
@@ -428,7 +501,12 @@ fn check_tokens(game: &RawGame<'_>, moves: bool, findings: &mut Vec<Finding>) {
                     // The main line's comments after one move share their
                     // values; a variation's comment stands alone.
                     let problems = if token.depth == 0 {
-                        said.read(token.text)
+                        let problems = said.read(token.text);
+                        if let (Some(ms), Some(ply)) = (said.clock, plies.checked_sub(1)) {
+                            clocks.resize(clocks.len().max(plies as usize), None);
+                            clocks[ply as usize] = Some(ms as f64 / 1000.0);
+                        }
+                        problems
                     } else {
                         Commands::default().read(token.text)
                     };
@@ -437,6 +515,33 @@ fn check_tokens(game: &RawGame<'_>, moves: bool, findings: &mut Vec<Finding>) {
             }
             _ => {}
         }
+    }
+    if !clocks.is_empty() {
+        clocks.resize(plies as usize, None);
+        if let Some(first) = first {
+            check_clocks(game, first, &clocks, findings);
+        }
+    }
+}
+
+/// The `clock-mismatch` findings of a game whose main line (first moved by
+/// `first`) has the clocks `clocks`, when its time control has periods (a malformed one is an
+/// `invalid-tag` finding of its own).
+#[inline(never)]
+fn check_clocks(
+    game: &RawGame<'_>,
+    first: Color,
+    clocks: &[Option<f64>],
+    findings: &mut Vec<Finding>,
+) {
+    let Some(tc) = game
+        .tag("TimeControl")
+        .and_then(|t| time_control::parse(&t.text()).ok())
+    else {
+        return;
+    };
+    if let Some((_, problems)) = time_control::time_spent(clocks, first == Color::White, &tc) {
+        findings.extend(time_control::clock_findings(game, problems));
     }
 }
 

@@ -58,6 +58,9 @@ fn failed_game(tags: Vec<(String, String)>, finding: Finding) -> ConvertedGame {
         left_out: Vec::new(),
         readings: Vec::new(),
         end: None,
+        opening: None,
+        time_control: None,
+        time_spent: None,
     }
 }
 
@@ -102,6 +105,9 @@ fn game_from_line_position(text: &str, line: u64, leniency: FenLeniency) -> Conv
         Ok(start) => ConvertedGame {
             tags: line_tags(&start, GameResult::Unfinished),
             end: Some(start.pos.clone()),
+            opening: None,
+            time_control: None,
+            time_spent: None,
             start: Some(start),
             pre: Annotations::default(),
             plies: Vec::new(),
@@ -212,6 +218,9 @@ pub fn game_from_uci_line(text: &str, line: u64) -> ConvertedGame {
         left_out: Vec::new(),
         readings: Vec::new(),
         end: Some(pos),
+        opening: None,
+        time_control: None,
+        time_spent: None,
     }
 }
 
