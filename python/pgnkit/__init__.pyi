@@ -66,6 +66,8 @@ def validate(
     threads: Optional[int] = None,
     only: Optional[Names] = None,
     ignore: Optional[Names] = None,
+    enable: Optional[Names] = None,
+    openings: Optional[PathArg] = None,
     tags: Optional[Names] = None,
     laws: str = "date",
     bad_games: Optional[PathArg] = None,
@@ -88,6 +90,7 @@ def annotate_outcome(
     threads: Optional[int] = None,
     laws: str = "date",
     problems: bool = False,
+    openings: Optional[PathArg] = None,
     byte_range: Optional[str] = None,
     stats: Optional[PathArg] = None,
     max_game_bytes: Optional[Union[int, str]] = None,
@@ -106,6 +109,7 @@ def games(
     san: bool = False,
     threads: Optional[int] = None,
     from_: Optional[str] = None,
+    openings: Optional[PathArg] = None,
     byte_range: Optional[str] = None,
     stats: Optional[PathArg] = None,
     max_game_bytes: Optional[Union[int, str]] = None,
@@ -113,9 +117,11 @@ def games(
     """Every game converted, one row per game (``game`` in docs/records.md):
     UCI moves (SAN too with ``san=True``), final FEN, typed tags, all tags
     in the ``tags`` map (only those named, with ``tags=``), and per move the
-    clock in seconds (``clock``, from ``[%clk]``) and the evaluation
+    clock in seconds (``clock``, from ``[%clk]``), the time it took
+    (``time_spent``, by the ``time_control`` periods) and the evaluation
     (``eval_cp``, ``eval_mate``, from ``[%eval]``), null where a move has
-    none.
+    none; the opening (``eco``, ``opening``, ``opening_ply``) by lichess's
+    table or ``openings``, a TSV or PGN file.
 
     >>> import duckdb, pgnkit
     >>> g = pgnkit.games("games.pgn", threads=2)

@@ -417,7 +417,7 @@ fn start(
     })
 }
 
-/// validate(*paths, threads=None, only=None, ignore=None, tags=None, laws="date", bad_games=None, good_games=None, byte_range=None, stats=None, max_game_bytes=None)
+/// validate(*paths, threads=None, only=None, ignore=None, enable=None, openings=None, tags=None, laws="date", bad_games=None, good_games=None, byte_range=None, stats=None, max_game_bytes=None)
 /// --
 ///
 /// Replays every game and returns its findings, one row per finding
@@ -428,7 +428,10 @@ fn start(
 /// ``paths``: files (plain, .gz, .zst, .bz2), directories (their PGN
 /// files), ``bytes`` of PGN (named ``<bytes>`` in ``file``) or binary
 /// file objects. ``threads``: workers (default: every core). ``only`` /
-/// ``ignore``: finding codes, a list or a comma-separated str. ``tags``:
+/// ``ignore``: finding codes, a list or a comma-separated str; ``enable``:
+/// the codes off by default to report too (``eco-mismatch``), with
+/// ``openings`` the table it compares with (a TSV or PGN file; default:
+/// lichess's). ``tags``:
 /// tag names whose values fill each finding's ``tags`` map. ``laws``:
 /// ``"date"``, ``"current"`` or a day ``"YYYY-MM-DD"``. ``bad_games`` /
 /// ``good_games``: files to write the games with / without an error
@@ -440,13 +443,15 @@ fn start(
 /// >>> import polars as pl, pgnkit
 /// >>> pl.DataFrame(pgnkit.validate("games.pgn", only=["illegal-move"]))
 #[pyfunction]
-#[pyo3(signature = (*paths, threads = None, only = None, ignore = None, tags = None, laws = "date", bad_games = None, good_games = None, byte_range = None, stats = None, max_game_bytes = None))]
+#[pyo3(signature = (*paths, threads = None, only = None, ignore = None, enable = None, openings = None, tags = None, laws = "date", bad_games = None, good_games = None, byte_range = None, stats = None, max_game_bytes = None))]
 #[allow(clippy::too_many_arguments)]
 fn validate(
     paths: &Bound<'_, PyTuple>,
     threads: Option<&Bound<'_, PyAny>>,
     only: Option<&Bound<'_, PyAny>>,
     ignore: Option<&Bound<'_, PyAny>>,
+    enable: Option<&Bound<'_, PyAny>>,
+    openings: Option<PathBuf>,
     tags: Option<&Bound<'_, PyAny>>,
     laws: &str,
     bad_games: Option<PathBuf>,
@@ -458,12 +463,16 @@ fn validate(
     let (only, ignore) = (names(only, "only")?, names(ignore, "ignore")?);
     check_codes("only", &only)?;
     check_codes("ignore", &ignore)?;
+    let enable = names(enable, "enable")?;
+    check_codes("enable", &enable)?;
     let tags = names(tags, "tags")?;
     let options = ValidateOptions {
         run: run_options(threads, byte_range, stats, max_game_bytes)?,
         format: Format::Arrow,
         only,
         ignore,
+        enable,
+        openings,
         tags: (!tags.is_empty()).then_some(tags),
         laws: parsed("laws", Some(laws))?.unwrap_or_default(),
         bad_games,
@@ -476,7 +485,7 @@ fn validate(
     })
 }
 
-/// annotate_outcome(*paths, rules="fide", tags=None, threads=None, laws="date", problems=False, byte_range=None, stats=None, max_game_bytes=None)
+/// annotate_outcome(*paths, rules="fide", tags=None, threads=None, laws="date", problems=False, openings=None, byte_range=None, stats=None, max_game_bytes=None)
 /// --
 ///
 /// Says what the Laws say happened in each game, one row per game
@@ -486,12 +495,14 @@ fn validate(
 /// ``rules``: ``"fide"``, ``"app"`` or ``"online"``. ``laws``: ``"date"``,
 /// ``"current"`` or a day ``"YYYY-MM-DD"``. ``problems``: only the games
 /// an arbiter must look at. ``tags``: tag names whose values fill the
-/// ``tags`` map; inputs and the rest as for ``validate``.
+/// ``tags`` map. ``openings``: the table the ``eco`` and ``opening``
+/// columns come from (a TSV or PGN file; default: lichess's); inputs and
+/// the rest as for ``validate``.
 ///
 /// >>> import pyarrow as pa, pgnkit
 /// >>> t = pa.table(pgnkit.annotate_outcome("games.pgn", tags=["Event"]))
 #[pyfunction]
-#[pyo3(signature = (*paths, rules = "fide", tags = None, threads = None, laws = "date", problems = false, byte_range = None, stats = None, max_game_bytes = None))]
+#[pyo3(signature = (*paths, rules = "fide", tags = None, threads = None, laws = "date", problems = false, openings = None, byte_range = None, stats = None, max_game_bytes = None))]
 #[allow(clippy::too_many_arguments)]
 fn annotate_outcome(
     paths: &Bound<'_, PyTuple>,
@@ -500,6 +511,7 @@ fn annotate_outcome(
     threads: Option<&Bound<'_, PyAny>>,
     laws: &str,
     problems: bool,
+    openings: Option<PathBuf>,
     byte_range: Option<&str>,
     stats: Option<PathBuf>,
     max_game_bytes: Option<&Bound<'_, PyAny>>,
@@ -512,6 +524,7 @@ fn annotate_outcome(
         laws: parsed("laws", Some(laws))?.unwrap_or_default(),
         tags: (!tags.is_empty()).then_some(tags),
         problems,
+        openings,
         ..AnnotateOutcomeOptions::default()
     };
     let inputs = Inputs::from_args(paths)?;
@@ -526,6 +539,7 @@ fn convert_options(
     san: bool,
     from: Option<&str>,
     run: RunOptions,
+    openings: Option<PathBuf>,
 ) -> PyResult<ConvertOptions> {
     Ok(ConvertOptions {
         run,
@@ -533,11 +547,12 @@ fn convert_options(
         from: from.map(|f| choice("from_", f)).transpose()?,
         positions,
         san,
+        openings,
         ..ConvertOptions::default()
     })
 }
 
-/// games(*paths, tags=None, san=False, threads=None, from_=None, byte_range=None, stats=None, max_game_bytes=None)
+/// games(*paths, tags=None, san=False, threads=None, from_=None, openings=None, byte_range=None, stats=None, max_game_bytes=None)
 /// --
 ///
 /// Converts every game, one row per game (``pgnkit convert -f arrow``;
@@ -550,14 +565,16 @@ fn convert_options(
 ///
 /// ``tags``: when given, the ``tags`` map keeps only these tags (the
 /// columns are unchanged). ``from_``: ``"pgn"``, ``"fen"``, ``"epd"`` or
-/// ``"uci"`` (default: told from each input's first bytes); inputs and the
-/// rest as for ``validate``.
+/// ``"uci"`` (default: told from each input's first bytes). ``openings``:
+/// the table of the ``eco``, ``opening`` and ``opening_ply`` columns (a
+/// TSV of lichess's columns or a PGN file as pgn-extract's ``eco.pgn``;
+/// default: lichess's, embedded). Inputs and the rest as for ``validate``.
 ///
 /// >>> import duckdb, pgnkit
 /// >>> g = pgnkit.games("games.pgn", threads=2)
 /// >>> duckdb.sql("select white, black, plies from g where plies > 200")
 #[pyfunction]
-#[pyo3(signature = (*paths, tags = None, san = false, threads = None, from_ = None, byte_range = None, stats = None, max_game_bytes = None))]
+#[pyo3(signature = (*paths, tags = None, san = false, threads = None, from_ = None, openings = None, byte_range = None, stats = None, max_game_bytes = None))]
 #[allow(clippy::too_many_arguments)]
 fn games(
     paths: &Bound<'_, PyTuple>,
@@ -565,12 +582,13 @@ fn games(
     san: bool,
     threads: Option<&Bound<'_, PyAny>>,
     from_: Option<&str>,
+    openings: Option<PathBuf>,
     byte_range: Option<&str>,
     stats: Option<PathBuf>,
     max_game_bytes: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RecordStream> {
     let run = run_options(threads, byte_range, stats, max_game_bytes)?;
-    let options = convert_options(Positions::Final, san, from_, run)?;
+    let options = convert_options(Positions::Final, san, from_, run, openings)?;
     let keep = tags.map(|t| names(Some(t), "tags")).transpose()?;
     let inputs = Inputs::from_args(paths)?;
     start(
@@ -602,7 +620,7 @@ fn positions(
     max_game_bytes: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RecordStream> {
     let run = run_options(threads, byte_range, stats, max_game_bytes)?;
-    let options = convert_options(Positions::All, false, from_, run)?;
+    let options = convert_options(Positions::All, false, from_, run, None)?;
     let inputs = Inputs::from_args(paths)?;
     start(inputs, "positions", None, move |inputs, out, diag| {
         pgnkit::api::convert(&options, inputs, out, diag)

@@ -44,6 +44,7 @@ FUNCTIONS = {
             "no-nags": "PGN and JSON Lines output only",
             "no-variations": "PGN and JSON Lines output only",
             "no-fen": "JSON Lines output only",
+            "eco-tags": "PGN output only: the rows have the eco and opening columns",
         },
     ),
     "dedupe": (
@@ -230,3 +231,58 @@ def test_zobrist_keys_are_python_chess_polyglot_keys():
                 assert game["final_zobrist"] == last[game["game"]], (path.name, game["game"])
     # Enough positions, en passant among them, to mean something.
     assert compared > 3000 and en_passant >= 5, (compared, en_passant)
+
+
+LICHESS_OPENINGS = FIXTURES / "openings" / "lichess-2025-05-01.pgn"
+OPENINGS_THEN = FIXTURES / "openings" / "chess-openings-1e927b9.tsv"
+
+
+def test_openings_agree_with_lichess_by_the_table_of_the_day():
+    """Issue 45: with the table lichess used on 1 May 2025, every game's
+    `eco` and `opening` are the `ECO` and `Opening` tags lichess wrote
+    (lichess's `?` being null)."""
+    rows = pa.table(pgnkit.games(LICHESS_OPENINGS, openings=OPENINGS_THEN)).to_pylist()
+    assert len(rows) == 43
+    for row in rows:
+        tags = dict(row["tags"])
+        eco, name = tags["ECO"], tags["Opening"]
+        if eco == "?":
+            assert (row["eco"], row["opening"], row["opening_ply"]) == (None, None, None)
+        else:
+            assert (row["eco"], row["opening"]) == (eco, name), row["game"]
+    # The embedded table (a later version) names some of them otherwise,
+    # which validate says when asked.
+    today = pa.table(pgnkit.games(LICHESS_OPENINGS)).to_pylist()
+    tags = [dict(r["tags"]) for r in today]
+    differ = sum((r["eco"], r["opening"]) != (t["ECO"], t["Opening"]) and t["ECO"] != "?" for r, t in zip(today, tags))
+    notes = pa.table(pgnkit.validate(LICHESS_OPENINGS, enable=["eco-mismatch"], only=["eco-mismatch"])).to_pylist()
+    assert len(notes) == differ > 0
+    assert {n["severity"] for n in notes} == {"note"}
+
+
+def test_time_control_periods_and_time_spent_are_typed():
+    """Issue 45: `time_control` is a list of structs, `time_spent` the
+    seconds each move took, by each side's clock arithmetic."""
+    table = pa.table(pgnkit.games(LICHESS_OPENINGS))
+    field = table.schema.field("time_control").type
+    assert pa.types.is_list(field) and pa.types.is_struct(field.value_type)
+    assert [f.name for f in field.value_type] == ["moves", "seconds", "increment", "sandclock"]
+    assert table.schema.field("time_spent").type == pa.list_(pa.float64())
+    checked = 0
+    for row in table.to_pylist():
+        (period,) = row["time_control"]
+        assert period["moves"] is None and not period["sandclock"]
+        if row["clock"] is None or None in row["clock"]:
+            continue
+        before = [period["seconds"]] * 2
+        for i, (clock, spent) in enumerate(zip(row["clock"], row["time_spent"])):
+            want = before[i % 2] + period["increment"] - clock
+            before[i % 2] = clock
+            assert spent == (round(want, 3) if want >= 0 else None), (row["game"], i)
+        checked += 1
+    assert checked > 30
+    tc = pa.table(pgnkit.games(b'[Event "e"]\n[TimeControl "40/5400+30:1800+30"]\n\n1. e4 *\n'))["time_control"][0].as_py()
+    assert tc == [
+        {"moves": 40, "seconds": 5400.0, "increment": 30.0, "sandclock": False},
+        {"moves": None, "seconds": 1800.0, "increment": 30.0, "sandclock": False},
+    ]

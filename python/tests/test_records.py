@@ -32,6 +32,18 @@ def csv_text(value, field):
         ms = round(value * 1000)
         frac = f"{ms % 1000:03d}".rstrip("0")
         return f"{ms // 1000}.{frac}" if frac else str(ms // 1000)
+    if pa.types.is_list(t) and pa.types.is_struct(t.value_type):
+        # `time_control`: each period as the tag writes it, `-` for none.
+        assert field.name == "time_control" and isinstance(value, list), (field.name, value)
+        seconds = pa.field("s", pa.float64())
+        periods = []
+        for p in value:
+            text = ("*" if p["sandclock"] else "") + (f"{p['moves']}/" if p["moves"] is not None else "")
+            text += csv_text(p["seconds"], seconds)
+            if p["increment"]:
+                text += "+" + csv_text(p["increment"], seconds)
+            periods.append(text)
+        return " ".join(periods) if periods else "-"
     if pa.types.is_list(t):
         assert isinstance(value, list), (field.name, value)
         # A move without a clock or an evaluation is `-` in CSV.
