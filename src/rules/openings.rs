@@ -18,8 +18,13 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
-use shakmaty::san::San;
-use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Move, Position, Square};
+use shakmaty::{
+    Bitboard, Board, ByColor, ByRole, Chess, Color, EnPassantMode, Move, Position, Square,
+};
+
+mod tsv;
+pub use tsv::TableError;
+use tsv::read_tsv;
 
 /// One named position of a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,14 +60,6 @@ pub struct Opening<'t> {
     pub ply: u32,
 }
 
-/// Why a table's line could not be read: its line in the file (1-based)
-/// and what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableError {
-    pub line: u64,
-    pub message: String,
-}
-
 /// A hasher for the occupied squares, which are already well mixed: one
 /// multiplication.
 #[derive(Default)]
@@ -82,14 +79,9 @@ impl Hasher for Fold {
     }
 }
 
-/// The TSV files of the embedded table, in order.
-const LICHESS: [&str; 5] = [
-    include_str!("openings/lichess/a.tsv"),
-    include_str!("openings/lichess/b.tsv"),
-    include_str!("openings/lichess/c.tsv"),
-    include_str!("openings/lichess/d.tsv"),
-    include_str!("openings/lichess/e.tsv"),
-];
+/// The embedded table, packed by `build.rs` from the TSV files of
+/// `src/rules/openings/lichess/` (see [`unpack`]).
+static LICHESS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/lichess-openings.bin"));
 
 impl OpeningTable {
     /// The table pgnkit embeds: lichess's (commit 51b88624, 2026-07-22,
@@ -105,13 +97,7 @@ impl OpeningTable {
     /// ```
     pub fn lichess() -> &'static OpeningTable {
         static TABLE: OnceLock<OpeningTable> = OnceLock::new();
-        TABLE.get_or_init(|| {
-            let mut lines = Vec::with_capacity(4_000);
-            for text in LICHESS {
-                read_tsv(text, &mut lines).expect("the embedded openings table is valid");
-            }
-            OpeningTable::from_positions(lines)
-        })
+        TABLE.get_or_init(|| OpeningTable::from_entries(unpack(LICHESS)))
     }
 
     /// A table from the text of a TSV file of lichess's columns: a header
@@ -157,19 +143,29 @@ impl OpeningTable {
     }
 
     fn from_positions(lines: Vec<(Chess, u32, String, String)>) -> OpeningTable {
-        let mut depth = 0;
-        let mut entries: Vec<Entry> = Vec::with_capacity(lines.len());
-        for (pos, plies, eco, name) in lines {
-            depth = depth.max(plies);
-            entries.push(Entry {
-                board: pos.board().clone(),
-                turn: pos.turn(),
-                castling: pos.castles().castling_rights(),
-                ep: pos.ep_square(EnPassantMode::Legal),
-                eco: eco.into(),
-                name: name.into(),
-            });
-        }
+        OpeningTable::from_entries(
+            lines
+                .into_iter()
+                .map(|(pos, plies, eco, name)| {
+                    let entry = Entry {
+                        board: pos.board().clone(),
+                        turn: pos.turn(),
+                        castling: pos.castles().castling_rights(),
+                        ep: pos.ep_square(EnPassantMode::Legal),
+                        eco: eco.into(),
+                        name: name.into(),
+                    };
+                    (entry, plies)
+                })
+                .collect(),
+        )
+    }
+
+    /// The table of `entries`, each with the plies of its line, in the
+    /// table's order (the first of a position named twice is kept).
+    fn from_entries(lines: Vec<(Entry, u32)>) -> OpeningTable {
+        let depth = lines.iter().map(|(_, plies)| *plies).max().unwrap_or(0);
+        let mut entries: Vec<Entry> = lines.into_iter().map(|(e, _)| e).collect();
         // Stable: the first of a position named twice stays first.
         entries.sort_by_key(|e| e.board.occupied().0);
         let mut kept: Vec<Entry> = Vec::with_capacity(entries.len());
@@ -265,6 +261,60 @@ impl OpeningTable {
     }
 }
 
+/// The entries `build.rs` packed: per line, the six role and two colour
+/// bitboards and the castling rights (little-endian `u64`s), the side to
+/// move (0 White), the legal en-passant square (64 for none), the plies, the
+/// ECO code's length and bytes, the name's length (`u16`) and bytes.
+fn unpack(mut bytes: &[u8]) -> Vec<(Entry, u32)> {
+    fn take<'b>(bytes: &mut &'b [u8], n: usize) -> &'b [u8] {
+        let (head, tail) = bytes.split_at(n);
+        *bytes = tail;
+        head
+    }
+    let u64_at = |bytes: &mut &[u8]| {
+        Bitboard(u64::from_le_bytes(
+            take(bytes, 8).try_into().expect("8 bytes"),
+        ))
+    };
+    let text = |bytes: &mut &[u8], n: usize| {
+        Box::<str>::from(std::str::from_utf8(take(bytes, n)).expect("packed as UTF-8"))
+    };
+    let mut entries = Vec::with_capacity(4_000);
+    while !bytes.is_empty() {
+        let by_role = ByRole {
+            pawn: u64_at(&mut bytes),
+            knight: u64_at(&mut bytes),
+            bishop: u64_at(&mut bytes),
+            rook: u64_at(&mut bytes),
+            queen: u64_at(&mut bytes),
+            king: u64_at(&mut bytes),
+        };
+        let by_color = ByColor {
+            white: u64_at(&mut bytes),
+            black: u64_at(&mut bytes),
+        };
+        let castling = u64_at(&mut bytes);
+        let [turn, ep, plies, eco_len] = take(&mut bytes, 4).try_into().expect("4 bytes");
+        let eco = text(&mut bytes, usize::from(eco_len));
+        let name_len = u16::from_le_bytes(take(&mut bytes, 2).try_into().expect("2 bytes"));
+        let name = text(&mut bytes, usize::from(name_len));
+        let entry = Entry {
+            board: Board::try_from_bitboards(by_role, by_color).expect("packed from a board"),
+            turn: if turn == 0 {
+                Color::White
+            } else {
+                Color::Black
+            },
+            castling,
+            ep: Square::try_from(ep).ok(),
+            eco,
+            name,
+        };
+        entries.push((entry, u32::from(plies)));
+    }
+    entries
+}
+
 impl Entry {
     fn same_position(&self, other: &Entry) -> bool {
         self.board == other.board
@@ -319,91 +369,10 @@ impl<'t> Classifier<'t> {
     }
 }
 
-/// The header of lichess's TSV files: its columns, tab-separated.
-const HEADER: &str = "eco\tname\tpgn";
-
-/// Appends the positions of TSV `text` to `out`.
-fn read_tsv(text: &str, out: &mut Vec<(Chess, u32, String, String)>) -> Result<(), TableError> {
-    // The columns of eco, name and pgn, from the last header.
-    let mut columns: Option<[usize; 3]> = None;
-    for (i, line) in text.lines().enumerate() {
-        let number = i as u64 + 1;
-        let err = |message: String| TableError {
-            line: number,
-            message,
-        };
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.trim().is_empty() {
-            continue;
-        }
-        let cells: Vec<&str> = line.split('\t').collect();
-        let mut names = HEADER.split('\t');
-        let (code, name, moves) = (
-            names.next().unwrap_or_default(),
-            names.next().unwrap_or_default(),
-            names.next().unwrap_or_default(),
-        );
-        if cells.contains(&code) && cells.contains(&moves) {
-            let at = |name: &str| cells.iter().position(|c| *c == name);
-            columns = Some(match (at(code), at(name), at(moves)) {
-                (Some(e), Some(n), Some(p)) => [e, n, p],
-                _ => return Err(err("the header has no `name` column".into())),
-            });
-            continue;
-        }
-        let Some([e, n, p]) = columns else {
-            return Err(err(
-                "not a header of the columns `eco`, `name` and `pgn` (tab-separated)".into(),
-            ));
-        };
-        let cell = |c: usize, what: &str| {
-            cells
-                .get(c)
-                .map(|s| s.trim())
-                .filter(|s| !s.is_empty())
-                .ok_or_else(|| err(format!("no {what}")))
-        };
-        let (eco, name, pgn) = (
-            cell(e, "ECO code")?,
-            cell(n, "name")?,
-            cell(p, "line of moves")?,
-        );
-        let mut pos = Chess::default();
-        let mut plies = 0;
-        for token in pgn.split_ascii_whitespace() {
-            // Move numbers: `1.`, `1...`, `12.`
-            if token.ends_with('.')
-                && token
-                    .trim_end_matches('.')
-                    .bytes()
-                    .all(|b| b.is_ascii_digit())
-            {
-                continue;
-            }
-            let m = token
-                .parse::<San>()
-                .ok()
-                .and_then(|san| san.to_move(&pos).ok())
-                .ok_or_else(|| {
-                    err(format!(
-                        "`{token}` (ply {}) is not a legal move in the line `{pgn}`",
-                        plies + 1
-                    ))
-                })?;
-            pos.play_unchecked(m);
-            plies += 1;
-        }
-        if plies == 0 {
-            return Err(err(format!("the line `{pgn}` has no move")));
-        }
-        out.push((pos, plies, eco.to_owned(), name.to_owned()));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::san::San;
 
     fn play(sans: &str) -> Vec<Chess> {
         let mut pos = Chess::default();
@@ -420,6 +389,17 @@ mod tests {
         OpeningTable::lichess()
             .classify(&Chess::default(), &play(sans))
             .map(|o| (o.name.to_owned(), o.ply))
+    }
+
+    #[test]
+    fn the_packed_table_is_the_tsv_files() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/rules/openings/lichess");
+        let text: String = ["a", "b", "c", "d", "e"]
+            .map(|f| std::fs::read_to_string(format!("{dir}/{f}.tsv")).unwrap())
+            .concat();
+        let read = OpeningTable::from_tsv(&text).unwrap();
+        assert_eq!(&read, OpeningTable::lichess());
+        assert!(read.len() > 3_800);
     }
 
     #[test]
