@@ -34,7 +34,7 @@ code,.fen{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-
 table{border-collapse:collapse;margin:.4em 0}th,td{border-bottom:1px solid var(--line);padding:3px 10px 3px 0;text-align:left;vertical-align:top}
 td.n,th.n{text-align:right}
 .muted{color:var(--muted)}
-.sev-error{color:var(--err);font-weight:600}.sev-warning{color:var(--warn);font-weight:600}
+.sev-error{color:var(--err);font-weight:600}.sev-warning{color:var(--warn);font-weight:600}.sev-note{color:var(--muted);font-weight:600}
 .game{border:1px solid var(--line);border-radius:6px;background:var(--card);padding:10px 14px;margin:14px 0;break-inside:avoid}
 .game>p{margin:.1em 0}
 .finding{display:flex;flex-wrap:wrap;gap:14px;align-items:flex-start;border-top:1px solid var(--line);padding-top:10px;margin-top:10px}
