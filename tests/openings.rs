@@ -537,3 +537,38 @@ fn the_opponent_of_a_flag_is_asked_whatever_the_result() {
     });
     assert!(named.count() >= 38);
 }
+
+#[test]
+fn uci_lines_are_classified_as_the_games_they_came_from() {
+    // The lichess games as UCI lines (`convert --to uci`), read back.
+    let uci = run(&["convert", "-q", "--to", "uci", &path(LICHESS)], None);
+    assert_eq!(code(&uci), 0);
+    let out = run(
+        &["convert", "-q", "--from", "uci", "--to", "csv", "-"],
+        Some(&uci.stdout),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let mut r = csv::Reader::from_reader(out.stdout.as_slice());
+    let header = r.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (eco, opening, ply) = (col("eco"), col("opening"), col("opening_ply"));
+    let lines: Vec<Vec<String>> = r
+        .records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            [eco, opening, ply].map(|i| rec[i].to_owned()).to_vec()
+        })
+        .collect();
+    let games: Vec<Vec<String>> = rows(&[&path(LICHESS)])
+        .iter()
+        .map(|g| {
+            vec![
+                g["eco"].clone(),
+                g["opening"].clone(),
+                g["opening_ply"].clone(),
+            ]
+        })
+        .collect();
+    assert_eq!(lines, games);
+    assert!(games.iter().filter(|g| !g[0].is_empty()).count() >= 38);
+}

@@ -229,11 +229,24 @@ struct Report {
 }
 
 /// The game a record line holds.
-fn line_game(line: &Line, format: LineFormat) -> ConvertedGame {
+fn line_game(
+    line: &Line,
+    format: LineFormat,
+    openings: Option<&'static crate::rules::openings::OpeningTable>,
+) -> ConvertedGame {
     match format {
         LineFormat::Positions => game_from_position_line(&line.text, line.number),
         LineFormat::Fen => game_from_fen_line(&line.text, line.number),
-        LineFormat::Uci => game_from_uci_line(&line.text, line.number),
+        LineFormat::Uci => {
+            let mut game = game_from_uci_line(&line.text, line.number);
+            // A game of moves from the standard start has an opening too.
+            if let Some(table) = openings
+                && game.error.is_none()
+            {
+                game.classify(table);
+            }
+            game
+        }
     }
 }
 
@@ -696,7 +709,11 @@ pub(super) fn run(
             |line, format| GameOut {
                 line: Some(line.number),
                 first_line: line.number,
-                ..render(line_game(line, format), Vec::new(), &settings)
+                ..render(
+                    line_game(line, format, settings.options.openings),
+                    Vec::new(),
+                    &settings,
+                )
             },
             |event| writer.event(event),
         )?;

@@ -253,6 +253,20 @@ impl ConvertedGame {
         })
     }
 
+    /// Classifies the game's opening by `table` after the fact (a game
+    /// made from a line of UCI moves; PGN games are classified as they are
+    /// replayed, [`ConvertOptions::openings`]).
+    pub fn classify(&mut self, table: &'static OpeningTable) {
+        let Some(start) = &self.start else { return };
+        let mut c = Classifier::new(table, &start.pos);
+        let mut pos = start.pos.clone();
+        for (i, p) in self.plies.iter().take(table.depth() as usize).enumerate() {
+            pos.play_unchecked(p.mv);
+            c.push(i as u32 + 1, &pos);
+        }
+        self.opening = c.opening();
+    }
+
     /// The position after the last legal ply.
     pub fn final_position(&self) -> Option<Chess> {
         self.end.clone()
