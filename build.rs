@@ -24,6 +24,9 @@ fn main() {
             panic!("{}:{}: {}", path.display(), e.line, e.message);
         }
     }
+    // In the order the table keeps them: by occupied squares, stable (the
+    // first of a position named twice first), so that a run sorts nothing.
+    lines.sort_by_key(|(pos, ..)| pos.board().occupied().0);
     let mut out = Vec::with_capacity(lines.len() * 128);
     for (pos, plies, eco, name) in &lines {
         let board = pos.board();

@@ -14,6 +14,7 @@
 //! ([`OpeningTable::from_lines`], which `convert --openings` feeds with the
 //! games of a PGN file such as pgn-extract's `eco.pgn`).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
@@ -33,8 +34,9 @@ struct Entry {
     turn: Color,
     castling: Bitboard,
     ep: Option<Square>,
-    eco: Box<str>,
-    name: Box<str>,
+    /// Borrowed from the packed bytes for the embedded table.
+    eco: Cow<'static, str>,
+    name: Cow<'static, str>,
 }
 
 /// An openings table: named positions, looked up by position.
@@ -152,8 +154,8 @@ impl OpeningTable {
                         turn: pos.turn(),
                         castling: pos.castles().castling_rights(),
                         ep: pos.ep_square(EnPassantMode::Legal),
-                        eco: eco.into(),
-                        name: name.into(),
+                        eco: Cow::Owned(eco),
+                        name: Cow::Owned(name),
                     };
                     (entry, plies)
                 })
@@ -261,23 +263,25 @@ impl OpeningTable {
     }
 }
 
-/// The entries `build.rs` packed: per line, the six role and two colour
+/// The entries `build.rs` packed, in the order [`OpeningTable::from_entries`]
+/// keeps them (sorted by occupied squares, the first of a position named
+/// twice), so that building the table sorts nothing: per line, the six role and two colour
 /// bitboards and the castling rights (little-endian `u64`s), the side to
 /// move (0 White), the legal en-passant square (64 for none), the plies, the
 /// ECO code's length and bytes, the name's length (`u16`) and bytes.
-fn unpack(mut bytes: &[u8]) -> Vec<(Entry, u32)> {
-    fn take<'b>(bytes: &mut &'b [u8], n: usize) -> &'b [u8] {
+fn unpack(mut bytes: &'static [u8]) -> Vec<(Entry, u32)> {
+    fn take(bytes: &mut &'static [u8], n: usize) -> &'static [u8] {
         let (head, tail) = bytes.split_at(n);
         *bytes = tail;
         head
     }
-    let u64_at = |bytes: &mut &[u8]| {
+    let u64_at = |bytes: &mut &'static [u8]| {
         Bitboard(u64::from_le_bytes(
             take(bytes, 8).try_into().expect("8 bytes"),
         ))
     };
-    let text = |bytes: &mut &[u8], n: usize| {
-        Box::<str>::from(std::str::from_utf8(take(bytes, n)).expect("packed as UTF-8"))
+    let text = |bytes: &mut &'static [u8], n: usize| {
+        Cow::Borrowed(std::str::from_utf8(take(bytes, n)).expect("packed as UTF-8"))
     };
     let mut entries = Vec::with_capacity(4_000);
     while !bytes.is_empty() {
