@@ -368,14 +368,30 @@ pub fn time_spent(clocks: &[Option<f64>], first_white: bool, tc: &TimeControl) -
     let TimeControl::Periods(periods) = tc else {
         return None;
     };
+    time_spent_in(clocks, first_white, periods)
+}
+
+/// [`time_spent`] for a time control of `periods` (a list of none is no
+/// time control): what a caller that keeps the periods calls, without a
+/// [`TimeControl`] to build.
+pub fn time_spent_in(
+    clocks: &[Option<f64>],
+    first_white: bool,
+    periods: &[Period],
+) -> Option<Spent> {
     if periods.is_empty() || clocks.iter().all(Option::is_none) {
         return None;
     }
+    // Each period's increment and each side's share, in milliseconds, once.
+    let ms: Vec<(i64, [i64; 2])> = periods
+        .iter()
+        .map(|p| (to_ms(p.increment), [share(p, 0), share(p, 1)]))
+        .collect();
     // Index 0: the side that makes the first ply.
     let mut sides = [0, 1].map(|s| SideClock {
         period: 0,
         made: 0,
-        before: Some(share(&periods[0], s)),
+        before: Some(ms[0].1[s]),
     });
     let name = |s: usize| {
         if (s == 0) == first_white {
@@ -394,7 +410,8 @@ pub fn time_spent(clocks: &[Option<f64>], first_white: bool, tc: &TimeControl) -
     for (ply, clock) in clocks.iter().enumerate() {
         let s = ply % 2;
         let side = &mut sides[s];
-        let period = periods[side.period];
+        let period_at = side.period;
+        let period = periods[period_at];
         let after = clock.map(|c| (c.is_finite() && c >= 0.0).then(|| to_ms(c)));
         let mut next_period = 0;
         if let Some(n) = period.moves {
@@ -402,7 +419,7 @@ pub fn time_spent(clocks: &[Option<f64>], first_white: bool, tc: &TimeControl) -
             if side.made == n {
                 side.period = (side.period + 1).min(periods.len() - 1);
                 side.made = 0;
-                next_period = share(&periods[side.period], s);
+                next_period = ms[side.period].1[s];
             }
         }
         let start: Result<i64, String> = match previous {
@@ -438,7 +455,7 @@ pub fn time_spent(clocks: &[Option<f64>], first_white: bool, tc: &TimeControl) -
             )),
             (_, Err(why)) => Err(why),
             (Some(Some(after)), Ok(start)) => {
-                let increment = to_ms(period.increment);
+                let increment = ms[period_at].0;
                 let took = start
                     .saturating_add(increment)
                     .saturating_add(next_period)

@@ -29,7 +29,7 @@ use crate::rules::openings::{Classifier, Opening, OpeningTable};
 use crate::rules::replay::replay;
 use crate::rules::san::{normalised_san, parse_san, resolve_with_check};
 use crate::rules::setup::{Start, start_position};
-use crate::rules::time_control::{Period, TimeControl, clock_findings, tag_finding, time_spent};
+use crate::rules::time_control::{Period, TimeControl, clock_findings, tag_finding, time_spent_in};
 
 pub mod lines;
 
@@ -412,8 +412,7 @@ fn times(game: &RawGame<'_>, periods: &[Period], out: &mut ConvertedGame) {
         .map(|r| r.clock.map(|ms| ms as f64 / 1000.0))
         .collect();
     let first_white = out.first_move().1 == Color::White;
-    let tc = TimeControl::Periods(periods.to_vec());
-    let Some((spent, problems)) = time_spent(&clocks, first_white, &tc) else {
+    let Some((spent, problems)) = time_spent_in(&clocks, first_white, periods) else {
         return;
     };
     out.left_out.extend(clock_findings(game, problems));
