@@ -236,6 +236,24 @@ fn a_table_that_cannot_be_read_stops_the_run_naming_its_line() {
         assert!(stderr(&out).contains(says), "{}", stderr(&out));
         assert!(stdout(&out).is_empty());
     }
+    // A directory is named too.
+    let out = run(
+        &[
+            "convert",
+            "--to",
+            "csv",
+            "--openings",
+            dir.path().to_str().unwrap(),
+            &path(LICHESS),
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains(dir.path().to_str().unwrap()),
+        "{}",
+        stderr(&out)
+    );
     // Where no record has the columns, --openings is refused.
     let out = run(
         &[

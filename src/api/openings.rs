@@ -71,7 +71,10 @@ fn stamp(path: &Path) -> Result<Stamp, Error> {
     if meta.is_dir() {
         return Err(Error::bad_input(
             path,
-            "the openings table is a directory (give one TSV or PGN file)",
+            format!(
+                "the openings table {} is a directory (give one TSV or PGN file)",
+                path.display()
+            ),
         ));
     }
     Ok((meta.len(), meta.modified().ok()))

@@ -167,7 +167,7 @@ pub struct ConvertedGame {
     /// `left_out`), or the clocks were not asked for
     /// ([`ConvertOptions::commands`]).
     pub time_control: Option<Vec<Period>>,
-    /// The seconds each ply took ([`time_spent`]), when a ply has a clock
+    /// The seconds each ply took ([`crate::rules::time_control::time_spent`]), when a ply has a clock
     /// and the time control has periods; a ply whose time is not known is
     /// `None`, and a `clock-mismatch` finding in `left_out` says why.
     pub time_spent: Option<Vec<Option<f64>>>,
