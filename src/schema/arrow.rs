@@ -230,6 +230,34 @@ impl Builder {
         }
     }
 
+    /// Appends one struct (of a [`Builder::Struct`]) whose fields `fill`
+    /// writes.
+    fn append_struct(&mut self, fill: impl FnOnce(&mut ArrowRow<'_>)) {
+        match self {
+            Builder::Struct {
+                columns,
+                children,
+                valid,
+                ..
+            } => {
+                let mut row = ArrowRow {
+                    columns,
+                    builders: children,
+                    next: 0,
+                    at: 0,
+                    rows: None,
+                };
+                fill(&mut row);
+                row.finish();
+                valid.append_non_null();
+            }
+            b => {
+                debug_assert!(false, "a struct for a column of another type");
+                b.null();
+            }
+        }
+    }
+
     /// Ends a list of structs of `items` items (a [`Builder::Structs`]
     /// whose items were appended).
     fn end_structs(&mut self, items: usize) {
@@ -797,35 +825,19 @@ impl ArrowRow<'_> {
     /// The next value is a struct of `schema` whose fields `inner` writes,
     /// or null (as [`JsonObject::object`](super::JsonObject::object)).
     pub fn object(&mut self, schema: &Schema, inner: Option<impl FnOnce(&mut ArrowRow<'_>)>) {
-        match (self.next(), inner) {
-            (
-                Builder::Struct {
-                    columns,
-                    children,
-                    valid,
-                    ..
-                },
-                Some(inner),
-            ) => {
+        let b = self.next();
+        match inner {
+            Some(inner) => {
                 debug_assert!(
-                    columns
+                    matches!(b, Builder::Struct { columns, .. } if columns
                         .iter()
                         .map(|c| c.name)
-                        .eq(schema.columns.iter().map(|c| c.name)),
+                        .eq(schema.columns.iter().map(|c| c.name))),
                     "a struct of another schema"
                 );
-                let mut row = ArrowRow {
-                    columns,
-                    builders: children,
-                    next: 0,
-                    at: 0,
-                    rows: None,
-                };
-                inner(&mut row);
-                row.finish();
-                valid.append_non_null();
+                b.append_struct(inner);
             }
-            (b, _) => b.null(),
+            None => b.null(),
         }
     }
 
@@ -934,36 +946,17 @@ impl Cells for ArrowRow<'_> {
     }
 
     fn periods(&mut self, items: Option<&[Period]>) {
-        match (self.next(), items) {
-            (b @ Builder::Structs { .. }, Some(items)) => {
-                let Builder::Structs { items: inner, .. } = b else {
-                    unreachable!()
-                };
-                for p in items {
-                    let Builder::Struct {
-                        columns,
-                        children,
-                        valid,
-                        ..
-                    } = inner.as_mut()
-                    else {
-                        unreachable!("a list of structs holds structs")
-                    };
-                    let mut row = ArrowRow {
-                        columns,
-                        builders: children,
-                        next: 0,
-                        at: 0,
-                        rows: None,
-                    };
-                    period_cells(p, &mut row);
-                    row.finish();
-                    valid.append_non_null();
-                }
-                b.end_structs(items.len());
+        let b = self.next();
+        let Some(items) = items.filter(|_| matches!(b, Builder::Structs { .. })) else {
+            b.null();
+            return;
+        };
+        if let Builder::Structs { items: inner, .. } = b {
+            for p in items {
+                inner.append_struct(|row| period_cells(p, row));
             }
-            (b, _) => b.null(),
         }
+        b.end_structs(items.len());
     }
 }
 
