@@ -18,6 +18,7 @@ pub mod perft;
 pub mod repair;
 pub mod replay;
 pub mod san;
+pub mod select;
 pub mod setup;
 pub mod solver;
 pub mod time_control;
