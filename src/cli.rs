@@ -9,8 +9,8 @@ use clap::{Args, Parser};
 
 pub use crate::api::options::{
     AnnotateOutcomeOptions, ConvertOptions, DedupeOptions, Format, HtmlOptions, Keep, MergeOptions,
-    PerftOptions, Positions, RulesProfile, RunOptions, SchemaOptions, SourceFormat, Subcommand,
-    ValidateOptions,
+    PerftOptions, Positions, RulesProfile, RunOptions, SchemaOptions, SelectOptions, SourceFormat,
+    Subcommand, ValidateOptions,
 };
 
 /// Validate, annotate, count and convert chess games (PGN) and positions (FEN),
@@ -70,6 +70,22 @@ pub enum Command {
     /// so they must be files, not standard input.
     #[command(after_help = short_help(Some(Subcommand::Dedupe)), after_long_help = long_help(Some(Subcommand::Dedupe)))]
     Dedupe(DedupeArgs),
+    /// Select games by tag, player, date, rating, opening, length, move,
+    /// position, pieces on squares or material.
+    ///
+    /// Writes the games selected byte for byte as they were read (`-f
+    /// pgn`, the default), a line each naming the game and the ply that
+    /// matched (`-f text`), or their game records (`-f csv|jsonl|parquet|
+    /// arrow`, as `convert` writes them, with `match_ply`). Every criterion
+    /// given must hold; a flag repeated means "any of". The criteria on
+    /// tags are decided before any move is read; the rest in one replay of
+    /// the main line that stops as soon as the answer is known. A game
+    /// whose main line stops (a move that is not legal) before a criterion
+    /// on its moves is decided is not judged: it is reported, left out, and
+    /// makes the exit status 1. The same criteria select the games of
+    /// `convert` and `annotate-outcome`.
+    #[command(after_help = short_help(Some(Subcommand::Select)), after_long_help = long_help(Some(Subcommand::Select)))]
+    Select(SelectArgs),
     /// Merge the CSV, JSON Lines, Parquet or Arrow outputs of `--byte-range`
     /// shards into the output one run over the whole file gives.
     ///
@@ -272,6 +288,20 @@ pub fn examples_of(command: Option<Subcommand>) -> &'static [Example] {
                 "pgnkit dedupe --keep most-tags --duplicates dups.pgn fixtures/dedupe/planted.pgn > unique.pgn",
             ),
         ],
+        Some(Subcommand::Select) => &[
+            ex!(
+                "The games of one player, byte for byte as they were read",
+                "pgnkit select --player praggnanandhaa fixtures/pgn/twic1599_excerpt.pgn > pragg.pgn",
+            ),
+            ex!(
+                "Games in which Black castled queenside, and the move that did it",
+                "pgnkit select -f text --move black:O-O-O fixtures/openings/lichess-2025-05-01.pgn",
+            ),
+            ex!(
+                "Rook endings (a rook and pawns each), as CSV records",
+                "pgnkit select -f csv --material 'KRP*krp*' fixtures/openings/lichess-2025-05-01.pgn",
+            ),
+        ],
         Some(Subcommand::Merge) => &[
             ex!(
                 "Validate a file in two shards (they could run on two machines)",
@@ -388,6 +418,13 @@ pub fn sections_of(command: Option<Subcommand>) -> Vec<HelpSection> {
                  `pgnkit schema dedupe`); -f pgn writes the games kept instead.",
                 columns_help(&crate::schema::duplicate::DUPLICATE)
             ),
+        )),
+        Some(Subcommand::Select) => sections.push(section(
+            "Report columns",
+            "-f text: FILE:LINE: game G (White - Black; Event, round R), then\n\
+             `: ply P (after 12...Nf3)` where a position or move matched. -f csv, jsonl,\n\
+             parquet and arrow: the game records of `convert` (docs/records.md, `pgnkit\n\
+             schema convert`), match_ply the ply a position or move criterion matched.",
         )),
         Some(Subcommand::Convert) => sections.push(section(
             "Report columns",
@@ -534,6 +571,15 @@ pub struct ConvertArgs {
     pub options: ConvertOptions,
 }
 
+/// `select`'s arguments: the inputs, then the options.
+#[derive(Debug, Clone, Args)]
+pub struct SelectArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub options: SelectOptions,
+}
+
 /// `dedupe`'s arguments: the inputs, then the options.
 #[derive(Debug, Clone, Args)]
 pub struct DedupeArgs {
@@ -576,6 +622,7 @@ options_of! {
     AnnotateOutcomeArgs => AnnotateOutcomeOptions,
     ConvertArgs => ConvertOptions,
     DedupeArgs => DedupeOptions,
+    SelectArgs => SelectOptions,
     PerftArgs => PerftOptions,
     MergeArgs => MergeOptions,
     SchemaArgs => SchemaOptions,

@@ -16,6 +16,7 @@ pub enum Subcommand {
     Perft,
     Convert,
     Dedupe,
+    Select,
     Merge,
     Schema,
     Completions,
@@ -23,12 +24,13 @@ pub enum Subcommand {
 
 impl Subcommand {
     /// Every subcommand, in the order `--help` lists them.
-    pub const ALL: [Subcommand; 8] = [
+    pub const ALL: [Subcommand; 9] = [
         Subcommand::Validate,
         Subcommand::AnnotateOutcome,
         Subcommand::Perft,
         Subcommand::Convert,
         Subcommand::Dedupe,
+        Subcommand::Select,
         Subcommand::Merge,
         Subcommand::Schema,
         Subcommand::Completions,
@@ -42,6 +44,7 @@ impl Subcommand {
             Subcommand::Perft => "perft",
             Subcommand::Convert => "convert",
             Subcommand::Dedupe => "dedupe",
+            Subcommand::Select => "select",
             Subcommand::Merge => "merge",
             Subcommand::Schema => "schema",
             Subcommand::Completions => "completions",
@@ -117,6 +120,7 @@ impl Format {
             Subcommand::AnnotateOutcome => ANNOTATE,
             Subcommand::Convert => CONVERT,
             Subcommand::Dedupe => DEDUPE,
+            Subcommand::Select => SELECT,
             Subcommand::Merge => MERGE,
             Subcommand::Perft | Subcommand::Schema | Subcommand::Completions => &[],
         }
@@ -259,6 +263,34 @@ const DEDUPE: &[(Format, Option<&str>)] = &[
         Format::Arrow,
         Some("The CSV columns, typed, as an Arrow IPC stream"),
     ),
+];
+
+const SELECT: &[(Format, Option<&str>)] = &[
+    (
+        Format::Pgn,
+        Some("The games selected, byte for byte as they were read, in input order"),
+    ),
+    (
+        Format::Text,
+        Some(
+            "One line per game selected: `FILE:LINE: game G (White - Black; Event, round R)`, then `: ply P (12...Nf3)` where a position or move matched",
+        ),
+    ),
+    (
+        Format::Csv,
+        Some("The game records of `convert --to csv`, of the games selected, with `match_ply`"),
+    ),
+    (
+        Format::Jsonl,
+        Some("The game records of `convert --to jsonl`, of the games selected"),
+    ),
+    (
+        Format::Parquet,
+        Some(
+            "The game records of `convert --to parquet`, of the games selected (give -o FILE, or redirect standard output: never a terminal)",
+        ),
+    ),
+    (Format::Arrow, Some("The same as an Arrow IPC stream")),
 ];
 
 const MERGE: &[(Format, Option<&str>)] = &[

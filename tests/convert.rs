@@ -162,11 +162,14 @@ fn keep_invalid_writes_the_legal_prefix_and_says_where_it_broke() {
     let csv_text = convert(&["--to", "csv", "--keep-invalid", file], None, 1);
     let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
-    assert_eq!(header[header.len() - 2..], ["error", "error_code"]);
-    let row = reader.records().next().unwrap().unwrap();
-    assert_eq!(row.iter().next_back(), Some("illegal-move"));
     assert_eq!(
-        row.iter().nth_back(1),
+        header[header.len() - 3..],
+        ["error", "error_code", "match_ply"]
+    );
+    let row = reader.records().next().unwrap().unwrap();
+    assert_eq!(row.iter().nth_back(1), Some("illegal-move"));
+    assert_eq!(
+        row.iter().nth_back(2),
         // The `error` struct's CSV text, as in annotate-outcome (issue 21).
         Some("illegal-move at ply 61: `Qxe1` is not a legal move")
     );
@@ -248,7 +251,7 @@ fn csv_header_from_the_first_games_or_from_tags() {
         ]
     );
     assert_eq!(
-        header[header.len() - 15..],
+        header[header.len() - 16..],
         [
             "eco",
             "opening",
@@ -264,7 +267,8 @@ fn csv_header_from_the_first_games_or_from_tags() {
             "final_zobrist",
             "key",
             "error",
-            "error_code"
+            "error_code",
+            "match_ply"
         ]
     );
     assert_eq!(reader.records().count(), 12);
@@ -272,7 +276,7 @@ fn csv_header_from_the_first_games_or_from_tags() {
     let chosen = convert(&["--to", "csv", "--tags", "ECO,White,Nope", TWIC], None, 0);
     assert!(
         chosen
-            .starts_with("file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Nope,eco,opening,opening_ply,time_control,plies,uci,clock,time_spent,eval_cp,eval_mate,final_fen,final_zobrist,key,error,error_code\n"),
+            .starts_with("file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Nope,eco,opening,opening_ply,time_control,plies,uci,clock,time_spent,eval_cp,eval_mate,final_fen,final_zobrist,key,error,error_code,match_ply\n"),
         "{chosen}"
     );
 }
@@ -302,7 +306,7 @@ fn csv_warns_once_about_a_tag_first_seen_after_the_header_is_fixed() {
     assert_eq!(code(&out), 0);
     let text = stdout(&out);
     assert!(text.starts_with(
-        "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,eco,opening,opening_ply,time_control,plies,uci,clock,time_spent,eval_cp,eval_mate,final_fen,final_zobrist,key,error,error_code\n"
+        "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,eco,opening,opening_ply,time_control,plies,uci,clock,time_spent,eval_cp,eval_mate,final_fen,final_zobrist,key,error,error_code,match_ply\n"
     ));
     assert_eq!(text.lines().count(), 1006);
     let err = stderr(&out);
@@ -1436,5 +1440,5 @@ fn keys_group_games_as_their_moves_do() {
         .unwrap();
     let row = reader.records().next().unwrap().unwrap();
     assert_eq!(&row[key], "", "{out}");
-    assert_eq!(row.iter().next_back(), Some("illegal-move"));
+    assert_eq!(row.iter().nth_back(1), Some("illegal-move"));
 }

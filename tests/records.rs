@@ -456,6 +456,16 @@ fn each_column_name_is_one_literal_in_src() {
             2,
             "the name of convert's record kind (`pgnkit schema game`)",
         ),
+        (
+            "white",
+            2,
+            "a value of select's --side-to-move and --move's side",
+        ),
+        (
+            "black",
+            2,
+            "a value of select's --side-to-move and --move's side",
+        ),
     ];
     let mut texts = Vec::new();
     let mut dirs = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src")];

@@ -18,6 +18,7 @@ mod problem_games;
 mod readme;
 mod records;
 mod repairs;
+mod select;
 mod shards;
 mod solver_bound;
 mod util;

@@ -6,6 +6,7 @@
 use std::io::Write;
 
 use super::options::{AnnotateOutcomeOptions as AnnotateOutcomeArgs, RulesProfile};
+use super::selection::{Admit, Picked, Stage};
 use super::streaming::{Product, Streaming, report_finding, value_name};
 use super::{Diagnostics, Format as AnnotateFormat, Input, RecordSink, Subcommand, Summary};
 use crate::error::Error;
@@ -23,6 +24,7 @@ use crate::rules::game::RawGame;
 use crate::rules::laws::LawsChoice;
 use crate::rules::movetext::damage;
 use crate::rules::openings::OpeningTable;
+use crate::rules::select::Verdict;
 use crate::rules::setup::start_position;
 use crate::schema::finding::FindingPlace;
 use crate::schema::outcome::OUTCOME;
@@ -576,7 +578,7 @@ pub(super) fn run(
             | AnnotateFormat::Parquet
             | AnnotateFormat::Arrow
     );
-    if args.openings.is_some() && !records {
+    if args.openings.is_some() && !records && !args.selection.criteria().needs_openings() {
         return Err(Error::usage(
             "--openings applies to the records (-f csv, jsonl, parquet, arrow): they have the `eco` and `opening` columns",
         ));
@@ -594,6 +596,8 @@ pub(super) fn run(
         only_problems,
         openings,
     };
+    let stage = Stage::new(&args.selection, args.openings.as_deref(), &args.run)?;
+    let mut picked = Picked::default();
     let mut counts = Counts::default();
     // A columnar output's batches are not cut by input: the inputs are
     // read one after another.
@@ -602,10 +606,23 @@ pub(super) fn run(
     let totals = streaming
         .inputs((!columnar).then_some(&spool))
         .for_each_game(
-            |game| annotated(game, &work),
+            |game| {
+                let judged = stage.as_ref().and_then(|s| s.judge(game));
+                let selected = match judged.map(|j| j.verdict) {
+                    None => stage.is_none(),
+                    Some(v) => matches!(v, Verdict::Selected { .. }),
+                };
+                (judged, selected.then(|| annotated(game, &work)))
+            },
             |event| {
                 match event {
-                    Event::Game(ctx, mut done) => {
+                    Event::Game(ctx, (judged, done)) => {
+                        let Admit::Write(_) = picked.admit(stage.as_ref(), judged) else {
+                            return Ok(());
+                        };
+                        let Some(mut done) = done else {
+                            return Ok(());
+                        };
                         counts.verdict(&done);
                         report_damage(&out, &ctx, &mut done, &mut counts);
                         if only_problems && done.concerns.is_empty() {
@@ -634,15 +651,23 @@ pub(super) fn run(
         command: Subcommand::AnnotateOutcome,
         format: args.format.name(),
         columns: matches!(written, OutputFormat::Table(Format::Csv)).then(|| tags.csv_columns()),
-        options: options(args, &tags),
+        options: {
+            let mut o = options(args, &tags);
+            o.extend(stage.as_ref().map(Stage::flags).unwrap_or_default());
+            o
+        },
         records: counts.rows,
         codes: &counts.tally,
     };
+    let mut summary = counts.summary();
+    if let Some(picked) = picked.summary(stage.as_ref()) {
+        summary = format!("{picked}; {summary}");
+    }
     streaming.finish(
         &mut out,
         &totals,
         &product,
-        counts.problems(),
-        &counts.summary(),
+        counts.problems() + picked.unjudged,
+        &summary,
     )
 }

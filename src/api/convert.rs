@@ -12,6 +12,7 @@ use std::io::Write;
 use std::path::Path;
 
 use super::options::{ConvertOptions as ConvertArgs, EcoTags, Positions, SourceFormat};
+use super::selection::{Admit, Picked, Stage};
 use super::streaming::{Product, Streaming, report_finding, value_name};
 use super::{Diagnostics, Format as ConvertFormat, Input, RecordSink, Subcommand, Summary};
 use crate::error::Error;
@@ -30,6 +31,7 @@ use crate::output::tally::Tally;
 use crate::rules::finding::{Code, Finding};
 use crate::rules::game::RawGame;
 use crate::rules::movetext::damage;
+use crate::rules::select::{Judged, Verdict};
 use crate::schema::game::GAME;
 use crate::schema::position::POSITION;
 use crate::stream::{Event, GameCtx, InputFormat, Spooled};
@@ -133,7 +135,11 @@ fn settings<'d>(args: &ConvertArgs, streaming: Streaming<'d>) -> Result<Settings
             "--eco-tags applies to --to pgn only (the game records have the `eco` and `opening` columns)",
         ));
     }
-    if args.openings.is_some() && !records && args.eco_tags.is_none() {
+    if args.openings.is_some()
+        && !records
+        && args.eco_tags.is_none()
+        && !args.selection.criteria().needs_openings()
+    {
         return Err(Error::usage(
             "--openings applies to the game records (--to csv, jsonl, parquet, arrow) and to --to pgn --eco-tags",
         ));
@@ -200,6 +206,9 @@ struct GameOut {
     first_line: u64,
     /// What is reported about the game on standard error, if anything.
     report: Option<Report>,
+    /// What the selection stage said of it (none without criteria, or
+    /// after `--limit`).
+    judged: Option<Judged>,
 }
 
 /// What is written for one game, as far as a worker renders it.
@@ -252,8 +261,9 @@ fn line_game(
 
 /// Converts and renders one game of PGN input; with `--eco-tags`, its
 /// opening tags first.
-fn render_game(raw: &RawGame<'_>, settings: &Render) -> GameOut {
+fn render_game(raw: &RawGame<'_>, settings: &Render, match_ply: Option<u32>) -> GameOut {
     let mut game = convert_game(raw, settings.options);
+    game.match_ply = match_ply;
     let mut findings = damage(raw);
     if let Some(how) = settings.eco_tags
         && game.error.is_none()
@@ -277,6 +287,32 @@ fn render_game(raw: &RawGame<'_>, settings: &Render) -> GameOut {
         }));
     }
     render(game, findings, settings)
+}
+
+/// A worker's part for a game of PGN input: judged by the selection stage
+/// (if any), then converted and rendered when selected, or when it could
+/// not be judged (so that what stopped its replay is reported).
+fn select_and_render(raw: &RawGame<'_>, settings: &Render, stage: Option<&Stage>) -> GameOut {
+    let judged = stage.and_then(|s| s.judge(raw));
+    let out = match judged.map(|j| j.verdict) {
+        None if stage.is_some() => None,
+        None => Some(render_game(raw, settings, None)),
+        Some(Verdict::Selected { ply }) => Some(render_game(raw, settings, ply)),
+        Some(Verdict::Unjudged) => Some(render_game(raw, settings, None)),
+        Some(Verdict::Rejected) => None,
+    };
+    let out = out.unwrap_or(GameOut {
+        body: RenderedGame::None,
+        line: None,
+        first_line: 0,
+        report: None,
+        judged: None,
+    });
+    GameOut {
+        first_line: raw.line,
+        judged,
+        ..out
+    }
 }
 
 /// Sets the tag `name` of `tags` to `value` where it is missing, empty or
@@ -331,6 +367,7 @@ fn render(owned: ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
             line: None,
             first_line: 0,
             report,
+            judged: None,
         };
     }
     let bytes = |f: fn(&ConvertedGame, &mut Vec<u8>)| {
@@ -373,6 +410,7 @@ fn render(owned: ConvertedGame, damage: Vec<Finding>, settings: &Render) -> Game
         line: None,
         first_line: 0,
         report,
+        judged: None,
     }
 }
 
@@ -409,6 +447,9 @@ struct Writer<'w> {
     records: u64,
     /// The writer of `--to parquet` and `--to arrow`.
     sink: Option<ColumnarSink<'w>>,
+    /// The selection stage, and what it let through.
+    stage: Option<&'w Stage>,
+    picked: Picked,
 }
 
 impl<'w> Writer<'w> {
@@ -420,8 +461,11 @@ impl<'w> Writer<'w> {
         settings: Render,
         chosen: Option<CsvColumns>,
         streaming: &'w Streaming<'_>,
+        stage: Option<&'w Stage>,
     ) -> Writer<'w> {
         Writer {
+            stage,
+            picked: Picked::default(),
             sink,
             out,
             settings,
@@ -495,8 +539,14 @@ impl Writer<'_> {
         }
     }
 
-    fn game(&mut self, ctx: GameCtx<'_>, out: GameOut) -> anyhow::Result<()> {
+    fn game(&mut self, ctx: GameCtx<'_>, mut out: GameOut) -> anyhow::Result<()> {
         self.games += 1;
+        match self.picked.admit(self.stage, out.judged) {
+            Admit::Write(_) => {}
+            // Reported (what stopped its replay), not written.
+            Admit::Unjudged => out.body = RenderedGame::None,
+            Admit::Skip => return Ok(()),
+        }
         if let Some(report) = out.report {
             if report.broken {
                 self.broken += 1;
@@ -663,6 +713,22 @@ pub(super) fn run(
     records: RecordSink<'_>,
     diag: &dyn Diagnostics,
 ) -> Result<Summary, Error> {
+    run_as(Subcommand::Convert, args, inputs, records, diag)
+}
+
+/// Runs `convert` as `command` (`select` writes its records so): the name
+/// its statistics give the run.
+///
+/// # Errors
+///
+/// As [`run`].
+pub(super) fn run_as(
+    command: Subcommand,
+    args: &ConvertArgs,
+    inputs: Vec<Input>,
+    records: RecordSink<'_>,
+    diag: &dyn Diagnostics,
+) -> Result<Summary, Error> {
     let streaming = Streaming::new(&args.run, inputs, &records, diag);
     let Settings {
         streaming,
@@ -670,6 +736,12 @@ pub(super) fn run(
         render: settings,
         tags,
     } = settings(args, streaming)?;
+    let stage = Stage::new(&args.selection, args.openings.as_deref(), &args.run)?;
+    if stage.is_some() && matches!(from, InputFormat::Lines(_)) {
+        return Err(Error::usage(
+            "the selection criteria judge games of PGN input, not FEN, EPD or UCI lines",
+        ));
+    }
     let tags = match tags {
         Some(t) if t == [ALL_TAGS] => Some(every_tag(&streaming)?),
         other => other,
@@ -686,7 +758,7 @@ pub(super) fn run(
         Some(c) => Some(streaming.columnar(c, &GAME, batches)?),
         None => None,
     };
-    let mut writer = Writer::new(out, sink, settings, chosen, &streaming);
+    let mut writer = Writer::new(out, sink, settings, chosen, &streaming, stage.as_ref());
     streaming.check_range()?;
     let from = range_format(streaming.range, from)?;
     writer.header().map_err(&failed)?;
@@ -702,10 +774,7 @@ pub(super) fn run(
         .inputs((!ordered).then_some(&spool))
         .for_each_record(
             from,
-            |raw| GameOut {
-                first_line: raw.line,
-                ..render_game(raw, &settings)
-            },
+            |raw| select_and_render(raw, &settings, stage.as_ref()),
             |line, format| GameOut {
                 line: Some(line.number),
                 first_line: line.number,
@@ -725,20 +794,23 @@ pub(super) fn run(
     }
     let product = Product {
         what: PRODUCT_NAME,
-        command: Subcommand::Convert,
+        command,
         format: args.format.name(),
         columns: writer.csv_columns(),
-        options: options(args, tags.as_deref()),
+        options: options(args, tags.as_deref(), stage.as_ref()),
         records: writer.records,
         codes: &writer.codes,
     };
     let (broken, repaired) = (writer.broken, writer.repaired);
-    let summary = summary(&settings, broken, repaired);
+    let mut summary = summary(&settings, broken, repaired);
+    if let Some(picked) = writer.picked.summary(stage.as_ref()) {
+        summary = format!("{picked}; {summary}");
+    }
     streaming.finish(
         &mut writer.out,
         &totals,
         &product,
-        broken + repaired,
+        broken + repaired + writer.picked.unjudged,
         &summary,
     )
 }
@@ -797,7 +869,7 @@ fn summary(settings: &Render, broken: u64, repaired: u64) -> String {
 
 /// The flags besides the format that change the output, canonically
 /// spelt (what a rerun of a shard is given); `tags` as the run used them.
-fn options(args: &ConvertArgs, tags: Option<&[String]>) -> Vec<String> {
+fn options(args: &ConvertArgs, tags: Option<&[String]>, stage: Option<&Stage>) -> Vec<String> {
     let mut options = Vec::new();
     if let Some(from) = &args.from {
         options.extend(["--from".to_owned(), value_name(from)]);
@@ -826,5 +898,6 @@ fn options(args: &ConvertArgs, tags: Option<&[String]>) -> Vec<String> {
     if let Some(tags) = tags {
         options.extend(["--tags".to_owned(), tags.join(",")]);
     }
+    options.extend(stage.map(Stage::flags).unwrap_or_default());
     options
 }

@@ -44,6 +44,8 @@ pub mod openings;
 pub mod options;
 mod perft;
 mod schema;
+mod select;
+mod selection;
 pub(crate) mod streaming;
 mod validate;
 
@@ -53,8 +55,8 @@ use std::sync::Mutex;
 
 pub use self::options::{
     AnnotateOutcomeOptions, ConvertOptions, DedupeOptions, EcoTags, HtmlOptions, Keep,
-    MergeOptions, PerftOptions, Positions, RulesProfile, RunOptions, SchemaOptions, SourceFormat,
-    ValidateOptions,
+    MergeOptions, PerftOptions, Positions, RulesProfile, RunOptions, SchemaOptions, SelectOptions,
+    Selection, SourceFormat, ValidateOptions,
 };
 pub use self::perft::{PerftRow, PerftSink, PerftText};
 pub use crate::error::{Error, ErrorKind};
@@ -171,6 +173,22 @@ pub fn dedupe(
     diagnostics: &dyn Diagnostics,
 ) -> Result<Summary, Error> {
     dedupe::run(options, inputs, records, diagnostics)
+}
+
+/// Runs `select`: the games of `inputs` the criteria pick, written as they
+/// were read (`Format::Pgn`), a line each (`Format::Text`), or as their
+/// game records.
+///
+/// # Errors
+///
+/// As [`validate`].
+pub fn select(
+    options: &SelectOptions,
+    inputs: Vec<Input>,
+    records: RecordSink<'_>,
+    diagnostics: &dyn Diagnostics,
+) -> Result<Summary, Error> {
+    select::run(options, inputs, records, diagnostics)
 }
 
 /// Runs `convert`: every game (or position, or UCI line) of `inputs`

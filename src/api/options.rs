@@ -12,6 +12,7 @@ use clap::{Args, ValueEnum};
 
 pub use crate::format::{Format, FormatParser, Subcommand};
 use crate::rules::laws::LawsChoice;
+use crate::rules::select;
 
 /// What fails a `validate` run by default (`--fail-on`): a finding of
 /// severity error.
@@ -308,6 +309,9 @@ pub struct AnnotateOutcomeOptions {
 
     #[command(flatten)]
     pub html: HtmlOptions,
+
+    #[command(flatten)]
+    pub selection: Selection,
 }
 
 impl Default for AnnotateOutcomeOptions {
@@ -322,6 +326,7 @@ impl Default for AnnotateOutcomeOptions {
             problems: false,
             openings: None,
             html: HtmlOptions::default(),
+            selection: Selection::default(),
         }
     }
 }
@@ -496,6 +501,229 @@ impl Default for DedupeOptions {
     }
 }
 
+/// Which games a run takes: `select`'s criteria, also on `convert` and
+/// `annotate-outcome` (a game not selected is read and counted, and
+/// nothing is written for it). Every kind given must hold; a flag
+/// repeated means "any of" (two `--tag`s of one tag name: either value;
+/// of two names: both).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
+#[command(next_help_heading = "Selection")]
+pub struct Selection {
+    /// A tag's value: `NAME=VALUE` exactly that text, `NAME~REGEX` a match
+    /// of the regular expression anywhere in it (`Event~(?i)olympiad`);
+    /// any tag name, a tag the game lacks being empty (`Annotator~.`: has
+    /// an annotator).
+    #[arg(id = "select-tag", long = "tag", value_name = "NAME=VALUE|NAME~REGEX")]
+    pub tags: Vec<select::TagTest>,
+
+    /// A player of either side: each word given begins a word of the name,
+    /// in any order, case and accents folded (`carlsen` finds "Carlsen,
+    /// Magnus" and "Carlsen, M"; a name's initial matches a word too).
+    #[arg(long = "player", value_name = "NAME")]
+    pub players: Vec<select::Name>,
+
+    /// The player of White, as `--player`.
+    #[arg(long, value_name = "NAME")]
+    pub white: Vec<select::Name>,
+
+    /// The player of Black, as `--player`.
+    #[arg(long, value_name = "NAME")]
+    pub black: Vec<select::Name>,
+
+    /// The recorded result (the `Result` tag, else the termination marker):
+    /// `1-0`, `0-1`, `1/2-1/2` (or `1/2`), `*`.
+    #[arg(long, value_name = "RESULT")]
+    pub result: Vec<select::ResultIs>,
+
+    /// The `Date` tag within FROM..TO, inclusive; each end a year, a month
+    /// or a day (`2019`, `2019.05`, `2019.05.17`), either left out
+    /// (`2020..`). A partial date (`2019.??.??`) is selected when it can
+    /// fall in the range, and the summary counts those; a game without a
+    /// year is not.
+    #[arg(long, value_name = "FROM..TO")]
+    pub date: Vec<select::DateRange>,
+
+    /// Both players' ratings (`WhiteElo`, `BlackElo`) within MIN..MAX
+    /// (`2500..`, `..1800`, `2000..2200`); a game missing one is not.
+    #[arg(long, value_name = "MIN..MAX")]
+    pub elo: Vec<select::Span>,
+
+    /// The game's opening, as the `eco` column classifies it (the table's
+    /// last position the game reached, `--openings`), within A00..E99: a
+    /// code `C42`, a range `B90..B99` or a prefix `B9`. The `ECO` tag is
+    /// `--tag ECO=...`.
+    #[arg(long, value_name = "CODES")]
+    pub eco: Vec<select::EcoRange>,
+
+    /// Words of the opening's name, as the `opening` column classifies it
+    /// (`--opening "sicilian najdorf"`; each word begins a word of the
+    /// name, case and accents folded).
+    #[arg(long, value_name = "TEXT")]
+    pub opening: Vec<select::Name>,
+
+    /// The main line's length in plies within MIN..MAX.
+    #[arg(long, value_name = "MIN..MAX")]
+    pub plies: Vec<select::Span>,
+
+    /// A move of the main line, in SAN, by either side, or by one with
+    /// `white:` or `black:` before it (`--move black:O-O-O`): what the SAN
+    /// leaves out may be anything (`Nf3` is any knight to f3), what it
+    /// says must hold (a capture `x`, a promotion, `+` check, `#` mate).
+    #[arg(long, value_name = "SAN")]
+    pub r#move: Vec<select::MoveTest>,
+
+    /// A position the game reaches (or starts from), as FEN or
+    /// `startpos`: the same pieces, side to move, castling rights and
+    /// en-passant file as its Polyglot key counts them (the move counters do
+    /// not count).
+    #[arg(id = "select-position", long = "position", value_name = "FEN")]
+    pub positions: Vec<select::PositionTest>,
+
+    /// Pieces on squares in a position the game reaches: a FEN board whose
+    /// empty squares may hold anything (`--sub-fen 8/8/8/8/3PP3/8/8/8`:
+    /// white pawns on d4 and e4).
+    #[arg(long = "sub-fen", value_name = "BOARD")]
+    pub sub_fens: Vec<select::SubFen>,
+
+    /// The material of a position the game reaches: White's pieces in
+    /// capitals and Black's in small letters (`KRPkr`), or White's then
+    /// Black's as two words (`"rp nb"`). After a letter a count: `R2` (or
+    /// `RR`), `P*` any number, `P+` one or more, `P3+` three or more, `P3-`
+    /// three or fewer; a kind not named is absent, kings may be left out.
+    /// With `--position` and `--sub-fen`, all hold in one position.
+    #[arg(long, value_name = "SPEC")]
+    pub material: Vec<select::Material>,
+
+    /// The material of the final position, as `--material`.
+    #[arg(long, value_name = "SPEC")]
+    pub final_material: Vec<select::Material>,
+
+    /// The side to move in the position `--position`, `--sub-fen` or
+    /// `--material` finds (alone: in the final position): `white` or `black`.
+    #[arg(long, value_name = "SIDE")]
+    pub side_to_move: Option<select::Side>,
+
+    /// Select the games the other criteria do not (a game that could not be
+    /// judged stays out).
+    #[arg(long)]
+    pub invert: bool,
+
+    /// Write at most N games (the first N selected, in input order); the
+    /// rest are read and counted, not judged. Not with `--byte-range`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
+}
+
+impl Selection {
+    /// The criteria, as the rules core takes them.
+    pub fn criteria(&self) -> select::Criteria {
+        select::Criteria {
+            tags: self.tags.clone(),
+            players: self.players.clone(),
+            white: self.white.clone(),
+            black: self.black.clone(),
+            results: self.result.clone(),
+            dates: self.date.clone(),
+            elo: self.elo.clone(),
+            eco: self.eco.clone(),
+            openings: self.opening.clone(),
+            plies: self.plies.clone(),
+            moves: self.r#move.clone(),
+            positions: self.positions.clone(),
+            sub_fens: self.sub_fens.clone(),
+            material: self.material.clone(),
+            final_material: self.final_material.clone(),
+            side_to_move: self.side_to_move,
+            invert: self.invert,
+        }
+    }
+
+    /// The selection of `pairs`, each an option's long name without its
+    /// dashes (`sub-fen` or `sub_fen`) and a value as the command line
+    /// takes it (`None` for a switch: `invert`), read by the command line's
+    /// own parser: what the Python package's `where=` is.
+    ///
+    /// ```
+    /// use pgnkit::api::Selection;
+    /// let s = Selection::from_pairs([("player", Some("carlsen")), ("invert", None)]).unwrap();
+    /// assert!(s.invert && s.players.len() == 1);
+    /// assert!(Selection::from_pairs([("elo", Some("9..3"))]).unwrap_err().contains("--elo"));
+    /// assert!(Selection::from_pairs([("colour", Some("w"))]).is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// An unknown name or a value the option refuses: the command line's
+    /// message.
+    pub fn from_pairs<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, Option<&'a str>)>,
+    ) -> Result<Selection, String> {
+        use clap::{FromArgMatches, error::ErrorKind};
+        let mut argv = vec!["where".to_owned()];
+        for (name, value) in pairs {
+            argv.push(format!("--{}", name.replace('_', "-")));
+            if let Some(v) = value {
+                argv.push(v.to_owned());
+            }
+        }
+        let command = Selection::augment_args(
+            clap::Command::new("where")
+                .no_binary_name(false)
+                .disable_help_flag(true)
+                .disable_version_flag(true),
+        );
+        let refused = |e: clap::Error| {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or_default();
+            let first = first.strip_prefix("error: ").unwrap_or(first).to_owned();
+            match e.kind() {
+                ErrorKind::UnknownArgument => format!("{first} (not a selection criterion)"),
+                _ => first,
+            }
+        };
+        let matches = command.try_get_matches_from(argv).map_err(refused)?;
+        Selection::from_arg_matches(&matches).map_err(refused)
+    }
+
+    /// Whether any criterion (or `--limit`) is given.
+    pub fn is_set(&self) -> bool {
+        !self.criteria().is_empty() || self.limit.is_some()
+    }
+}
+
+/// The options of `select` ([`crate::api::select`]).
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct SelectOptions {
+    #[command(flatten)]
+    pub run: RunOptions,
+
+    /// Output format: the games selected as they were read (`pgn`), a line
+    /// each (`text`), or their game records (as `convert` writes them, with
+    /// `match_ply`).
+    #[arg(short = 'f', long, value_name = "FORMAT",
+          value_parser = FormatParser(Subcommand::Select), default_value = "pgn")]
+    pub format: Format,
+
+    /// With `--eco` and `--opening`: classify by the table in FILE (TSV or
+    /// PGN, as `convert --openings`) instead of lichess's.
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub selection: Selection,
+}
+
+impl Default for SelectOptions {
+    fn default() -> SelectOptions {
+        SelectOptions {
+            run: RunOptions::default(),
+            format: Format::Pgn,
+            openings: None,
+            selection: Selection::default(),
+        }
+    }
+}
+
 /// The options of `convert` ([`crate::api::convert`]). Its default writes
 /// PGN (the command line has no default: `-f` is required there).
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
@@ -573,6 +801,9 @@ pub struct ConvertOptions {
     /// `correct` also replaces one that disagrees (reported too).
     #[arg(long, value_enum, value_name = "HOW")]
     pub eco_tags: Option<EcoTags>,
+
+    #[command(flatten)]
+    pub selection: Selection,
 }
 
 /// How `convert --to pgn --eco-tags` writes the opening tags.
@@ -600,6 +831,7 @@ impl Default for ConvertOptions {
             san: false,
             openings: None,
             eco_tags: None,
+            selection: Selection::default(),
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod dedupe;
 pub mod merge;
 pub mod perft;
 pub mod schema;
+pub mod select;
 pub mod validate;
 
 #[doc(inline)]

@@ -212,6 +212,7 @@ pub fn write_jsonl(game: &ConvertedGame, fens: bool, out: &mut Vec<u8>) {
     }
     o.opt_str(game.key().map(|k| k.to_string()).as_deref());
     o.error(game.error.as_ref());
+    o.uint(game.match_ply.map(u64::from));
     o.finish();
 }
 
@@ -278,6 +279,8 @@ pub struct CsvRecord {
     pub time_control: Option<Vec<Period>>,
     /// The seconds each ply took ([`ConvertedGame::time_spent`]).
     pub time_spent: Option<Vec<Option<f64>>>,
+    /// The ply a selection criterion matched at.
+    pub match_ply: Option<u32>,
 }
 
 /// The `clock`, `time_spent`, `eval_cp` and `eval_mate` lists of a game's
@@ -384,6 +387,7 @@ impl CsvRecord {
             opening: None,
             time_control: game.time_control,
             time_spent: None,
+            match_ply: game.match_ply,
         }
     }
 
@@ -537,6 +541,7 @@ impl CsvColumns {
         row.opt_str(r.key.as_deref());
         row.error(r.error.as_ref());
         row.word(r.error.as_ref().map(|e| e.code.as_str()));
+        row.uint(r.match_ply.map(u64::from));
         row.finish();
         out.write_all(&buf)
     }
@@ -578,6 +583,7 @@ pub fn write_columnar(r: &CsvRecord, rows: &mut ArrowRows) {
     row.opt_str(r.key.as_deref());
     row.error(r.error.as_ref());
     row.word(r.error.as_ref().map(|e| e.code.as_str()));
+    row.uint(r.match_ply.map(u64::from));
     row.finish();
 }
 
@@ -898,7 +904,7 @@ mod tests {
             concat!(
                 r#","tags":{"Event":"E \"x\"","White":"Café"},"nags":null,"comments":["pre"],"variations":null,"moves":["#,
                 r#"{"san":"e4","uci":"e2e4","fen_after":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1","nags":[1],"comments":["a \"b\""],"variations":["(d4 d5)"]},"#,
-                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2","nags":null,"comments":null,"variations":null}],"result":"1-0","eco":null,"opening":null,"opening_ply":null,"time_control":null,"clock":null,"time_spent":null,"eval_cp":null,"eval_mate":null,"key":"6256a93f5f7b6dfe5d999d17d59e79df","error":null}"#,
+                r#"{"san":"e5","uci":"e7e5","fen_after":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2","nags":null,"comments":null,"variations":null}],"result":"1-0","eco":null,"opening":null,"opening_ply":null,"time_control":null,"clock":null,"time_spent":null,"eval_cp":null,"eval_mate":null,"key":"6256a93f5f7b6dfe5d999d17d59e79df","error":null,"match_ply":null}"#,
                 "\n"
             )
         );
@@ -906,7 +912,7 @@ mod tests {
         let text = render(|g, out| write_jsonl(g, true, out), &broken);
         assert!(
             text.ends_with(
-                r#""result":"*","eco":null,"opening":null,"opening_ply":null,"time_control":null,"clock":null,"time_spent":null,"eval_cp":null,"eval_mate":null,"key":null,"error":{"ply":2,"san":"e2e4","code":"illegal-move","message":"`e2e4` is not a legal move"}}
+                r#""result":"*","eco":null,"opening":null,"opening_ply":null,"time_control":null,"clock":null,"time_spent":null,"eval_cp":null,"eval_mate":null,"key":null,"error":{"ply":2,"san":"e2e4","code":"illegal-move","message":"`e2e4` is not a legal move"},"match_ply":null}
 "#
             ),
             "{text}"
@@ -963,8 +969,8 @@ mod tests {
         cols.write_record(&mut out, &a).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Opening,eco,opening,opening_ply,time_control,plies,uci,clock,time_spent,eval_cp,eval_mate,final_fen,final_zobrist,key,error,error_code\n\
-             ,0,,,e,,,,\"w, jr\",,,C60,,,,,,1,e2e4,,,,,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,9384546495678726550,cbd1741152cb22b2d33a88f67ff47e10,,\n"
+            "file,game,offset,start_fen,Event,Site,Date,Round,White,Black,Result,ECO,Opening,eco,opening,opening_ply,time_control,plies,uci,clock,time_spent,eval_cp,eval_mate,final_fen,final_zobrist,key,error,error_code,match_ply\n\
+             ,0,,,e,,,,\"w, jr\",,,C60,,,,,,1,e2e4,,,,,rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1,9384546495678726550,cbd1741152cb22b2d33a88f67ff47e10,,,\n"
         );
         let exact = CsvColumns::exactly(&["White".into(), "ECO".into(), "ECO".into()]).unwrap();
         assert!(CsvColumns::exactly(&["plies".into()]).is_err());

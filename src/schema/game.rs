@@ -264,5 +264,11 @@ pub const GAME: Schema = Schema {
         )
         .null_when("the game was replayed")
         .csv_only(),
+        Column::new(
+            "match_ply",
+            Type::UInt32,
+            "the ply after which the game stood in the position a selection criterion asked for (`--position`, `--sub-fen`, `--material`; 0: its start), else the ply of the move `--move` asked for",
+        )
+        .null_when("no such criterion was given (a game selected by its tags, its opening or its end)"),
     ],
 };

@@ -124,7 +124,7 @@ pub fn of_command(command: crate::format::Subcommand) -> Option<&'static Schema>
     match command {
         Subcommand::Validate => Some(&finding::FINDING),
         Subcommand::AnnotateOutcome => Some(&outcome::OUTCOME),
-        Subcommand::Convert => Some(&game::GAME),
+        Subcommand::Convert | Subcommand::Select => Some(&game::GAME),
         Subcommand::Dedupe => Some(&duplicate::DUPLICATE),
         _ => None,
     }

@@ -171,6 +171,9 @@ pub struct ConvertedGame {
     /// and the time control has periods; a ply whose time is not known is
     /// `None`, and a `clock-mismatch` finding in `left_out` says why.
     pub time_spent: Option<Vec<Option<f64>>>,
+    /// The ply a selection criterion matched at (`match_ply`), set by the
+    /// selection stage.
+    pub match_ply: Option<u32>,
 }
 
 /// What the comments after one ply say of the clock and the evaluation.
@@ -211,6 +214,7 @@ impl ConvertedGame {
             opening: None,
             time_control: self.time_control.clone(),
             time_spent: None,
+            match_ply: self.match_ply,
         }
     }
 
@@ -326,6 +330,7 @@ pub fn convert_game(game: &RawGame<'_>, options: ConvertOptions) -> ConvertedGam
         opening: None,
         time_control: None,
         time_spent: None,
+        match_ply: None,
     };
     if options.commands {
         converted.time_control = time_control(game, &mut converted.left_out);

@@ -133,3 +133,12 @@ def test_the_games_that_reach_a_position(files):
             want.append((r["file"], int(r["game"])))
     assert got == sorted(set(want))
     assert len(got) >= 3, got
+    # `pgnkit select --position` finds the same games (docs/select.md);
+    # it also takes those that reach the position before a move that is not
+    # legal, which convert writes no positions for.
+    fen = board.fen()
+    sel = pgnkit("select", "-q", "-f", "csv", "--position", fen, FIXTURES)
+    rows = list(csv.DictReader(io.StringIO(sel.decode())))
+    picked = sorted((r["file"], int(r["game"])) for r in rows if not r["error"])
+    assert got == picked
+    assert all(r["match_ply"] == "2" for r in rows if r["uci"].startswith("e2e4 c7c5"))

@@ -61,6 +61,7 @@ fn failed_game(tags: Vec<(String, String)>, finding: Finding) -> ConvertedGame {
         opening: None,
         time_control: None,
         time_spent: None,
+        match_ply: None,
     }
 }
 
@@ -108,6 +109,7 @@ fn game_from_line_position(text: &str, line: u64, leniency: FenLeniency) -> Conv
             opening: None,
             time_control: None,
             time_spent: None,
+            match_ply: None,
             start: Some(start),
             pre: Annotations::default(),
             plies: Vec::new(),
@@ -221,6 +223,7 @@ pub fn game_from_uci_line(text: &str, line: u64) -> ConvertedGame {
         opening: None,
         time_control: None,
         time_spent: None,
+        match_ply: None,
     }
 }
 
