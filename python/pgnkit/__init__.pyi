@@ -15,6 +15,13 @@ PathArg = Union[str, os.PathLike[str]]
 Names = Union[str, Iterable[str]]
 """A list of names, or one str of comma-separated names."""
 
+Where = dict[str, Union[str, int, bool, list[Union[str, int]]]]
+"""Selection criteria: ``pgnkit select``'s options as keys (underscores
+for dashes: ``player``, ``tag``, ``date``, ``elo``, ``eco``, ``opening``,
+``plies``, ``move``, ``position``, ``sub_fen``, ``material``,
+``final_material``, ``side_to_move``, ``invert``, ``limit``, …), each with
+a value as the command line takes it, or a list of them ("any of")."""
+
 PERFT_COLUMNS: list[str]
 """The columns of ``perft``'s rows: ``["move", "nodes"]``."""
 
@@ -91,6 +98,7 @@ def annotate_outcome(
     laws: str = "date",
     problems: bool = False,
     openings: Optional[PathArg] = None,
+    where: Optional[Where] = None,
     byte_range: Optional[str] = None,
     stats: Optional[PathArg] = None,
     max_game_bytes: Optional[Union[int, str]] = None,
@@ -110,6 +118,7 @@ def games(
     threads: Optional[int] = None,
     from_: Optional[str] = None,
     openings: Optional[PathArg] = None,
+    where: Optional[Where] = None,
     byte_range: Optional[str] = None,
     stats: Optional[PathArg] = None,
     max_game_bytes: Optional[Union[int, str]] = None,
@@ -121,7 +130,9 @@ def games(
     (``time_spent``, by the ``time_control`` periods) and the evaluation
     (``eval_cp``, ``eval_mate``, from ``[%eval]``), null where a move has
     none; the opening (``eco``, ``opening``, ``opening_ply``) by lichess's
-    table or ``openings``, a TSV or PGN file.
+    table or ``openings``, a TSV or PGN file. ``where``: only the games
+    these criteria select (``Where``); ``match_ply`` is the ply a position
+    or move criterion matched at.
 
     >>> import duckdb, pgnkit
     >>> g = pgnkit.games("games.pgn", threads=2)
@@ -152,6 +163,7 @@ def positions(
     *paths: Input,
     threads: Optional[int] = None,
     from_: Optional[str] = None,
+    where: Optional[Where] = None,
     byte_range: Optional[str] = None,
     stats: Optional[PathArg] = None,
     max_game_bytes: Optional[Union[int, str]] = None,

@@ -375,6 +375,53 @@ fn max_game_bytes(arg: Option<&Bound<'_, PyAny>>) -> PyResult<ByteSize> {
         .ok_or_else(refused)
 }
 
+/// `where=`: a dict of selection criteria, each key an option of `pgnkit
+/// select` (`player`, `sub_fen`, …) and its value a str (a list of them
+/// for "any of"), an int (`limit`, `elo`, `plies`) or `True` (`invert`),
+/// read by the command line's parser.
+fn selection(arg: Option<&Bound<'_, PyAny>>) -> PyResult<pgnkit::api::Selection> {
+    use pyo3::types::{PyBool, PyDict, PyList, PyTuple};
+    let Some(arg) = arg.filter(|a| !a.is_none()) else {
+        return Ok(pgnkit::api::Selection::default());
+    };
+    let dict = arg
+        .cast::<PyDict>()
+        .map_err(|_| PyValueError::new_err("where: give a dict of criteria ({\"player\": \"carlsen\"})"))?;
+    let mut pairs: Vec<(String, Option<String>)> = Vec::new();
+    for (key, value) in dict.iter() {
+        let key: String = key
+            .extract()
+            .map_err(|_| PyValueError::new_err("where: its keys are option names (str)"))?;
+        let one = |v: &Bound<'_, PyAny>| -> PyResult<Option<String>> {
+            if v.is_instance_of::<PyBool>() {
+                return match v.extract::<bool>()? {
+                    true => Ok(None),
+                    false => Err(PyValueError::new_err(format!(
+                        "where: {key}: give True, or leave it out"
+                    ))),
+                };
+            }
+            if let Ok(n) = v.extract::<i64>() {
+                return Ok(Some(n.to_string()));
+            }
+            v.extract::<String>().map(Some).map_err(|_| {
+                PyValueError::new_err(format!("where: {key}: give a str, an int or a list of them"))
+            })
+        };
+        if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+            for v in value.try_iter()? {
+                pairs.push((key.clone(), one(&v?)?));
+            }
+        } else if value.is_instance_of::<PyBool>() && !value.extract::<bool>()? {
+            // `invert=False`: as if not given.
+        } else {
+            pairs.push((key.clone(), one(&value)?));
+        }
+    }
+    pgnkit::api::Selection::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_deref())))
+        .map_err(|e| PyValueError::new_err(format!("where: {e}")))
+}
+
 /// The options every streaming call shares.
 fn run_options(
     threads_arg: Option<&Bound<'_, PyAny>>,
@@ -485,7 +532,7 @@ fn validate(
     })
 }
 
-/// annotate_outcome(*paths, rules="fide", tags=None, threads=None, laws="date", problems=False, openings=None, byte_range=None, stats=None, max_game_bytes=None)
+/// annotate_outcome(*paths, rules="fide", tags=None, threads=None, laws="date", problems=False, openings=None, where=None, byte_range=None, stats=None, max_game_bytes=None)
 /// --
 ///
 /// Says what the Laws say happened in each game, one row per game
@@ -496,13 +543,14 @@ fn validate(
 /// ``"current"`` or a day ``"YYYY-MM-DD"``. ``problems``: only the games
 /// an arbiter must look at. ``tags``: tag names whose values fill the
 /// ``tags`` map. ``openings``: the table the ``eco`` and ``opening``
-/// columns come from (a TSV or PGN file; default: lichess's); inputs and
-/// the rest as for ``validate``.
+/// columns come from (a TSV or PGN file; default: lichess's). ``where``:
+/// only the games these criteria select, as for ``games``; inputs and the
+/// rest as for ``validate``.
 ///
 /// >>> import pyarrow as pa, pgnkit
 /// >>> t = pa.table(pgnkit.annotate_outcome("games.pgn", tags=["Event"]))
 #[pyfunction]
-#[pyo3(signature = (*paths, rules = "fide", tags = None, threads = None, laws = "date", problems = false, openings = None, byte_range = None, stats = None, max_game_bytes = None))]
+#[pyo3(signature = (*paths, rules = "fide", tags = None, threads = None, laws = "date", problems = false, openings = None, r#where = None, byte_range = None, stats = None, max_game_bytes = None))]
 #[allow(clippy::too_many_arguments)]
 fn annotate_outcome(
     paths: &Bound<'_, PyTuple>,
@@ -512,11 +560,13 @@ fn annotate_outcome(
     laws: &str,
     problems: bool,
     openings: Option<PathBuf>,
+    r#where: Option<&Bound<'_, PyAny>>,
     byte_range: Option<&str>,
     stats: Option<PathBuf>,
     max_game_bytes: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RecordStream> {
     let tags = names(tags, "tags")?;
+    let selection = selection(r#where)?;
     let options = AnnotateOutcomeOptions {
         run: run_options(threads, byte_range, stats, max_game_bytes)?,
         format: Format::Arrow,
@@ -525,6 +575,7 @@ fn annotate_outcome(
         tags: (!tags.is_empty()).then_some(tags),
         problems,
         openings,
+        selection,
         ..AnnotateOutcomeOptions::default()
     };
     let inputs = Inputs::from_args(paths)?;
@@ -540,6 +591,7 @@ fn convert_options(
     from: Option<&str>,
     run: RunOptions,
     openings: Option<PathBuf>,
+    selection: pgnkit::api::Selection,
 ) -> PyResult<ConvertOptions> {
     Ok(ConvertOptions {
         run,
@@ -548,11 +600,12 @@ fn convert_options(
         positions,
         san,
         openings,
+        selection,
         ..ConvertOptions::default()
     })
 }
 
-/// games(*paths, tags=None, san=False, threads=None, from_=None, openings=None, byte_range=None, stats=None, max_game_bytes=None)
+/// games(*paths, tags=None, san=False, threads=None, from_=None, openings=None, where=None, byte_range=None, stats=None, max_game_bytes=None)
 /// --
 ///
 /// Converts every game, one row per game (``pgnkit convert -f arrow``;
@@ -568,13 +621,18 @@ fn convert_options(
 /// ``"uci"`` (default: told from each input's first bytes). ``openings``:
 /// the table of the ``eco``, ``opening`` and ``opening_ply`` columns (a
 /// TSV of lichess's columns or a PGN file as pgn-extract's ``eco.pgn``;
-/// default: lichess's, embedded). Inputs and the rest as for ``validate``.
+/// default: lichess's, embedded). ``where``: only the games these criteria
+/// select (``pgnkit select``'s options as keys, underscores for dashes; a
+/// list for "any of"): ``where={"player": "carlsen", "move": "black:O-O-O",
+/// "sub_fen": "8/8/8/8/3PP3/8/8/8", "elo": "2500..", "limit": 100}``; the
+/// ply that a position or move matched at is ``match_ply``. Inputs and the
+/// rest as for ``validate``.
 ///
 /// >>> import duckdb, pgnkit
 /// >>> g = pgnkit.games("games.pgn", threads=2)
 /// >>> duckdb.sql("select white, black, plies from g where plies > 200")
 #[pyfunction]
-#[pyo3(signature = (*paths, tags = None, san = false, threads = None, from_ = None, openings = None, byte_range = None, stats = None, max_game_bytes = None))]
+#[pyo3(signature = (*paths, tags = None, san = false, threads = None, from_ = None, openings = None, r#where = None, byte_range = None, stats = None, max_game_bytes = None))]
 #[allow(clippy::too_many_arguments)]
 fn games(
     paths: &Bound<'_, PyTuple>,
@@ -583,12 +641,14 @@ fn games(
     threads: Option<&Bound<'_, PyAny>>,
     from_: Option<&str>,
     openings: Option<PathBuf>,
+    r#where: Option<&Bound<'_, PyAny>>,
     byte_range: Option<&str>,
     stats: Option<PathBuf>,
     max_game_bytes: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RecordStream> {
     let run = run_options(threads, byte_range, stats, max_game_bytes)?;
-    let options = convert_options(Positions::Final, san, from_, run, openings)?;
+    let options =
+        convert_options(Positions::Final, san, from_, run, openings, selection(r#where)?)?;
     let keep = tags.map(|t| names(Some(t), "tags")).transpose()?;
     let inputs = Inputs::from_args(paths)?;
     start(
@@ -599,28 +659,30 @@ fn games(
     )
 }
 
-/// positions(*paths, threads=None, from_=None, byte_range=None, stats=None, max_game_bytes=None)
+/// positions(*paths, threads=None, from_=None, where=None, byte_range=None, stats=None, max_game_bytes=None)
 /// --
 ///
 /// One row per position of every game, with the move that led to it and
 /// that move's clock and evaluation (``pgnkit convert -f arrow
-/// --positions all``; columns: ``docs/records.md``, ``position``).
-/// Inputs and the rest as for ``games``.
+/// --positions all``; columns: ``docs/records.md``, ``position``): of
+/// every game, or of the games ``where`` selects. Inputs and the rest as
+/// for ``games``.
 ///
 /// >>> import polars as pl, pgnkit
 /// >>> pl.DataFrame(pgnkit.positions("games.pgn"))
 #[pyfunction]
-#[pyo3(signature = (*paths, threads = None, from_ = None, byte_range = None, stats = None, max_game_bytes = None))]
+#[pyo3(signature = (*paths, threads = None, from_ = None, r#where = None, byte_range = None, stats = None, max_game_bytes = None))]
 fn positions(
     paths: &Bound<'_, PyTuple>,
     threads: Option<&Bound<'_, PyAny>>,
     from_: Option<&str>,
+    r#where: Option<&Bound<'_, PyAny>>,
     byte_range: Option<&str>,
     stats: Option<PathBuf>,
     max_game_bytes: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RecordStream> {
     let run = run_options(threads, byte_range, stats, max_game_bytes)?;
-    let options = convert_options(Positions::All, false, from_, run, None)?;
+    let options = convert_options(Positions::All, false, from_, run, None, selection(r#where)?)?;
     let inputs = Inputs::from_args(paths)?;
     start(inputs, "positions", None, move |inputs, out, diag| {
         pgnkit::api::convert(&options, inputs, out, diag)

@@ -25,6 +25,14 @@ NOT_KEYWORDS = {
     "no-header": "CSV only",
 }
 HTML = {"html-boards": "the HTML page only"}
+# The selection criteria (`pgnkit select`'s own options) are the keys of
+# `where=`, not keywords of their own (test_select.py takes each).
+RUN = {"threads", "output", "quiet", "byte-range", "stats", "no-header", "max-game-bytes"}
+SELECTION = {
+    o: "a key of where="
+    for o in _pgnkit._cli_options("select")
+    if o not in RUN | {"format", "openings"}
+}
 FUNCTIONS = {
     "validate": (
         "validate",
@@ -32,12 +40,13 @@ FUNCTIONS = {
     ),
     "annotate_outcome": (
         "annotate-outcome",
-        {**NOT_KEYWORDS, **HTML, "fix-results": "rewrites PGN (-f pgn); the rows' fide_result is the result the rules give"},
+        {**NOT_KEYWORDS, **HTML, **SELECTION, "fix-results": "rewrites PGN (-f pgn); the rows' fide_result is the result the rules give"},
     ),
     "games": (
         "convert",
         {
             **NOT_KEYWORDS,
+            **SELECTION,
             "positions": "positions() is --positions all",
             "keep-invalid": "PGN and JSON Lines output only (variations and comments)",
             "no-comments": "PGN and JSON Lines output only",
@@ -75,6 +84,8 @@ def test_every_cli_option_has_its_keyword(name):
     wanted = {o.replace("-", "_") + ("_" if o == "from" else "") for o in options - set(excluded)}
     missing = wanted - params
     assert not missing, f"{name} lacks keywords for {sorted(missing)}"
+    if set(SELECTION) & set(excluded):
+        assert "where" in params, name
     # An exclusion names an option that exists (the list cannot go stale).
     assert set(excluded) <= options | {"quiet"}, set(excluded) - options
 
