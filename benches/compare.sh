@@ -69,6 +69,13 @@ pgn_all() {
         "$bin" convert -q -j"$jobs" --to pgn --no-comments --no-nags --no-variations "$@"
     rec "$label convert --to pgn --keep-invalid" "$bin" convert -q -j"$jobs" --to pgn --keep-invalid "$@"
     rec "$label convert --to csv --tags" "$bin" convert -q -j"$jobs" --to csv --tags Event,Site,ECO,FEN "$@"
+    # select: the games byte for byte, a line each, the records; criteria
+    # on tags, moves, positions and material (issue 46).
+    rec "$label select --player" "$bin" select -q -j"$jobs" --player a "$@"
+    rec "$label select -f text --move" "$bin" select -q -j"$jobs" -f text --move O-O-O --move 'black:Qxf2+' "$@"
+    rec "$label select -f csv --sub-fen --side-to-move" "$bin" select -q -j"$jobs" -f csv --sub-fen 8/8/8/8/3PP3/8/8/8 --side-to-move black "$@"
+    rec "$label select --material --invert" "$bin" select -q -j"$jobs" --material 'KRP*krp*' --invert "$@"
+    rec "$label select -f jsonl --eco --plies" "$bin" select -q -j"$jobs" -f jsonl --eco B --plies 40..80 "$@"
     # The columnar forms: their bytes too are the same for any -j.
     for f in parquet arrow; do
         rec "$label validate -f $f" "$bin" validate -q -j"$jobs" -f "$f" "$@"
@@ -101,7 +108,7 @@ for t in uci san fen; do
 done
 
 # The schema of every record, as text and as JSON.
-for sub in "" validate annotate-outcome convert; do
+for sub in "" validate annotate-outcome convert select; do
     rec "schema $sub" "$bin" schema $sub
     rec "schema $sub --json" "$bin" schema $sub --json
 done

@@ -649,6 +649,8 @@ impl Selection {
     /// assert!(s.invert && s.players.len() == 1);
     /// assert!(Selection::from_pairs([("elo", Some("9..3"))]).unwrap_err().contains("--elo"));
     /// assert!(Selection::from_pairs([("colour", Some("w"))]).is_err());
+    /// assert!(Selection::from_pairs([("plies", Some("-1"))]).unwrap_err().contains("--plies"));
+    /// assert!(Selection::from_pairs([("player=carlsen", None)]).is_err());
     /// ```
     ///
     /// # Errors
@@ -661,10 +663,19 @@ impl Selection {
         use clap::{FromArgMatches, error::ErrorKind};
         let mut argv = vec!["where".to_owned()];
         for (name, value) in pairs {
-            argv.push(format!("--{}", name.replace('_', "-")));
-            if let Some(v) = value {
-                argv.push(v.to_owned());
+            if name.is_empty()
+                || !name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-')
+            {
+                return Err(format!("`{name}` is not a selection criterion"));
             }
+            let flag = format!("--{}", name.replace('_', "-"));
+            // `--flag=value`: a value that starts with `-` stays a value.
+            argv.push(match value {
+                Some(v) => format!("{flag}={v}"),
+                None => flag,
+            });
         }
         let command = Selection::augment_args(
             clap::Command::new("where")
