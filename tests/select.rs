@@ -274,6 +274,36 @@ fn limit_takes_the_first_selected_in_input_order() {
     assert!(err.contains("after the --limit not judged"), "{err}");
     assert_eq!(games(&three.stdout), 3);
     assert!(all.stdout.starts_with(&three.stdout));
+    // Across inputs too, whatever the threads: the first N of the whole
+    // run, the later input read while the first is not done.
+    let inputs = [TWIC, LICHESS, TWIC];
+    let whole = run(
+        &[&["select", "-q", "-j4", "--move", "O-O"][..], &inputs].concat(),
+        None,
+    );
+    for (n, j) in [("5", "-j1"), ("15", "-j4"), ("40", "-j2")] {
+        let some = run(
+            &[
+                &[
+                    "convert", "-q", j, "-f", "uci", "--move", "O-O", "--limit", n,
+                ][..],
+                &inputs,
+            ]
+            .concat(),
+            None,
+        );
+        let picked = run(
+            &[
+                &["select", "-q", j, "--move", "O-O", "--limit", n][..],
+                &inputs,
+            ]
+            .concat(),
+            None,
+        );
+        assert!(whole.stdout.starts_with(&picked.stdout), "{n} {j}");
+        assert_eq!(games(&picked.stdout), n.parse::<usize>().unwrap());
+        assert_eq!(stdout(&some).lines().count(), n.parse::<usize>().unwrap());
+    }
 }
 
 #[test]

@@ -604,7 +604,7 @@ pub(super) fn run(
     let spool = out.clone();
     let columnar = matches!(outcomes, Outcomes::Columnar(_));
     let totals = streaming
-        .inputs((!columnar).then_some(&spool))
+        .inputs((!columnar && !Stage::ordered(stage.as_ref())).then_some(&spool))
         .for_each_game(
             |game| {
                 let judged = stage.as_ref().and_then(|s| s.judge(game));

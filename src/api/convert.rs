@@ -766,7 +766,8 @@ pub(super) fn run_as(
     // EPD records are numbered across inputs, the CSV header comes from
     // the first games of the run, and columnar batches are not cut by
     // input: those need the inputs one after another.
-    let ordered = settings.format == ConvertFormat::Epd
+    let ordered = Stage::ordered(stage.as_ref())
+        || settings.format == ConvertFormat::Epd
         || (settings.format == ConvertFormat::Csv && tags.is_none())
         || writer.sink.is_some();
     let spool = writer.out.clone();

@@ -121,7 +121,8 @@ pub(super) fn run(
     let mut bytes = GameBytes::default();
     let mut line = Vec::with_capacity(256);
     let spool = out.clone();
-    let totals = streaming.inputs(Some(&spool)).for_each_game(
+    let ordered = Stage::ordered(stage.as_ref());
+    let totals = streaming.inputs((!ordered).then_some(&spool)).for_each_game(
         |game| worked(game, stage.as_ref(), text),
         |event| {
             match event {

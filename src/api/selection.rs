@@ -69,6 +69,13 @@ impl Stage {
         Some(self.criteria.judge(game, self.openings))
     }
 
+    /// Whether the inputs must reach the writer one after another (not
+    /// spooled side by side): `--limit` takes the first games in input
+    /// order.
+    pub fn ordered(stage: Option<&Stage>) -> bool {
+        stage.is_some_and(|s| s.limit.is_some())
+    }
+
     /// The criteria as flags (what a shard's rerun is given).
     pub fn flags(&self) -> Vec<String> {
         let mut flags = crate::rules::select::flags(&self.criteria);

@@ -617,13 +617,21 @@ pub struct PositionTest {
     needs: Needs,
 }
 
-impl PartialEq for PositionTest {
-    fn eq(&self, other: &PositionTest) -> bool {
-        self.fen == other.fen
-    }
+/// Equality by the text a criterion was read from: two criteria read from
+/// one text are one criterion (what options compare).
+macro_rules! eq_by_text {
+    ($($t:ty => $field:ident),* $(,)?) => {$(
+        impl PartialEq for $t {
+            fn eq(&self, other: &$t) -> bool {
+                self.$field == other.$field
+            }
+        }
+
+        impl Eq for $t {}
+    )*};
 }
 
-impl Eq for PositionTest {}
+eq_by_text!(PositionTest => fen, SubFen => fen);
 
 impl FromStr for PositionTest {
     type Err = String;
@@ -672,14 +680,6 @@ pub struct SubFen {
     pieces: Vec<(shakmaty::Piece, Bitboard)>,
     needs: Needs,
 }
-
-impl PartialEq for SubFen {
-    fn eq(&self, other: &SubFen) -> bool {
-        self.fen == other.fen
-    }
-}
-
-impl Eq for SubFen {}
 
 impl FromStr for SubFen {
     type Err = String;
