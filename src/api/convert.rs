@@ -692,6 +692,7 @@ fn every_tag(streaming: &Streaming<'_>) -> Result<Vec<String>, Error> {
         quiet: true,
         spool: None,
         max_game_bytes: streaming.max_game_bytes,
+        movetext: crate::input::scan::Movetext::Tokens,
     };
     let (mut names, failed) = inputs.tag_names().map_err(Error::from)?;
     if let Some((file, err)) = failed {

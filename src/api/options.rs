@@ -649,7 +649,7 @@ impl Selection {
     /// assert!(s.invert && s.players.len() == 1);
     /// assert!(Selection::from_pairs([("elo", Some("9..3"))]).unwrap_err().contains("--elo"));
     /// assert!(Selection::from_pairs([("colour", Some("w"))]).is_err());
-    /// assert!(Selection::from_pairs([("plies", Some("-1"))]).unwrap_err().contains("--plies"));
+    /// assert!(Selection::from_pairs([("limit", Some("-1"))]).unwrap_err().contains("--limit"));
     /// assert!(Selection::from_pairs([("player=carlsen", None)]).is_err());
     /// ```
     ///

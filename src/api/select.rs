@@ -13,6 +13,7 @@ use super::streaming::{Product, Streaming};
 use super::{Diagnostics, Format, Input, RecordSink, Subcommand, Summary};
 use crate::error::Error;
 use crate::input::error::chain;
+use crate::input::scan::Movetext;
 use crate::output::diag;
 use crate::output::problem_games::GameBytes;
 use crate::output::report::{GameLabel, write_game_label};
@@ -122,7 +123,12 @@ pub(super) fn run(
     let mut line = Vec::with_capacity(256);
     let spool = out.clone();
     let ordered = Stage::ordered(stage.as_ref());
-    let totals = streaming.inputs((!ordered).then_some(&spool)).for_each_game(
+    let mut inputs = streaming.inputs((!ordered).then_some(&spool));
+    // Criteria on tags alone: the movetext is only skipped to its end.
+    if !Stage::needs_moves(stage.as_ref()) {
+        inputs.movetext = Movetext::Skipped;
+    }
+    let totals = inputs.for_each_game(
         |game| worked(game, stage.as_ref(), text),
         |event| {
             match event {

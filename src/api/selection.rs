@@ -69,6 +69,11 @@ impl Stage {
         Some(self.criteria.judge(game, self.openings))
     }
 
+    /// Whether judging a game reads its moves (a criterion needs a replay).
+    pub fn needs_moves(stage: Option<&Stage>) -> bool {
+        stage.is_some_and(|s| s.criteria.needs_replay())
+    }
+
     /// Whether the inputs must reach the writer one after another (not
     /// spooled side by side): `--limit` takes the first games in input
     /// order.

@@ -413,6 +413,7 @@ impl<'d> Streaming<'d> {
             quiet: self.quiet || !self.diag.shows_progress(),
             spool,
             max_game_bytes: self.max_game_bytes,
+            movetext: crate::input::scan::Movetext::Tokens,
         }
     }
 

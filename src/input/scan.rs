@@ -74,6 +74,27 @@ pub fn header_end(raw: &[u8]) -> usize {
 /// when it is not, `buf` ends where [`crate::input::chunk`] cuts: just
 /// before a `[` that starts a line.
 pub fn scan(buf: &[u8], at_file_end: bool) -> Scan<'_> {
+    scan_with(buf, at_file_end, Movetext::Tokens)
+}
+
+/// What a scan keeps of each game's movetext.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Movetext {
+    /// Every token, and the findings of its layout and syntax.
+    #[default]
+    Tokens,
+    /// Only its end and its termination marker: a game with tags gets no
+    /// tokens, no findings of its movetext and no finding of a tag named
+    /// twice (one without tags is scanned whole: its moves are what make
+    /// it a game). The games, their bytes,
+    /// lines, tags and markers are those [`Movetext::Tokens`] gives, and so
+    /// is whether the chunk ends clean; what only reads tags (`select`'s
+    /// criteria on tags) reads them at several times the speed.
+    Skipped,
+}
+
+/// [`scan`], keeping of each game's movetext what `movetext` says.
+pub fn scan_with(buf: &[u8], at_file_end: bool, movetext: Movetext) -> Scan<'_> {
     let mut scanner = Scanner {
         buf,
         pos: 0,
@@ -82,6 +103,7 @@ pub fn scan(buf: &[u8], at_file_end: bool) -> Scan<'_> {
         at_file_end,
         clean_end: true,
         nul_line: 0,
+        skip_moves: movetext == Movetext::Skipped,
     };
     let mut out = Scan::default();
     let mut pending: Vec<Finding> = Vec::new();
@@ -219,6 +241,8 @@ struct Scanner<'a> {
     clean_end: bool,
     /// Line on which NUL bytes were last reported (one finding per line).
     nul_line: u64,
+    /// [`Movetext::Skipped`].
+    skip_moves: bool,
 }
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
@@ -258,6 +282,33 @@ const fn is_token_end_slow(b: u8) -> bool {
             | b'?'
     )
 }
+
+/// How [`Scanner::skip_movetext`] takes a byte on its fast path: part of a
+/// word, space between words, the first byte of a termination marker, or
+/// anything else (what the steps of a token decide).
+const SKIP_WORD: u8 = 0;
+const SKIP_SPACE: u8 = 1;
+const SKIP_MARKER: u8 = 2;
+const SKIP_OTHER: u8 = 3;
+
+static SKIP_CLASS: [u8; 256] = {
+    let mut table = [SKIP_WORD; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = match byte {
+            b' ' | b'\t' | b'\r' | 0x0c => SKIP_SPACE,
+            b'*' | b'0' | b'1' => SKIP_MARKER,
+            // Line ends, NULs and byte order marks, escapes: the steps
+            // track lines and whether a line is blank.
+            b'\n' | 0 | 0xef | b'%' => SKIP_OTHER,
+            _ if is_token_end_slow(byte) => SKIP_OTHER,
+            _ => SKIP_WORD,
+        };
+        b += 1;
+    }
+    table
+};
 
 /// Appends a movetext token to `game`.
 #[inline]
@@ -349,18 +400,23 @@ impl<'a> Scanner<'a> {
 
     /// Scans one game, starting with its tag section when `with_tags`.
     fn game(&mut self, with_tags: bool) -> RawGame<'a> {
+        let skip = with_tags && self.skip_moves;
         let mut game = RawGame {
             line: self.line,
             offset: self.pos,
             has_tags: with_tags,
             tags: Vec::with_capacity(12),
-            tokens: Vec::with_capacity(128),
+            tokens: Vec::with_capacity(if skip { 0 } else { 128 }),
             ..RawGame::default()
         };
         if with_tags && !self.tag_section(&mut game) {
             return game;
         }
-        self.movetext(&mut game);
+        if skip {
+            self.skip_movetext(&mut game);
+        } else {
+            self.movetext(&mut game);
+        }
         game.text = &self.buf[game.offset..self.pos];
         game
     }
@@ -373,7 +429,9 @@ impl<'a> Scanner<'a> {
             let line = self.line;
             match self.tag() {
                 Ok(tag) => {
-                    if names.contains(&game.tags, tag.name) {
+                    // (Only a finding: not looked for when the movetext is
+                    // skipped, whose findings no one reads.)
+                    if !self.skip_moves && names.contains(&game.tags, tag.name) {
                         game.findings.push(Finding::game(
                             Code::DuplicateTag,
                             line,
@@ -562,6 +620,115 @@ impl<'a> Scanner<'a> {
             };
             if step == Step::Stop {
                 return;
+            }
+        }
+    }
+
+    /// [`Scanner::movetext`] without its tokens and findings
+    /// ([`Movetext::Skipped`]): the same steps from token to token, each
+    /// only as far as where the game ends depends on it (comments and
+    /// escapes, which hide what they hold; the variations' depth, at which
+    /// a termination marker ends nothing; a tag that starts the next
+    /// game).
+    fn skip_movetext(&mut self, game: &mut RawGame<'a>) {
+        let buf = self.buf;
+        let mut depth: u32 = 0;
+        loop {
+            // A run of word bytes and spaces goes by a byte at a time: a
+            // word matters only when it may be a termination marker (it
+            // starts with `*`, `0` or `1`, on the main line).
+            let start = self.pos;
+            let mut pos = start;
+            let mut after_end = true;
+            let mut spaces = 0;
+            while pos < buf.len() {
+                let class = SKIP_CLASS[usize::from(buf[pos])];
+                if class == SKIP_WORD {
+                    after_end = false;
+                } else if class == SKIP_SPACE {
+                    after_end = true;
+                    spaces += 1;
+                } else if class == SKIP_MARKER && !(after_end && depth == 0) {
+                    after_end = false;
+                } else {
+                    break;
+                }
+                pos += 1;
+            }
+            if pos - start > spaces {
+                self.line_blank = false;
+            }
+            self.pos = pos;
+            let Some(&b) = buf.get(self.pos) else {
+                if depth > 0 && !self.at_file_end && buf.last() != Some(&b'\n') {
+                    // A variation open where a chunk ends, not where the
+                    // chunker cuts: a wrong split (`unclosed`).
+                    self.clean_end = false;
+                }
+                return;
+            };
+            match b {
+                b' ' | b'\t' | b'\r' | 0x0c | 0 => self.pos += 1,
+                b'\n' => {
+                    self.pos += 1;
+                    self.newline();
+                }
+                b'%' if self.line_blank => self.skip_line(),
+                0xef if self.line_blank && buf[self.pos..].starts_with(BOM) => self.pos += 3,
+                b'[' if self.line_blank || self.looks_like_tag() => return,
+                _ => {
+                    self.line_blank = false;
+                    match b {
+                        b'{' => {
+                            let start = self.pos + 1;
+                            let Some(off) = memchr::memchr(b'}', &buf[start..]) else {
+                                if !self.at_file_end {
+                                    self.clean_end = false;
+                                }
+                                self.pos = buf.len();
+                                return;
+                            };
+                            self.line +=
+                                memchr::memchr_iter(b'\n', &buf[start..start + off]).count() as u64;
+                            self.pos = start + off + 1;
+                        }
+                        b';' => self.skip_line(),
+                        b'(' => {
+                            depth += 1;
+                            self.pos += 1;
+                        }
+                        b')' => {
+                            depth = depth.saturating_sub(1);
+                            self.pos += 1;
+                        }
+                        b'$' => {
+                            self.pos += 1;
+                            while buf.get(self.pos).is_some_and(u8::is_ascii_digit) {
+                                self.pos += 1;
+                            }
+                        }
+                        b'!' | b'?' | b'}' | b']' | b'[' => self.pos += 1,
+                        _ => {
+                            let start = self.pos;
+                            let len = buf[start..]
+                                .iter()
+                                .position(|&c| is_token_end(c))
+                                .unwrap_or(buf.len() - start);
+                            self.pos = start + len;
+                            let word = &buf[start..self.pos];
+                            if depth == 0
+                                && matches!(b, b'*' | b'0' | b'1')
+                                && let Some(result) = GameResult::from_ascii(word)
+                            {
+                                game.marker = Some(Marker {
+                                    result,
+                                    line: self.line,
+                                });
+                                return;
+                            }
+                        }
+                    }
+                }
             }
         }
     }
@@ -1007,6 +1174,88 @@ mod tests {
         assert_eq!(g.tag_text("Result").as_deref(), Some("1-0"));
         assert_eq!(g.tag_text("ECO").as_deref(), Some("B01"));
         assert!(g.findings.is_empty(), "{:?}", g.findings);
+    }
+
+    /// What [`Movetext::Skipped`] must give as [`Movetext::Tokens`] does:
+    /// the games, their bytes, lines, tags and markers, and whether the
+    /// buffer ends clean.
+    fn same_games(buf: &[u8], at_end: bool, what: &str) {
+        let full = scan(buf, at_end);
+        let skipped = scan_with(buf, at_end, Movetext::Skipped);
+        assert_eq!(full.clean_end, skipped.clean_end, "{what}");
+        assert_eq!(full.lines, skipped.lines, "{what}");
+        assert_eq!(full.games.len(), skipped.games.len(), "{what}");
+        for (a, b) in full.games.iter().zip(&skipped.games) {
+            let tags = |g: &RawGame<'_>| -> Vec<(Vec<u8>, Vec<u8>)> {
+                g.tags
+                    .iter()
+                    .map(|t| (t.name.to_vec(), t.text().as_bytes().to_vec()))
+                    .collect()
+            };
+            let place = (a.offset, a.line, a.text.len(), a.has_tags, a.marker);
+            assert_eq!(
+                place,
+                (b.offset, b.line, b.text.len(), b.has_tags, b.marker),
+                "{what}"
+            );
+            assert_eq!(tags(a), tags(b), "{what}");
+        }
+    }
+
+    /// Every PGN of the fixtures (the corpus sample and the fuzz seeds
+    /// too) and some hostile movetext, whole and cut where the chunker
+    /// cuts (before each `[` that starts a line).
+    #[test]
+    fn skipped_movetext_ends_each_game_where_its_tokens_do() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut dirs = vec![root.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "pgn")
+                    || path
+                        .parent()
+                        .is_some_and(|d| d.ends_with("fuzz/convert_pgn"))
+                {
+                    inputs.push((path.display().to_string(), std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+        let corpus = std::fs::read(root.join("corpus/pgnmentor-2mb.pgn.zst")).unwrap();
+        inputs.push(("corpus".into(), zstd::decode_all(&corpus[..]).unwrap()));
+        for (i, hostile) in [
+            &b"[A \"1\"]\n\n1. e4 $1-0 e5 1-0\n\n[B \"2\"]\n\n1. d4 *\n"[..],
+            b"[A \"1\"]\n\n1. e4 (1. d4 1-0) (((e5 *)) 0-1\n[B \"2\"]\n1. d4 {\n\n[C \"3\"]} 1/2-1/2\n",
+            b"[A \"1\"]\n1. e4\n% 1-0 {\n\xef\xbb\xbf1-0\n[B \"2\"]\n\x00\x00[C \"3\"] e4 ; 1-0\n*",
+            b"[A \"1\"]\n1. e4 ]}[ 1-0[B \"2\"] *\n\n[C \"3\"]\n1. e4 (e5\n",
+            b"[A \"1\"]\n1. e4 {never closed\n[B \"2\"]\n*\n",
+            b"[A \"1\"]\n1. e4 !? 1-0!\t0-1\r\n[B \"2\"]\n\x0c*",
+        ]
+        .iter()
+        .enumerate()
+        {
+            inputs.push((format!("hostile {i}"), hostile.to_vec()));
+        }
+        for (name, buf) in &inputs {
+            same_games(buf, true, name);
+            let mut cuts = 0;
+            for (at, _) in buf
+                .iter()
+                .enumerate()
+                .filter(|(at, b)| **b == b'[' && *at > 0 && buf[at - 1] == b'\n')
+            {
+                cuts += 1;
+                // Every cut of the small inputs; of the corpus, one in 400.
+                if buf.len() < 1 << 20 || cuts % 400 == 0 {
+                    same_games(&buf[..at], false, &format!("{name} cut at {at}"));
+                    same_games(&buf[at..], true, &format!("{name} from {at}"));
+                }
+            }
+        }
+        assert!(inputs.len() > 30, "{}", inputs.len());
     }
 
     /// pgn-reader, the reference PGN parser of the shakmaty family, must see

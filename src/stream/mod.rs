@@ -31,7 +31,7 @@ use self::source::{Item, Span};
 pub use self::spool::Spooled;
 use crate::input::lines::{Line, LineFormat};
 use crate::input::range::{ByteRange, LOOK_BACK, is_cut_point};
-use crate::input::scan::scan;
+use crate::input::scan::{Movetext, scan_with};
 use crate::pipeline;
 use crate::rules::finding::Finding;
 use crate::rules::game::RawGame;
@@ -304,6 +304,7 @@ pub fn for_each_game<R: Send>(
         quiet,
         spool: None,
         max_game_bytes: crate::input::chunk::MAX_GAME_BYTES,
+        movetext: Movetext::Tokens,
     };
     inputs.for_each_game(work, sink)
 }
@@ -324,6 +325,9 @@ pub struct Inputs<'f, 's> {
     /// A stretch of this many bytes where no game starts (or a line this
     /// long) is skipped and reported, not held (`--max-game-bytes`).
     pub max_game_bytes: usize,
+    /// What the games handed to the work keep of their movetext
+    /// ([`Movetext::Skipped`]: a run that reads only tags).
+    pub movetext: Movetext,
 }
 
 impl<'f, 's> Inputs<'f, 's> {
@@ -410,6 +414,7 @@ impl<'f, 's> Inputs<'f, 's> {
             threads: self.threads,
             quiet: self.quiet,
             max: self.max_game_bytes,
+            movetext: self.movetext,
         }
     }
 }
@@ -424,6 +429,7 @@ struct StreamJob<'f, 's> {
     quiet: bool,
     /// `--max-game-bytes`.
     max: usize,
+    movetext: Movetext,
 }
 
 /// A worker's result for one [`Item`].
@@ -457,9 +463,10 @@ struct Scanned<R> {
 fn scan_chunk<R>(
     data: &[u8],
     at_end: bool,
+    movetext: Movetext,
     work: &(impl Fn(&RawGame<'_>) -> R + Sync),
 ) -> Option<Scanned<R>> {
-    let scan = scan(data, at_end);
+    let scan = scan_with(data, at_end, movetext);
     if !scan.clean_end && !at_end {
         return None;
     }
@@ -497,6 +504,8 @@ struct InputState {
     held_scanned: usize,
     /// `--max-game-bytes`: `held` is scanned as it stands past this.
     max: usize,
+    /// What the games keep of their movetext.
+    movetext: Movetext,
     /// The stretch being skipped, until its last piece.
     skip: Option<Skipped>,
     totals: Totals,
@@ -654,7 +663,7 @@ impl InputState {
                 self.held = joined;
                 return Ok(());
             }
-            let scanned = scan_chunk(&joined, whole, work);
+            let scanned = scan_chunk(&joined, whole, self.movetext, work);
             (joined, scanned)
         };
         let Some(scanned) = scanned else {
@@ -721,7 +730,7 @@ impl InputState {
     ) -> anyhow::Result<()> {
         if !self.held.is_empty() {
             let held = std::mem::take(&mut self.held);
-            if let Some(scanned) = scan_chunk(&held, true, work) {
+            if let Some(scanned) = scan_chunk(&held, true, self.movetext, work) {
                 self.scanned(held, scanned, sink)?;
             }
             if self.complete {
@@ -882,8 +891,10 @@ impl StreamJob<'_, '_> {
         line: &(impl Fn(&Line, LineFormat) -> R + Sync),
         sink: &mut impl FnMut(Event<'_, R>) -> anyhow::Result<()>,
     ) -> anyhow::Result<Totals> {
+        let movetext = self.movetext;
         let mut state = InputState {
             max: self.max,
+            movetext,
             ..InputState::default()
         };
         let counter = feed.counter;
@@ -897,7 +908,7 @@ impl StreamJob<'_, '_> {
             ),
             workers,
             budget(workers),
-            |item| work_on(item, game, line),
+            |item| work_on(item, movetext, game, line),
             |done| state.handle(done, feed, game, sink),
         )?;
         state.close();
@@ -927,7 +938,7 @@ impl StreamJob<'_, '_> {
             End(Option<anyhow::Error>),
         }
         let workers = (self.threads / readers).max(1);
-        let (format, range, max) = (self.format, self.range, self.max);
+        let (format, range, max, movetext) = (self.format, self.range, self.max, self.movetext);
         let next = AtomicUsize::new(0);
         let games = AtomicU64::new(0);
         let feed = ProgressFeed {
@@ -939,6 +950,7 @@ impl StreamJob<'_, '_> {
         let mut states: Vec<InputState> = Vec::new();
         states.resize_with(files.len(), || InputState {
             max,
+            movetext,
             ..InputState::default()
         });
         let mut result = Ok(());
@@ -963,7 +975,7 @@ impl StreamJob<'_, '_> {
                             ),
                             workers,
                             budget(workers),
-                            |item| work_on(item, game, line),
+                            |item| work_on(item, movetext, game, line),
                             |done| tx.send((index, Msg::ItemResult(done))),
                         );
                         let error = ended.err().map(|_| anyhow::anyhow!("stopped"));
@@ -1018,6 +1030,7 @@ fn budget(workers: usize) -> pipeline::Budget<fn(&Item) -> usize> {
 /// or runs the per-line work on a batch of lines.
 fn work_on<R>(
     item: Item,
+    movetext: Movetext,
     game: &(impl Fn(&RawGame<'_>) -> R + Sync),
     line: &(impl Fn(&Line, LineFormat) -> R + Sync),
 ) -> ItemResult<R> {
@@ -1032,7 +1045,7 @@ fn work_on<R>(
             let scanned = if skipped {
                 None
             } else {
-                scan_chunk(&data, at_end, game)
+                scan_chunk(&data, at_end, movetext, game)
             };
             ItemResult::Chunk(ChunkResult {
                 data,
