@@ -284,11 +284,13 @@ const fn is_token_end_slow(b: u8) -> bool {
 }
 
 /// How [`Scanner::skip_movetext`] takes a byte on its fast path: part of a
-/// word, space between words, the first byte of a termination marker, or
-/// anything else (what the steps of a token decide).
+/// word, space between words, a byte every termination marker holds (where
+/// the path looks back for the word), or anything else (what the steps of a
+/// token decide).
+/// (The stopping classes, and only they, have the bit of `SKIP_DASH`.)
 const SKIP_WORD: u8 = 0;
 const SKIP_SPACE: u8 = 1;
-const SKIP_MARKER: u8 = 2;
+const SKIP_DASH: u8 = 2;
 const SKIP_OTHER: u8 = 3;
 
 static SKIP_CLASS: [u8; 256] = {
@@ -298,7 +300,7 @@ static SKIP_CLASS: [u8; 256] = {
         let byte = b as u8;
         table[b] = match byte {
             b' ' | b'\t' | b'\r' | 0x0c => SKIP_SPACE,
-            b'*' | b'0' | b'1' => SKIP_MARKER,
+            b'-' | b'*' => SKIP_DASH,
             // Line ends, NULs and byte order marks, escapes: the steps
             // track lines and whether a line is blank.
             b'\n' | 0 | 0xef | b'%' => SKIP_OTHER,
@@ -634,28 +636,57 @@ impl<'a> Scanner<'a> {
         let buf = self.buf;
         let mut depth: u32 = 0;
         loop {
-            // A run of word bytes and spaces goes by a byte at a time: a
-            // word matters only when it may be a termination marker (it
-            // starts with `*`, `0` or `1`, on the main line).
+            // Word bytes and spaces go by at a table lookup a byte. A word
+            // matters only when it may be a termination marker on the main
+            // line, and every marker holds a `-` or a `*`: the run stops
+            // there and looks back for the word's first byte.
             let start = self.pos;
             let mut pos = start;
-            let mut after_end = true;
-            let mut spaces = 0;
-            while pos < buf.len() {
-                let class = SKIP_CLASS[usize::from(buf[pos])];
-                if class == SKIP_WORD {
-                    after_end = false;
-                } else if class == SKIP_SPACE {
-                    after_end = true;
-                    spaces += 1;
-                } else if class == SKIP_MARKER && !(after_end && depth == 0) {
-                    after_end = false;
-                } else {
+            loop {
+                // Eight bytes at a time while none of them stops the run
+                // (only the stopping classes have bit 1 set).
+                while let Some(eight) = buf.get(pos..pos + 8) {
+                    let classes = eight
+                        .iter()
+                        .fold(0, |acc, &c| acc | SKIP_CLASS[usize::from(c)]);
+                    if classes & SKIP_DASH != 0 {
+                        break;
+                    }
+                    pos += 8;
+                }
+                while pos < buf.len() && SKIP_CLASS[usize::from(buf[pos])] <= SKIP_SPACE {
+                    pos += 1;
+                }
+                if pos >= buf.len() || SKIP_CLASS[usize::from(buf[pos])] != SKIP_DASH {
                     break;
+                }
+                if depth == 0 {
+                    let word_start = buf[start..pos]
+                        .iter()
+                        .rposition(|&c| SKIP_CLASS[usize::from(c)] == SKIP_SPACE)
+                        .map_or(start, |at| start + at + 1);
+                    let len = buf[word_start..]
+                        .iter()
+                        .position(|&c| is_token_end(c))
+                        .unwrap_or(buf.len() - word_start);
+                    if let Some(result) = GameResult::from_ascii(&buf[word_start..word_start + len])
+                    {
+                        self.line_blank = false;
+                        self.pos = word_start + len;
+                        game.marker = Some(Marker {
+                            result,
+                            line: self.line,
+                        });
+                        return;
+                    }
                 }
                 pos += 1;
             }
-            if pos - start > spaces {
+            if self.line_blank
+                && buf[start..pos]
+                    .iter()
+                    .any(|&c| SKIP_CLASS[usize::from(c)] != SKIP_SPACE)
+            {
                 self.line_blank = false;
             }
             self.pos = pos;
@@ -1233,6 +1264,8 @@ mod tests {
             b"[A \"1\"]\n1. e4 ]}[ 1-0[B \"2\"] *\n\n[C \"3\"]\n1. e4 (e5\n",
             b"[A \"1\"]\n1. e4 {never closed\n[B \"2\"]\n*\n",
             b"[A \"1\"]\n1. e4 !? 1-0!\t0-1\r\n[B \"2\"]\n\x0c*",
+            b"[A \"1\"]\n1. e4 $1a1-0 e4%1-0 1-0-1 -1-0 0-0 O-O *1 1/2-1/2x (1-0) }1-0 [B \"2\"] **\n*",
+            b"[A \"1\"]\n1. e4 1.--1-0 {x}1-0\n[B \"2\"]\n$21-0 ?0-1 1-0",
         ]
         .iter()
         .enumerate()
