@@ -392,3 +392,36 @@ fn shards_of_a_selection_merge_into_the_whole_run() {
 fn games_in_csv(csv: &[u8]) -> usize {
     csv::Reader::from_reader(csv).records().count()
 }
+
+#[test]
+fn pgn_shards_of_a_selection_concatenate_into_the_whole_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let unzipped = zstd::decode_all(&std::fs::read(CORPUS).unwrap()[..]).unwrap();
+    let plain = dir.path().join("corpus.pgn");
+    std::fs::write(&plain, &unzipped).unwrap();
+    let plain = plain.to_str().unwrap();
+    // A tag criterion (the movetext skipped) and a move criterion (replayed).
+    for criteria in [["--player", "an"], ["--move", "black:O-O-O"]] {
+        let mut whole_args = vec!["select", "-q"];
+        whole_args.extend(criteria);
+        whole_args.push(plain);
+        let whole = run(&whole_args, None);
+        assert_eq!(code(&whole), 0, "{}", stderr(&whole));
+        assert!(!whole.stdout.is_empty());
+        let mut joined = Vec::new();
+        let thirds = [unzipped.len() / 3, 2 * unzipped.len() / 3];
+        for range in [
+            format!("..{}", thirds[0]),
+            format!("{}..{}", thirds[0], thirds[1]),
+            format!("{}..", thirds[1]),
+        ] {
+            let mut args = vec!["select", "-q", "--byte-range", &range];
+            args.extend(criteria);
+            args.push(plain);
+            let shard = run(&args, None);
+            assert_eq!(code(&shard), 0, "{}", stderr(&shard));
+            joined.extend(shard.stdout);
+        }
+        assert_eq!(joined, whole.stdout, "{criteria:?}");
+    }
+}
