@@ -169,6 +169,8 @@ missing-tag          warning  a tag of the Seven Tag Roster is absent, or SetUp 
 invalid-tag          warning  a roster tag with a malformed value
 duplicate-tag        warning  the same tag twice in one tag section
 check-suffix         warning  + or # missing or wrong
+notation             warning  a move in a form the export format does not use, read as the
+                              move it means: castling with zeros (0-0), a pawn's P (Pe4)
 layout               warning  damage the reader recovers from (blank lines inside a game,
                               text between or after games, NUL bytes, a glued tag,
                               control characters in a tag value or a comment)

@@ -1394,3 +1394,62 @@ fn the_page_draws_the_position_before_each_move_found_wrong() {
         with_board - 1
     );
 }
+
+/// Castling written with zeros in real games: a `notation` warning at each,
+/// and at nothing else, the games replayed to their ends.
+#[test]
+fn zero_castling_is_a_notation_warning_at_each_castling() {
+    let path = "fixtures/pgn/zero_castling.pgn";
+    // Where the file writes `0-0`, read off its text: (game, ply).
+    let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+    let mut expected = Vec::new();
+    let mut game = 0;
+    for line in text.lines() {
+        let line = line.trim_start_matches('\u{feff}');
+        if line.starts_with("[Event ") {
+            game += 1;
+        }
+        if line.starts_with('[') {
+            continue;
+        }
+        let mut ply = 0;
+        for token in line.split_whitespace() {
+            if let Some(number) = token.strip_suffix('.') {
+                ply = 2 * (number.parse::<u32>().unwrap() - 1);
+            } else {
+                ply += 1;
+                if token.starts_with("0-0") {
+                    expected.push((game.to_string(), ply.to_string()));
+                }
+            }
+        }
+    }
+    assert_eq!(expected.len(), 14);
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "-f",
+            "csv",
+            "--only",
+            "notation,illegal-move,syntax",
+            path,
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let found: Vec<(String, String)> = rows(&stdout(&out))
+        .into_iter()
+        .map(|r| {
+            assert_eq!(r.4, "notation");
+            (r.0, r.2)
+        })
+        .collect();
+    assert_eq!(found, expected);
+    assert!(
+        stdout(&out)
+            .matches("the export format writes `O-O`")
+            .count()
+            == 14
+    );
+}

@@ -45,6 +45,10 @@ pub enum Code {
     InvalidTag,
     DuplicateTag,
     CheckSuffix,
+    /// A move written in a form the export format does not use, read as
+    /// the move it plainly means: castling with zeros (`0-0`), a pawn
+    /// move with its letter (`Pe4`).
+    Notation,
     Layout,
     /// A `[%clk …]` or `[%eval …]` command in a comment that cannot be read.
     InvalidCommand,
@@ -70,7 +74,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in the order of the table in docs/codes.md.
-    pub const ALL: [Code; 19] = [
+    pub const ALL: [Code; 20] = [
         Code::Syntax,
         Code::IllegalMove,
         Code::AmbiguousMove,
@@ -84,6 +88,7 @@ impl Code {
         Code::InvalidTag,
         Code::DuplicateTag,
         Code::CheckSuffix,
+        Code::Notation,
         Code::Layout,
         Code::InvalidCommand,
         Code::PlayedOn,
@@ -94,8 +99,8 @@ impl Code {
 
     /// Every code a run counts: [`Code::ALL`] and [`Code::NotReplayed`],
     /// in [`Code::index`] order.
-    pub const TALLIED: [Code; 20] = {
-        let mut tallied = [Code::NotReplayed; 20];
+    pub const TALLIED: [Code; 21] = {
+        let mut tallied = [Code::NotReplayed; 21];
         let mut i = 0;
         while i < Code::ALL.len() {
             tallied[i] = Code::ALL[i];
@@ -139,6 +144,7 @@ impl Code {
             Code::InvalidTag => "invalid-tag",
             Code::DuplicateTag => "duplicate-tag",
             Code::CheckSuffix => "check-suffix",
+            Code::Notation => "notation",
             Code::Layout => "layout",
             Code::InvalidCommand => "invalid-command",
             Code::PlayedOn => "played-on",
@@ -156,6 +162,7 @@ impl Code {
             | Code::InvalidTag
             | Code::DuplicateTag
             | Code::CheckSuffix
+            | Code::Notation
             | Code::Layout
             | Code::InvalidCommand
             | Code::PlayedOn

@@ -13,7 +13,7 @@
 //! finding about a later end says under which Laws it was judged.
 
 use shakmaty::san::Suffix;
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{CastlingSide, Chess, Color, Move, Position};
 
 use crate::rules::commands::{self, Commands, may_hold_command};
 use crate::rules::ends::{End, EndRules, EndTracker, Step};
@@ -146,6 +146,15 @@ fn check_moves(
                 ev.ply,
                 String::from_utf8_lossy(ev.token.text),
                 end.move_after_message(&at),
+            ));
+        }
+        if let Some(message) = non_standard(ev.token.text, &ev.mv) {
+            findings.push(Finding::at_ply(
+                Code::Notation,
+                ev.token.line,
+                ev.ply,
+                String::from_utf8_lossy(ev.token.text),
+                message,
             ));
         }
         pending = Some(PendingSuffix {
@@ -322,6 +331,49 @@ fn finish(
         first_move,
         key,
     }
+}
+
+/// What is not the export format's in a move that was read (PGN standard
+/// 8.2.3: castling with capital O, no letter for a pawn), and how the
+/// format writes `mv`: one byte looked at for all other moves.
+fn non_standard(text: &[u8], mv: &Move) -> Option<String> {
+    let what = match text.first()? {
+        b'0' => "castling written with zeros",
+        b'P' => "a pawn move written with its letter",
+        _ => return None,
+    };
+    let standard = match (mv.castling_side(), mv) {
+        (Some(CastlingSide::KingSide), _) => "O-O".to_owned(),
+        (Some(CastlingSide::QueenSide), _) => "O-O-O".to_owned(),
+        (
+            None,
+            Move::Normal {
+                from,
+                capture,
+                to,
+                promotion,
+                ..
+            },
+        ) => {
+            let mut san = String::new();
+            if capture.is_some() {
+                san.push(from.file().char());
+                san.push('x');
+            }
+            san.push_str(&to.to_string());
+            if let Some(role) = promotion {
+                san.push('=');
+                san.push(role.upper_char());
+            }
+            san
+        }
+        (None, Move::EnPassant { from, to }) => format!("{}x{to}", from.file().char()),
+        _ => return None,
+    };
+    Some(format!(
+        "{what} (`{}`): the export format writes `{standard}`",
+        String::from_utf8_lossy(text)
+    ))
 }
 
 /// A move whose check suffix is judged once it is known whether it mated.
@@ -757,6 +809,54 @@ mod tests {
         let pgn =
             format!("{ROSTER}[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n");
         assert_eq!(codes(&pgn), []);
+    }
+
+    #[test]
+    fn non_standard_notation_is_read_and_named() {
+        let pgn = format!(
+            "{ROSTER}[Result \"*\"]\n\n1. Pe4 d5 2. Pexd5 Qxd5 3. Nf3 Bg4 4. Be2 Nc6 5. 0-0 0-0-0+ 6. d4 e5 7. Pdxe5 *\n"
+        );
+        let found = findings(&pgn);
+        let notes: Vec<(Option<u32>, &str)> = found
+            .iter()
+            .filter(|f| f.code == Code::Notation)
+            .map(|f| (f.ply, f.message.as_str()))
+            .collect();
+        assert_eq!(
+            notes,
+            [
+                (
+                    Some(1),
+                    "a pawn move written with its letter (`Pe4`): the export format writes `e4`"
+                ),
+                (
+                    Some(3),
+                    "a pawn move written with its letter (`Pexd5`): the export format writes `exd5`"
+                ),
+                (
+                    Some(9),
+                    "castling written with zeros (`0-0`): the export format writes `O-O`"
+                ),
+                (
+                    Some(10),
+                    "castling written with zeros (`0-0-0+`): the export format writes `O-O-O`"
+                ),
+                (
+                    Some(13),
+                    "a pawn move written with its letter (`Pdxe5`): the export format writes `dxe5`"
+                ),
+            ]
+        );
+        // The same moves in the export format: nothing to say.
+        let standard = pgn
+            .replace("0-0-0+", "O-O-O+")
+            .replace("0-0", "O-O")
+            .replace(" P", " ");
+        assert!(findings(&standard).iter().all(|f| f.code != Code::Notation));
+        assert_eq!(
+            Code::Notation.severity(),
+            crate::rules::finding::Severity::Warning
+        );
     }
 
     #[test]
