@@ -117,7 +117,7 @@ fn a_later_end_names_the_laws_that_judged_it() {
     );
     assert!(
         text.contains(&format!(
-            "move-after-end: the game had ended by checkmate after 12.Qxf7# {note}\n"
+            "move-after-end: the game had ended by checkmate after 12.Qxf7# {note}; did you mean 12.Qxf7# as the last move (the ply after it dropped)?\n"
         )),
         "{text}"
     );

@@ -15,7 +15,10 @@
 //!   to move after which the recorded token is legal (the token was the
 //!   other side's move, written in the wrong column or after a move left
 //!   out);
-//! - the token and the next one written in the wrong order ([`Kind::Swapped`]);
+//! - the token and the next one written in the wrong order ([`Kind::Swapped`]),
+//!   or the token and the same side's next move ([`Kind::SwappedOneSide`]);
+//! - a move of each side left out, when the token's written move number
+//!   says two plies more than it stands at ([`Kind::MissingPair`]);
 //! - the token written by mistake ([`Kind::Extra`]): the game goes on
 //!   without it.
 //!
@@ -36,6 +39,10 @@ use super::san::{parse_san, resolve_with_check};
 /// finding.
 pub const PLY_BUDGET: u32 = 3000;
 
+/// How many recorded moves after a missing pair must replay for the pair
+/// to be a candidate.
+const PAIR_SCREEN: usize = 8;
+
 /// At most this many repairs are proposed.
 pub const SHOWN: usize = 3;
 
@@ -46,8 +53,14 @@ pub enum Kind {
     Reading,
     /// The token and the next were written in the wrong order.
     Swapped,
+    /// The token and the same side's next move were written in the wrong
+    /// order (`12.Ne4 … 13.Nxf6+` for `12.Nxf6+ … 13.Ne4`).
+    SwappedOneSide,
     /// A move is missing before the token.
     Missing,
+    /// A move of each side is missing before the token, as its written
+    /// move number says (`21.` where `20.` is due).
+    MissingPair,
     /// The token was written by mistake.
     Extra,
 }
@@ -81,6 +94,15 @@ pub struct Repair {
     /// of an ambiguous move, a capture, check or promotion mark mended):
     /// among repairs the replay cannot tell apart, the closest wins.
     pub exact: bool,
+    /// How far what the repair plays is from what was written, to order a
+    /// tie (not to break it): 0 for the written moves in another order,
+    /// for a reading the characters changed (one more for another piece
+    /// letter), then the moves missing or written by mistake.
+    pub distance: u32,
+    /// The token as written, named at its ply (`8.Bd2`), when the repair
+    /// changes a move before the one that could not be played: the slip
+    /// was legal and was caught later.
+    pub earlier: Option<String>,
 }
 
 impl Repair {
@@ -106,7 +128,10 @@ impl Repair {
     /// `23...Nbd7`, `23...Nbd7 (missing) 24.Nf3`, `without 24.Nf3`.
     pub fn describe(&self) -> String {
         match self.kind {
-            Kind::Reading => self.moves.join(" "),
+            Kind::Reading => match &self.earlier {
+                Some(written) => format!("{} for the {written} written", self.moves.join(" ")),
+                None => self.moves.join(" "),
+            },
             Kind::Swapped => match self.moves.as_slice() {
                 // `2.Nf3 Nc6`: Black's reply without its number.
                 [first, second] if !first.contains("...") => {
@@ -115,8 +140,27 @@ impl Repair {
                 }
                 moves => format!("{} (in the other order)", moves.join(" ")),
             },
+            Kind::SwappedOneSide => {
+                let side = match self.moves.first() {
+                    Some(m) if m.contains("...") => "Black",
+                    _ => "White",
+                };
+                format!(
+                    "{} (the two {side} moves in the other order)",
+                    joined(&self.moves)
+                )
+            }
             Kind::Missing => match self.moves.as_slice() {
                 [missing, token] => format!("{missing} (missing) {token}"),
+                moves => moves.join(" "),
+            },
+            Kind::MissingPair => match self.moves.as_slice() {
+                [first, second, token] => {
+                    format!(
+                        "{} (missing) {token}",
+                        joined(&[first.clone(), second.clone()])
+                    )
+                }
                 moves => moves.join(" "),
             },
             Kind::Extra => format!("{} (written by mistake)", self.moves.join(" ")),
@@ -150,6 +194,24 @@ impl Repair {
         }
         s
     }
+}
+
+/// Moves as a scoresheet line: a Black move after a White one without its
+/// number (`12.Nxf6+ Bxf6 13.Ne4`).
+fn joined(moves: &[String]) -> String {
+    let mut out = String::new();
+    let mut after_white = false;
+    for m in moves {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        match m.split_once("...") {
+            Some((_, black)) if after_white => out.push_str(black),
+            _ => out.push_str(m),
+        }
+        after_white = !m.contains("...");
+    }
+    out
 }
 
 /// The repairs of one finding: every repair of the best rank (the report
@@ -299,7 +361,9 @@ pub fn numbered_repairs(
     let mut candidates: Vec<(Kind, Vec<Move>, usize)> = Vec::new();
     let readings = reading_moves(at.pos, &legal, tokens[0].text);
     let exact = exact_readings(at.pos, &readings, tokens[0].text);
-    for &mv in &readings {
+    // Looking back from a later failure, the move as written is no repair.
+    let written = line.resolve(at.pos, 0);
+    for &mv in readings.iter().filter(|&&mv| Some(mv) != written) {
         candidates.push((Kind::Reading, vec![mv], 1));
     }
     if tokens.len() >= 2
@@ -311,11 +375,47 @@ pub fn numbered_repairs(
             candidates.push((Kind::Swapped, vec![first, second], 2));
         }
     }
+    // The same side's next move first: tokens 2, 1, 0 in that order.
+    if tokens.len() >= 3
+        && let Some(third) = line.resolve(at.pos, 2)
+    {
+        let mut pos = at.pos.clone();
+        pos.play_unchecked(third);
+        if let Some(reply) = line.resolve(&pos, 1) {
+            pos.play_unchecked(reply);
+            if let Some(first) = line.resolve(&pos, 0) {
+                candidates.push((Kind::SwappedOneSide, vec![third, reply, first], 3));
+            }
+        }
+    }
     for &mv in &legal {
         let mut pos = at.pos.clone();
         pos.play_unchecked(mv);
         if let Some(token) = line.resolve(&pos, 0) {
             candidates.push((Kind::Missing, vec![mv, token], 1));
+        }
+    }
+    // A move pair left out, when the token's written number says so: the
+    // pairs after which the token and the next few recorded moves are
+    // legal (each pair tried for at most PAIR_SCREEN plies, so that the
+    // hundreds of pairs cost a bounded time).
+    if numbers.first() == Some(&Some(at.ply + 2)) {
+        for &first in &legal {
+            let mut pos = at.pos.clone();
+            pos.play_unchecked(first);
+            for second in pos.legal_moves() {
+                let mut after = pos.clone();
+                after.play_unchecked(second);
+                let Some(token) = line.resolve(&after, 0) else {
+                    continue;
+                };
+                let mut screen = after.clone();
+                screen.play_unchecked(token);
+                let ahead = PAIR_SCREEN.min(tokens.len() - 1);
+                if (1..=ahead).all(|i| line.play(&mut screen, i)) {
+                    candidates.push((Kind::MissingPair, vec![first, second, token], 1));
+                }
+            }
         }
     }
     candidates.push((Kind::Extra, Vec::new(), 1));
@@ -363,6 +463,12 @@ pub fn numbered_repairs(
             continue;
         }
         let exact = kind == Kind::Reading && exact.contains(&moves[0]);
+        let distance = match kind {
+            Kind::Swapped | Kind::SwappedOneSide => 0,
+            Kind::Reading if exact => 0,
+            Kind::Reading => written_distance(at.pos, moves[0], tokens[0].text),
+            Kind::Missing | Kind::MissingPair | Kind::Extra => u32::MAX,
+        };
         let stop = next + replayed as usize;
         let numbers_disagree = (0..stop)
             .filter(|&j| {
@@ -371,9 +477,15 @@ pub fn numbered_repairs(
                 };
                 let j = j as u32;
                 let ply = match (kind, j) {
-                    (Kind::Reading, _) | (Kind::Swapped, 2..) => at.ply + j,
+                    (Kind::Reading, _)
+                    | (Kind::Swapped, 2..)
+                    // The numbers are the slots': moves of one side in
+                    // another order keep them.
+                    | (Kind::SwappedOneSide, _) => at.ply + j,
                     (Kind::Swapped, 0) | (Kind::Missing, _) => at.ply + j + 1,
                     (Kind::Swapped, _) => at.ply,
+
+                    (Kind::MissingPair, _) => at.ply + j + 2,
                     // The token written by mistake stands at no ply.
                     (Kind::Extra, 0) => return false,
                     (Kind::Extra, _) => at.ply + j - 1,
@@ -393,6 +505,8 @@ pub fn numbered_repairs(
         found.push(Repair {
             kind,
             exact,
+            distance,
+            earlier: None,
             numbers_disagree,
             stops_at,
             moves: names,
@@ -429,9 +543,10 @@ fn judge(pos: &Chess, result: Option<GameResult>) -> (bool, bool) {
     }
 }
 
-/// The best repairs: those of the best rank, in order of plausibility.
+/// The best repairs: those of the best rank, in order of plausibility, a
+/// tie ordered by how close each is to what was written.
 fn select(mut found: Vec<Repair>, spent: bool) -> Repairs {
-    found.sort_by_key(Repair::key);
+    found.sort_by_key(|r| (r.key(), r.distance));
     // Only the best: a repair the replay ranks lower is not a repair
     // beside it. Ties are all as good.
     let best = found.first().map(Repair::key);
@@ -490,6 +605,24 @@ fn exact_readings(pos: &Chess, readings: &[Move], text: &[u8]) -> Vec<Move> {
             .any(|s| s.as_bytes() == body.as_slice()),
     };
     readings.iter().copied().filter(same).collect()
+}
+
+/// How many characters of `text` (without its marks) differ from the SAN
+/// of `mv`, one more when the piece letter is another: `Ng3` is 1 from
+/// `Nh3` and 2 from `Bg3`.
+fn written_distance(pos: &Chess, mv: Move, text: &[u8]) -> u32 {
+    let written = normalised(text);
+    let san = San::from_move(pos, mv).to_string();
+    let san = san.as_bytes();
+    let changed = if written.len() == san.len() {
+        written.iter().zip(san).filter(|(a, b)| a != b).count()
+    } else {
+        // One added or left out, or more: at least the difference in length.
+        written.len().abs_diff(san.len()).max(1)
+    };
+    let letter = |b: &[u8]| b.first().copied().filter(u8::is_ascii_uppercase);
+    let other_piece = letter(&written) != letter(san);
+    changed as u32 + u32::from(other_piece)
 }
 
 /// The token read as SAN, or without its marks when they are what is

@@ -16,7 +16,7 @@ use shakmaty::san::Suffix;
 use shakmaty::{CastlingSide, Chess, Color, Move, Position};
 
 use crate::rules::commands::{self, Commands, may_hold_command};
-use crate::rules::ends::{End, EndRules, EndTracker, Step};
+use crate::rules::ends::{End, EndKind, EndRules, EndTracker, Step};
 use crate::rules::finding::{Code, Finding};
 use crate::rules::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, TokenKind, recorded_result};
 use crate::rules::identity::{GameKey, encode_move};
@@ -194,6 +194,12 @@ fn check_moves(
     }
     check_result_against_board(game, closed.end, first_move, &mut findings);
     played_on(game, closed.end, first_move.1, &mut findings);
+    if closed
+        .end
+        .is_some_and(|e| matches!(e.kind, EndKind::Checkmate | EndKind::Stalemate))
+    {
+        drop_after_end(game, first_move, &mut findings);
+    }
     // Under today's Laws the game would have ended at the suspended end:
     // what is said about a later end depends on the Laws that judged it.
     if let Some(suspended) = ends.suspended() {
@@ -294,29 +300,91 @@ fn suggest(
             None => {}
         }
     }
+    // The moves before are tried too: the one whose number first
+    // disagrees, and the last few (a legal but wrong move is often caught
+    // a few plies later: 8.Qd3 for 8.Bd3 stops at 9.O-O). A repair there
+    // must do strictly better than the best here.
+    // A full repair here that no written number contradicts is not looked
+    // behind: the window only pays where the failing move has no such
+    // explanation of its own.
+    let explained = here
+        .best
+        .first()
+        .is_some_and(|r| r.is_full() && r.numbers_disagree == 0);
+    let window = if explained { 0 } else { LOOK_BACK };
+    let mut back: Vec<u32> = (ply.saturating_sub(1 + window)..ply - 1).collect();
     if let Some(m) = earlier.filter(|_| agreed) {
-        let before = crate::rules::diagram::diagrams(game, start, &[m as u32]);
-        if let Some(d) = before.first().filter(|d| d.plies == m as u32) {
-            let at = At {
-                pos: &d.pos,
-                ply: m as u32 + 1,
-                first_move,
-            };
-            let there = numbered_repairs(at, &main[m..], &numbers[m..], result);
-            if there
+        back.push(m as u32);
+    }
+    let earlier = earlier.filter(|_| agreed);
+    back.sort_unstable();
+    back.dedup();
+    let numbered = earlier;
+    // What the record leaves unplayed: the failing move and all after it.
+    let unplayed = (main.len() + 1 - ply as usize) as u32;
+    // Repairs at different plies are compared on the same written
+    // numbers: those of the moves kept as recorded between the first ply
+    // looked at and the repair count against it.
+    let lo = back.first().map_or(ply as usize - 1, |&m| m as usize);
+    let kept_disagree = |m: usize| -> u32 {
+        (lo..m)
+            .filter(|&j| {
+                numbers
+                    .get(j)
+                    .is_some_and(|n| n.is_some_and(|n| n != j as u32 + 1))
+            })
+            .count() as u32
+    };
+    let mut here = here;
+    for repair in &mut here.best {
+        repair.numbers_disagree += kept_disagree(ply as usize - 1);
+    }
+    let mut best = here;
+    for d in crate::rules::diagram::diagrams(game, start, &back) {
+        let m = d.plies as usize;
+        if !back.contains(&d.plies) || m >= main.len() {
+            continue;
+        }
+        let at = At {
+            pos: &d.pos,
+            ply: d.plies + 1,
+            first_move,
+        };
+        let mut there = numbered_repairs(at, &main[m..], &numbers[m..], result);
+        for repair in &mut there.best {
+            repair.numbers_disagree += kept_disagree(m);
+        }
+        // A repair before the failing move must carry the game further than
+        // the record does; in the window of the last few plies, to its end.
+        let further = there.best.first().is_some_and(|r| {
+            r.remaining - r.replayed < unplayed && (r.is_full() || numbered == Some(m))
+        });
+        if further
+            && there
                 .rank()
-                .is_some_and(|r| here.rank().is_none_or(|h| r < h))
-            {
-                return there.text();
+                .is_some_and(|r| best.rank().is_none_or(|h| r < h))
+        {
+            let written = crate::rules::notation::move_name(
+                d.plies + 1,
+                first_move,
+                &String::from_utf8_lossy(main[m].text),
+            );
+            for repair in &mut there.best {
+                repair.earlier = Some(written.clone());
             }
+            best = there;
         }
     }
-    here.text()
+    best.text()
 }
 
+/// How many plies before a failing move are looked at for the slip that
+/// caused it.
+const LOOK_BACK: u32 = 6;
+
 /// How many plies before a failing move a break in the move numbers is
-/// looked for.
-const EARLIER: usize = 16;
+/// looked for (a move pair left out may go unnoticed for twenty moves).
+const EARLIER: usize = 48;
 
 fn finish(
     mut findings: Vec<Finding>,
@@ -701,6 +769,37 @@ fn played_on(game: &RawGame<'_>, end: Option<End>, first: Color, findings: &mut 
         f.message
             .push_str(&format!(", and the result {result} is the one it gives"));
     }
+}
+
+/// The repair of moves written after a mate or stalemate, where no move
+/// can follow: the game as it ended, the plies after it dropped
+/// (`36...fxg2# as the last move (the 2 plies after it dropped)`). Moves
+/// played on after a dead position or a repetition are a true record of
+/// what was played, and keep no repair.
+fn drop_after_end(game: &RawGame<'_>, first_move: (u32, Color), findings: &mut [Finding]) {
+    let Some(f) = findings
+        .iter_mut()
+        .find(|f| matches!(f.code, Code::MoveAfterEnd | Code::PlayedOn) && f.suggestion.is_none())
+    else {
+        return;
+    };
+    let Some(first_after) = f.ply.filter(|&p| p > 1) else {
+        return;
+    };
+    let total = game.main_line().count() as u32;
+    let Some(last) = game.main_line().nth(first_after as usize - 2) else {
+        return;
+    };
+    let dropped = total.saturating_sub(first_after - 1);
+    let last = crate::rules::notation::move_name(
+        first_after - 1,
+        first_move,
+        &crate::rules::game::decode_text(last.text),
+    );
+    f.suggestion = Some(match dropped {
+        1 => format!("{last} as the last move (the ply after it dropped)"),
+        n => format!("{last} as the last move (the {n} plies after it dropped)"),
+    });
 }
 
 fn check_result_against_board(
