@@ -369,11 +369,19 @@ fn pgn_output_keeps_the_game_and_adds_the_outcome() {
          4... Ng8 5. Nf3 Nf6 6. Ng1 Ng8 7. Nf3 Nf6 8. Ng1 Ng8 {fivefold repetition: game\n\
          drawn} 1/2-1/2\n\n"
     );
-    // Variations and NAGs are kept; --fix-results rewrites the result and
-    // keeps the recorded one in a tag.
+    // Variations and NAGs are kept; --fix-results --pgnkit-tags rewrites the
+    // result and keeps the recorded one in a tag.
     let file = "fixtures/annotate/time_forfeit_walled_in.pgn";
     let out = run(
-        &["annotate-outcome", "-q", "-f", "pgn", "--fix-results", file],
+        &[
+            "annotate-outcome",
+            "-q",
+            "-f",
+            "pgn",
+            "--fix-results",
+            "--pgnkit-tags",
+            file,
+        ],
         None,
     );
     let text = stdout(&out);
@@ -601,20 +609,46 @@ fn a_marker_that_disagrees_with_the_result_tag_is_reported() {
         "{}",
         stderr(&out)
     );
-    // --fix-results changes nothing the rules allow, and loses neither.
-    let out = run(
-        &["annotate-outcome", "-q", "-f", "pgn", "--fix-results"],
-        Some(pgn),
-    );
+    // --fix-results --pgnkit-tags changes nothing the rules allow, and
+    // loses neither.
+    let tagged = [
+        "annotate-outcome",
+        "-q",
+        "-f",
+        "pgn",
+        "--fix-results",
+        "--pgnkit-tags",
+    ];
+    let out = run(&tagged, Some(pgn));
     assert!(stdout(&out).contains("[PgnkitMarkerResult \"0-1\"]\n"));
     assert!(!stdout(&out).contains("PgnkitRecordedResult"));
+    // --fix-results alone: the marker takes the result the rules allow,
+    // and a comment keeps both that were written.
+    let minimal = ["annotate-outcome", "-q", "-f", "pgn", "--fix-results"];
+    let out = run(&minimal, Some(pgn));
+    let text = stdout(&out);
+    let input = String::from_utf8_lossy(pgn);
+    assert_eq!(
+        text.lines()
+            .filter(|l| !input.lines().any(|i| i == *l))
+            .count(),
+        1,
+        "{text}"
+    );
+    assert!(
+        text.contains("{pgnkit: the result written was 1-0 (tag) and 0-1 (marker); "),
+        "{text}"
+    );
     // Where the rules give neither, the tag's goes to PgnkitRecordedResult and
     // the marker's to PgnkitMarkerResult.
     let mate = b"[Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 1/2-1/2\n";
-    let out = run(
-        &["annotate-outcome", "-q", "-f", "pgn", "--fix-results"],
-        Some(mate),
+    let out = run(&minimal, Some(mate));
+    assert_eq!(
+        stdout(&out),
+        "[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# {pgnkit: the result written was 1-0 (tag) and \
+         1/2-1/2 (marker); the game ended by checkmate after 2...Qh4#} 0-1\n"
     );
+    let out = run(&tagged, Some(mate));
     let text = stdout(&out);
     for tag in [
         "[Result \"0-1\"]",
@@ -933,4 +967,130 @@ fn every_helpmate_line_replays_to_mate_by_the_winner() {
     // The corpus alone holds hundreds of decisive games without mate.
     assert!(checked > 500, "only {checked} lines checked");
     assert!(plies > checked, "{plies} plies in {checked} lines");
+}
+
+/// `--fix-results` alone is a minimal edit: on every fixture, the output
+/// differs from the input only in the `Result` tag and the termination
+/// marker (with the comment before it) of the games whose result the rules
+/// contradict, and annotating the output finds no such game.
+#[test]
+fn fix_results_changes_only_the_results_the_rules_contradict() {
+    let mut changed_games = 0;
+    for dir in ["fixtures/annotate", "fixtures/pgn"] {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "pgn") {
+                continue;
+            }
+            let file = path.to_str().unwrap();
+            let input = std::fs::read(&path).unwrap();
+            let out = run(
+                &["annotate-outcome", "-q", "-f", "pgn", "--fix-results", file],
+                None,
+            );
+            assert!(matches!(code(&out), 0 | 1), "{file}: {}", stderr(&out));
+            let fixed = out.stdout.clone();
+            // Line by line, each that differs is a Result tag or ends with a
+            // marker after pgnkit's comment (a newline is added only where a
+            // game did not end with one).
+            let before: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+            let after: Vec<&[u8]> = fixed.split(|&b| b == b'\n').collect();
+            let mut differ: Vec<String> = Vec::new();
+            // What precedes a file's first game is not a game: not written.
+            let first = before
+                .iter()
+                .position(|l| l.ends_with(after[0]))
+                .unwrap_or(0);
+            let mut before = before;
+            before[first] = after[0];
+            let (mut i, mut j) = (first, 0);
+            while i < before.len() && j < after.len() {
+                if before[i] == after[j] {
+                    i += 1;
+                } else if after[j].is_empty() {
+                    // The newline added between two games.
+                } else {
+                    differ.push(String::from_utf8_lossy(after[j]).into_owned());
+                    i += 1;
+                }
+                j += 1;
+            }
+            assert!(
+                after[j..].iter().all(|l| l.is_empty()),
+                "{file}: more lines written than read"
+            );
+            if differ.is_empty() {
+                continue;
+            }
+            for line in &differ {
+                let line = line.trim_end_matches('\r');
+                let result_tag = line.starts_with("[Result \"") && line.ends_with("\"]");
+                let marker = line.contains("{pgnkit: the result written was ")
+                    && ["1-0", "0-1", "1/2-1/2", "*"]
+                        .iter()
+                        .any(|m| line.ends_with(m));
+                assert!(result_tag || marker, "{file}: {line}");
+                changed_games += usize::from(marker);
+            }
+            // Each game now records the result the rules gave it (read off
+            // the records of the input and of the output, game by game).
+            let results = |pgn: &[u8], column: &str| -> Vec<String> {
+                let out = run(&["annotate-outcome", "-q", "-f", "csv", "-"], Some(pgn));
+                let text = stdout(&out);
+                let mut reader = csv::Reader::from_reader(text.as_bytes());
+                let headers = reader.headers().unwrap().clone();
+                let col = headers.iter().position(|h| h == column).unwrap();
+                reader
+                    .records()
+                    .map(|r| r.unwrap()[col].to_owned())
+                    .collect()
+            };
+            let due = results(&input, "fide_result");
+            let now = results(&fixed, "result");
+            assert_eq!(due.len(), now.len(), "{file}");
+            for (game, (due, now)) in due.iter().zip(&now).enumerate() {
+                assert!(
+                    due.is_empty() || due == now,
+                    "{file} game {}: {now} for {due}",
+                    game + 1
+                );
+            }
+        }
+    }
+    assert!(changed_games >= 4, "{changed_games}");
+    // A file whose results all stand comes out byte for byte, line breaks,
+    // comments, NULs and all, and so do several files in a row.
+    let files = [
+        "fixtures/pgn/twic1599_excerpt.pgn",
+        "fixtures/pgn/nul_glued_tag.pgn",
+        "fixtures/pgn/latin1.pgn",
+    ];
+    let mut args = vec!["annotate-outcome", "-q", "-f", "pgn", "--fix-results"];
+    args.extend(files);
+    let out = run(&args, None);
+    let mut expected = Vec::new();
+    for f in files {
+        let bytes = std::fs::read(f).unwrap();
+        if expected.last().is_some_and(|&b| b != b'\n') {
+            expected.push(b'\n');
+        }
+        expected.extend(bytes);
+    }
+    assert!(out.stdout == expected, "{}", stdout(&out));
+}
+
+#[test]
+fn pgnkit_tags_needs_fix_results() {
+    let out = run(
+        &[
+            "annotate-outcome",
+            "-f",
+            "pgn",
+            "--pgnkit-tags",
+            "fixtures/pgn/bom.pgn",
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("--fix-results"), "{}", stderr(&out));
 }

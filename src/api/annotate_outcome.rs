@@ -120,6 +120,7 @@ fn settings<'d>(
             AnnotateFormat::Pgn => OutputFormat::Pgn(PgnSettings {
                 rules: profile,
                 fix_results: args.fix_results,
+                minimal: args.fix_results && !args.pgnkit_tags,
             }),
             _ => unreachable!("checked above"),
         },
@@ -131,6 +132,8 @@ struct Annotated {
     row: OutcomeRecord,
     /// The game written back, for `--format pgn`.
     pgn: Option<Vec<u8>>,
+    /// For `--fix-results` alone: the edits of the game's own bytes.
+    edits: Vec<annotate::Edit>,
     replayed: bool,
     /// What the scanner repaired in the game ([`damage`]): reported.
     damage: Vec<Finding>,
@@ -219,9 +222,15 @@ fn annotated(game: &RawGame<'_>, work: &Work<'_>) -> Annotated {
     let outcome = annotate_with(game, profile, laws, openings);
     let (white, black) = players(|tag| game.tag_text(tag));
     let mut row = OutcomeRecord::new(&outcome, white, black);
-    let pgn = match written {
-        OutputFormat::Pgn(settings) => Some(annotate::pgn_record(game, &outcome, &row, settings)),
-        _ => None,
+    let (pgn, edits) = match written {
+        OutputFormat::Pgn(settings) if settings.minimal => {
+            (None, annotate::result_edits(game, &outcome))
+        }
+        OutputFormat::Pgn(settings) => (
+            Some(annotate::pgn_record(game, &outcome, &row, settings)),
+            Vec::new(),
+        ),
+        _ => (None, Vec::new()),
     };
     if !tags.is_empty() {
         row.tags = tags.values(game);
@@ -251,6 +260,7 @@ fn annotated(game: &RawGame<'_>, work: &Work<'_>) -> Annotated {
     Annotated {
         row,
         pgn,
+        edits,
         replayed: outcome.is_replayed(),
         damage: damage(game),
         first_move: outcome.first_move,
@@ -268,6 +278,10 @@ enum Outcomes<'a> {
     Columnar(ColumnarSink<'a>),
     /// `-f pgn`: each game as the worker wrote it back.
     Pgn,
+    /// `-f pgn --fix-results`: each game as it was read, its result edited
+    /// (the file the last game came from, and whether it ended a line: a
+    /// newline parts two files' games only where the first did not).
+    PgnAsRead(Option<(String, bool)>),
     /// `-f text`: a line per game to look at.
     Text,
     /// `-f html`: the arbiter's page.
@@ -286,6 +300,7 @@ impl<'a> Outcomes<'a> {
             OutputFormat::Columnar(c) => {
                 Outcomes::Columnar(streaming.columnar(c, &OUTCOME, batches)?)
             }
+            OutputFormat::Pgn(settings) if settings.minimal => Outcomes::PgnAsRead(None),
             OutputFormat::Pgn(_) => Outcomes::Pgn,
             OutputFormat::Text => Outcomes::Text,
             OutputFormat::Page(n) => {
@@ -330,6 +345,32 @@ impl<'a> Outcomes<'a> {
                 sink.flush_full(out)
             }
             Outcomes::Pgn => out.write_all(done.pgn.as_deref().unwrap_or_default()),
+            Outcomes::PgnAsRead(last) => {
+                // The game's text starts `shift` bytes into what was read
+                // for it (text before a chunk's first game goes with it).
+                let shift = ctx
+                    .offset
+                    .map_or(0, |o| o.saturating_sub(ctx.raw_offset) as usize);
+                let edited;
+                let bytes = if done.edits.is_empty() {
+                    ctx.raw
+                } else {
+                    edited = annotate::apply_edits(ctx.raw, shift, &done.edits);
+                    &edited[..]
+                };
+                if bytes.is_empty() {
+                    return Ok(());
+                }
+                if let Some((file, ended_line)) = last.as_ref()
+                    && file != ctx.file
+                    && !ended_line
+                {
+                    out.write_all(b"\n")?;
+                }
+                out.write_all(bytes)?;
+                *last = Some((ctx.file.to_owned(), bytes.ends_with(b"\n")));
+                Ok(())
+            }
             Outcomes::Text => match &done.look {
                 Some(look) => out.write_all(&text_line(ctx, done, look)),
                 None => Ok(()),
@@ -356,7 +397,7 @@ impl<'a> Outcomes<'a> {
         match self {
             Outcomes::Columnar(sink) => sink.finish(out),
             Outcomes::Page(page) => page.finish(out, &head()),
-            Outcomes::Table(_) | Outcomes::Pgn | Outcomes::Text => Ok(()),
+            Outcomes::Table(_) | Outcomes::Pgn | Outcomes::PgnAsRead(_) | Outcomes::Text => Ok(()),
         }
     }
 }
@@ -529,6 +570,9 @@ fn options(args: &AnnotateOutcomeArgs, tags: &TagColumns) -> Vec<String> {
     }
     if args.fix_results {
         options.push("--fix-results".to_owned());
+    }
+    if args.pgnkit_tags {
+        options.push("--pgnkit-tags".to_owned());
     }
     if args.problems {
         options.push("--problems".to_owned());

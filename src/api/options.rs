@@ -279,10 +279,18 @@ pub struct AnnotateOutcomeOptions {
     #[arg(long, value_name = "WHEN", default_value = "date")]
     pub laws: crate::rules::laws::LawsChoice,
 
-    /// With `--format pgn`: overwrite the Result tag and termination marker
-    /// with the result the rules give (an error with the other formats).
+    /// With `--format pgn`: the games as they were read, with only the
+    /// Result tag and the termination marker changed where the rules give
+    /// another result, and a comment before the marker keeping the result
+    /// that was written and why it changed (an error with the other
+    /// formats).
     #[arg(long)]
     pub fix_results: bool,
+
+    /// With `--fix-results`: write the `Pgnkit*` tags and comments too, as
+    /// `-f pgn` alone does (the movetext is then written anew).
+    #[arg(long, requires = "fix_results")]
+    pub pgnkit_tags: bool,
 
     /// With `--format csv|jsonl`: the values of these tags too
     /// (comma-separated, named as in the PGN), so rows join to the games:
@@ -322,6 +330,7 @@ impl Default for AnnotateOutcomeOptions {
             rules: RulesProfile::default(),
             laws: LawsChoice::default(),
             fix_results: false,
+            pgnkit_tags: false,
             tags: None,
             problems: false,
             openings: None,

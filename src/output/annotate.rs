@@ -157,6 +157,153 @@ pub struct PgnSettings {
     pub rules: Profile,
     /// Overwrite the result with the one the rules give (`--fix-results`).
     pub fix_results: bool,
+    /// With `fix_results`: the game's own bytes with only the result
+    /// changed ([`result_edits`]), no `Pgnkit*` tags (`--pgnkit-tags` not
+    /// given).
+    pub minimal: bool,
+}
+
+/// One change of a game's bytes: `start..end` of the game's text replaced
+/// by `with`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub start: usize,
+    pub end: usize,
+    pub with: Vec<u8>,
+}
+
+/// The edits that give `game` the result the rules give, when it records
+/// another: the `Result` tag's value and the termination marker replaced
+/// (a tag or marker added where there is none), and a comment before the
+/// marker keeping what was written and why. Everything else stays as it
+/// was read. Empty when the result stands (or the rules give none).
+pub fn result_edits(game: &RawGame<'_>, outcome: &Outcome) -> Vec<Edit> {
+    let Some(due) = outcome.rules_result else {
+        return Vec::new();
+    };
+    let text = game.text;
+    let marker = game.marker.map(|m| m.result);
+    let present = game.tag("Result").is_some();
+    let tag = game
+        .tag("Result")
+        .and_then(|t| GameResult::from_ascii(t.value.as_ref()));
+    // The tag is changed when it says something else (or is not a result),
+    // or added when the game records no result at all.
+    let edit_tag = (present && tag != Some(due)) || (!present && marker.is_none());
+    if !edit_tag && marker.is_none_or(|m| m == due) {
+        return Vec::new();
+    }
+    let newline: &[u8] = if memchr::memmem::find(text, b"\r\n").is_some() {
+        b"\r\n"
+    } else {
+        b"\n"
+    };
+    let mut edits = Vec::new();
+    // The tag section ends where the first movetext token starts.
+    let movetext = game
+        .tokens
+        .first()
+        .map_or(text.len(), |t| {
+            (t.text.as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
+        })
+        .min(text.len());
+    match result_value(&text[..movetext]) {
+        _ if !edit_tag => {}
+        Some((start, end)) => edits.push(Edit {
+            start,
+            end,
+            with: due.as_str().as_bytes().to_vec(),
+        }),
+        None => {
+            let mut line = format!("[Result \"{due}\"]").into_bytes();
+            line.extend_from_slice(newline);
+            edits.push(Edit {
+                start: 0,
+                end: 0,
+                with: line,
+            });
+        }
+    }
+    let written = match (tag, marker) {
+        (Some(t), Some(m)) if t != m => format!("{t} (tag) and {m} (marker)"),
+        (Some(r), _) | (None, Some(r)) => r.as_str().to_owned(),
+        (None, None) => "no result".to_owned(),
+    };
+    let why = concern_texts(game, outcome, &outcome.concerns())
+        .into_iter()
+        .find(|t| t.starts_with("recorded "))
+        .and_then(|t| t.split_once(": ").map(|(_, why)| why.to_owned()))
+        .unwrap_or_else(|| format!("the rules give {due}"));
+    // (A comment holds no closing brace but its own.)
+    let body = format!("pgnkit: the result written was {written}; {why}").replace('}', ")");
+    let comment = format!("{{{body}}} ");
+    let marker_text = due.as_str();
+    match marker {
+        Some(m) if text.ends_with(m.as_str().as_bytes()) => {
+            let start = text.len() - m.as_str().len();
+            edits.push(Edit {
+                start,
+                end: text.len(),
+                with: format!("{comment}{marker_text}").into_bytes(),
+            });
+        }
+        _ => {
+            let end = text
+                .iter()
+                .rposition(|b| !b.is_ascii_whitespace())
+                .map_or(0, |i| i + 1);
+            edits.push(Edit {
+                start: end,
+                end,
+                with: format!(" {comment}{marker_text}").into_bytes(),
+            });
+        }
+    }
+    edits
+}
+
+/// Where the value of the `Result` tag lies in a tag section (the bytes
+/// between its quotes).
+fn result_value(tags: &[u8]) -> Option<(usize, usize)> {
+    let mut from = 0;
+    while let Some(at) = memchr::memmem::find(&tags[from..], b"[Result") {
+        let at = from + at;
+        from = at + 1;
+        let rest = &tags[at + 7..];
+        let space = rest
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        if rest.get(space) != Some(&b'"') {
+            continue;
+        }
+        let start = at + 7 + space + 1;
+        let mut i = start;
+        while i < tags.len() {
+            match tags[i] {
+                b'\\' => i += 2,
+                b'"' => return Some((start, i)),
+                b'\n' => break,
+                _ => i += 1,
+            }
+        }
+    }
+    None
+}
+
+/// `text` with `edits` (sorted, not overlapping, relative to `text`'s
+/// first byte shifted by `shift`) applied.
+pub fn apply_edits(text: &[u8], shift: usize, edits: &[Edit]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + 128);
+    let mut at = 0;
+    for e in edits {
+        let (start, end) = (e.start + shift, e.end + shift);
+        out.extend_from_slice(&text[at..start]);
+        out.extend_from_slice(&e.with);
+        at = end;
+    }
+    out.extend_from_slice(&text[at..]);
+    out
 }
 
 /// The comment at the ply where the game ended.
