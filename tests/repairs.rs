@@ -449,3 +449,105 @@ fn planted_errors_of_every_kind_are_repaired_to_the_original() {
     }
     assert_eq!(kinds.len(), 6, "{kinds:?}");
 }
+
+/// `validate --fix`: the planted archive with every full repair applied as
+/// a minimal edit. Only the lines of the planted errors change, each with
+/// pgnkit's comment; the fixed file validates without the repaired
+/// findings (the one tie, not applied, stays); the report is the same as
+/// without `--fix`.
+#[test]
+fn fix_applies_each_full_repair_as_a_minimal_edit() {
+    use crate::util::{code, run, stderr};
+    let dir = tempfile::tempdir().unwrap();
+    let fixed = dir.path().join("fixed.pgn");
+    let input = "fixtures/repairs/planted.pgn";
+    let plain = run(&["validate", "-q", "-f", "csv", input], None);
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "-f",
+            "csv",
+            "--fix",
+            fixed.to_str().unwrap(),
+            input,
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(out.stdout, plain.stdout);
+    let before = std::fs::read_to_string(input).unwrap();
+    let after = std::fs::read_to_string(&fixed).unwrap();
+    let (before, after): (Vec<&str>, Vec<&str>) =
+        (before.lines().collect(), after.lines().collect());
+    assert_eq!(before.len(), after.len());
+    let changed: Vec<(&str, &str)> = before
+        .iter()
+        .zip(&after)
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| (*a, *b))
+        .collect();
+    // Eleven of the twelve games: all but the tie.
+    assert_eq!(changed.len(), 11, "{changed:#?}");
+    for (was, now) in &changed {
+        assert!(now.contains("{pgnkit: "), "{now}");
+        // Outside pgnkit's comment, only move tokens changed: the words of
+        // the line without the comment are those written, but for a few.
+        let stripped: String = {
+            let start = now.find("{pgnkit: ").unwrap();
+            let end = start + now[start..].find('}').unwrap() + 1;
+            format!("{}{}", &now[..start], &now[end..])
+        };
+        let words = |s: &str| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        let (a, b) = (words(was), words(&stripped));
+        let differing = a.iter().filter(|w| !b.contains(w)).count()
+            + b.iter().filter(|w| !a.contains(w)).count();
+        assert!(differing <= 6, "{was}\n{now}");
+    }
+    // Validated again: of the move errors only the tie is left, and no
+    // moves after a mate.
+    let again = run(
+        &[
+            "validate",
+            "-q",
+            "--only",
+            "illegal-move,ambiguous-move,syntax,move-after-end,played-on",
+            fixed.to_str().unwrap(),
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&again.stdout).into_owned();
+    let games: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("dead position"))
+        .collect();
+    assert_eq!(games.len(), 1, "{text}");
+    assert!(
+        games[0].contains("game 3 ") && games[0].contains("(a tie)"),
+        "{text}"
+    );
+    // The file is refused where the product or an input is.
+    for (flags, why) in [
+        (vec!["--fix", input, input], "refusing"),
+        (
+            vec![
+                "--fix",
+                fixed.to_str().unwrap(),
+                "--byte-range",
+                "0..100",
+                input,
+            ],
+            "--byte-range",
+        ),
+    ] {
+        let mut args = vec!["validate", "-q"];
+        args.extend(flags);
+        let out = run(&args, None);
+        assert_eq!(code(&out), 2, "{}", stderr(&out));
+        assert!(stderr(&out).contains(why), "{}", stderr(&out));
+    }
+    assert_eq!(
+        std::fs::read_to_string(input).unwrap().lines().count(),
+        before.len()
+    );
+}

@@ -133,7 +133,7 @@ struct Annotated {
     /// The game written back, for `--format pgn`.
     pgn: Option<Vec<u8>>,
     /// For `--fix-results` alone: the edits of the game's own bytes.
-    edits: Vec<annotate::Edit>,
+    edits: Vec<crate::rules::game::Edit>,
     replayed: bool,
     /// What the scanner repaired in the game ([`damage`]): reported.
     damage: Vec<Finding>,
@@ -355,7 +355,7 @@ impl<'a> Outcomes<'a> {
                 let bytes = if done.edits.is_empty() {
                     ctx.raw
                 } else {
-                    edited = annotate::apply_edits(ctx.raw, shift, &done.edits);
+                    edited = crate::rules::game::apply_edits(ctx.raw, shift, &done.edits);
                     &edited[..]
                 };
                 if bytes.is_empty() {

@@ -208,6 +208,17 @@ pub struct ValidateOptions {
     #[arg(long, value_name = "FILE")]
     pub good_games: Option<PathBuf>,
 
+    /// Write every game read to FILE with each full repair applied (one
+    /// repair that replays the rest of the game, not a tie; moves written
+    /// after a mate or stalemate dropped) as a minimal edit of its bytes:
+    /// only the changed move tokens differ, each change followed by a
+    /// comment that says what was written and why it changed; tags,
+    /// comments, line breaks and encoding stay as they were. The games'
+    /// bytes run as for `--bad-games`. Not with `--byte-range`; a FILE that
+    /// is an input, standard output or another output is refused, exit 2.
+    #[arg(long, value_name = "FILE")]
+    pub fix: Option<PathBuf>,
+
     /// Which Laws judge each game: `date` (default) those in force when it
     /// was played, by its `Date` tag, else its `EventDate` (a year alone
     /// decides what changed on 1 January, and what changed on 1 July in
@@ -238,6 +249,7 @@ impl Default for ValidateOptions {
             tags: None,
             bad_games: None,
             good_games: None,
+            fix: None,
             laws: LawsChoice::default(),
             html: HtmlOptions::default(),
         }

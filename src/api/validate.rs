@@ -338,6 +338,8 @@ struct Counts {
     failing: u64,
     tally: Tally,
     records: u64,
+    /// Games written to `--fix` with a repair applied.
+    repaired: u64,
 }
 
 impl Counts {
@@ -636,7 +638,7 @@ pub(super) fn run(
         streaming.check_page()?;
     }
     // Before the product file is created: a refused --stats leaves it be.
-    let copies: Vec<&Path> = [&args.bad_games, &args.good_games]
+    let copies: Vec<&Path> = [&args.bad_games, &args.good_games, &args.fix]
         .into_iter()
         .filter_map(|p| p.as_deref())
         .collect();
@@ -649,6 +651,17 @@ pub(super) fn run(
     let failed = streaming.write_error(PRODUCT_NAME);
     streaming.check_range()?;
     let mut split = problem_games(args, &streaming)?;
+    if let Some(fix) = &args.fix
+        && [&args.bad_games, &args.good_games]
+            .into_iter()
+            .any(|p| p.as_deref() == Some(fix.as_path()))
+    {
+        return Err(Error::usage(format!(
+            "refusing to write games to {}: the run writes another output there",
+            fix.display()
+        )));
+    }
+    let mut fixed = streaming.game_files(args.fix.as_deref(), None, "--fix")?;
     report
         .header(&mut out, !streaming.no_header, tags.names())
         .map_err(&failed)?;
@@ -660,7 +673,8 @@ pub(super) fn run(
     // columnar report, whose batches are not cut by input.
     let spool = out.clone();
     let columnar = matches!(report, Report::Columnar(_));
-    let inputs = streaming.inputs((split.is_none() && !columnar).then_some(&spool));
+    let inputs =
+        streaming.inputs((split.is_none() && fixed.is_none() && !columnar).then_some(&spool));
     let totals = inputs.for_each_game(
         |game| checked(game, args.laws, &policy, &tags, page),
         |event| {
@@ -681,6 +695,7 @@ pub(super) fn run(
                             mut findings,
                             first_move,
                             key,
+                            fixes,
                             ..
                         },
                         mut names,
@@ -710,6 +725,20 @@ pub(super) fn run(
                     let bad = counts.game(&findings, &policy);
                     if let Some(split) = split.as_mut() {
                         split.game(ctx.raw, bad)?;
+                    }
+                    if let Some(fixed) = fixed.as_mut() {
+                        if fixes.is_empty() {
+                            fixed.game(ctx.raw, true)?;
+                        } else {
+                            // The game's text starts `shift` bytes into what
+                            // was read for it.
+                            let shift = ctx
+                                .offset
+                                .map_or(0, |o| o.saturating_sub(ctx.raw_offset) as usize);
+                            let edited = crate::rules::game::apply_edits(ctx.raw, shift, &fixes);
+                            fixed.game(&edited, true)?;
+                            counts.repaired += 1;
+                        }
                     }
                     let game = PageGame {
                         result: names.result,
@@ -745,10 +774,20 @@ pub(super) fn run(
     if let Some(split) = split {
         split.finish()?;
     }
-    let summary = format!(
+    if let Some(fixed) = fixed {
+        fixed.finish()?;
+    }
+    let mut summary = format!(
         "{} with errors, {} with warnings",
         counts.with_errors, counts.with_warnings
     );
+    if let Some(fix) = &args.fix {
+        summary.push_str(&format!(
+            ", {} repaired in {}",
+            counts.repaired,
+            fix.display()
+        ));
+    }
     report
         .finish(&mut out, || counts.head(&totals, &summary))
         .map_err(&failed)?;

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use super::pgn::{self, Edits, Keep};
 use crate::rules::dead::DeadReason;
 use crate::rules::ends::EndKind;
-use crate::rules::game::{GameResult, RawGame};
+use crate::rules::game::{Edit, GameResult, RawGame};
 use crate::rules::mateability::Mateability;
 pub use crate::schema::outcome::OutcomeRecord;
 use crate::schema::{finding::error_text, outcome::OUTCOME};
@@ -163,15 +163,6 @@ pub struct PgnSettings {
     pub minimal: bool,
 }
 
-/// One change of a game's bytes: `start..end` of the game's text replaced
-/// by `with`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edit {
-    pub start: usize,
-    pub end: usize,
-    pub with: Vec<u8>,
-}
-
 /// The edits that give `game` the result the rules give, when it records
 /// another: the `Result` tag's value and the termination marker replaced
 /// (a tag or marker added where there is none), and a comment before the
@@ -289,21 +280,6 @@ fn result_value(tags: &[u8]) -> Option<(usize, usize)> {
         }
     }
     None
-}
-
-/// `text` with `edits` (sorted, not overlapping, relative to `text`'s
-/// first byte shifted by `shift`) applied.
-pub fn apply_edits(text: &[u8], shift: usize, edits: &[Edit]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(text.len() + 128);
-    let mut at = 0;
-    for e in edits {
-        let (start, end) = (e.start + shift, e.end + shift);
-        out.extend_from_slice(&text[at..start]);
-        out.extend_from_slice(&e.with);
-        at = end;
-    }
-    out.extend_from_slice(&text[at..]);
-    out
 }
 
 /// The comment at the ply where the game ended.

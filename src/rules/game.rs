@@ -376,6 +376,30 @@ pub fn decode_text(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
+/// One change of a game's bytes: `start..end` of the game's text replaced
+/// by `with`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub start: usize,
+    pub end: usize,
+    pub with: Vec<u8>,
+}
+
+/// `text` with `edits` (sorted, not overlapping, relative to `text`'s
+/// first byte shifted by `shift`) applied.
+pub fn apply_edits(text: &[u8], shift: usize, edits: &[Edit]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + 128);
+    let mut at = 0;
+    for e in edits {
+        let (start, end) = (e.start + shift, e.end + shift);
+        out.extend_from_slice(&text[at..start]);
+        out.extend_from_slice(&e.with);
+        at = end;
+    }
+    out.extend_from_slice(&text[at..]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use crate::input::scan::scan;

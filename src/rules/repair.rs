@@ -65,6 +65,23 @@ pub enum Kind {
     Extra,
 }
 
+/// A change of the recorded movetext that applies a repair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenEdit {
+    /// The token written as `with` instead.
+    Replace { token: usize, with: String },
+    /// `with` written before the token (a missing move, in SAN; a missing
+    /// move pair with its number, `6. Nge2 a6`, before the token's own
+    /// number).
+    InsertBefore {
+        token: usize,
+        with: String,
+        pair: bool,
+    },
+    /// The token written by mistake, removed.
+    Delete { token: usize },
+}
+
 /// One verified repair.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Repair {
@@ -99,6 +116,9 @@ pub struct Repair {
     /// for a reading the characters changed (one more for another piece
     /// letter), then the moves missing or written by mistake.
     pub distance: u32,
+    /// The repair as changes of the recorded tokens (indices into the
+    /// tokens the repair was asked about), to apply it to the record.
+    pub edits: Vec<TokenEdit>,
     /// The token as written, named at its ply (`8.Bd2`), when the repair
     /// changes a move before the one that could not be played: the slip
     /// was legal and was caught later.
@@ -423,10 +443,50 @@ pub fn numbered_repairs(
     for (kind, moves, next) in candidates {
         let mut pos = at.pos.clone();
         let mut names = Vec::with_capacity(moves.len());
+        let mut sans = Vec::with_capacity(moves.len());
         for (i, &mv) in moves.iter().enumerate() {
+            sans.push(SanPlus::from_move(pos.clone(), mv).to_string());
             names.push(name(at.ply + i as u32, &pos, mv));
             pos.play_unchecked(mv);
         }
+        let written = |i: usize| String::from_utf8_lossy(tokens[i].text).into_owned();
+        let edits = match kind {
+            Kind::Reading => vec![TokenEdit::Replace {
+                token: 0,
+                with: sans[0].clone(),
+            }],
+            Kind::Swapped => vec![
+                TokenEdit::Replace {
+                    token: 0,
+                    with: written(1),
+                },
+                TokenEdit::Replace {
+                    token: 1,
+                    with: written(0),
+                },
+            ],
+            Kind::SwappedOneSide => vec![
+                TokenEdit::Replace {
+                    token: 0,
+                    with: written(2),
+                },
+                TokenEdit::Replace {
+                    token: 2,
+                    with: written(0),
+                },
+            ],
+            Kind::Missing => vec![TokenEdit::InsertBefore {
+                token: 0,
+                with: sans[0].clone(),
+                pair: false,
+            }],
+            Kind::MissingPair => vec![TokenEdit::InsertBefore {
+                token: 0,
+                with: joined(&names[..2]),
+                pair: true,
+            }],
+            Kind::Extra => vec![TokenEdit::Delete { token: 0 }],
+        };
         if kind == Kind::Extra {
             names.push(move_name(
                 at.ply,
@@ -507,6 +567,7 @@ pub fn numbered_repairs(
             exact,
             distance,
             earlier: None,
+            edits,
             numbers_disagree,
             stops_at,
             moves: names,

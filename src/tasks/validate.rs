@@ -18,12 +18,14 @@ use shakmaty::{CastlingSide, Chess, Color, Move, Position};
 use crate::rules::commands::{self, Commands, may_hold_command};
 use crate::rules::ends::{End, EndKind, EndRules, EndTracker, Step};
 use crate::rules::finding::{Code, Finding};
-use crate::rules::game::{GameResult, RawGame, SEVEN_TAG_ROSTER, TokenKind, recorded_result};
+use crate::rules::game::{
+    Edit, GameResult, RawGame, SEVEN_TAG_ROSTER, Token, TokenKind, recorded_result,
+};
 use crate::rules::identity::{GameKey, encode_move};
 use crate::rules::laws::{Laws, LawsChoice};
 use crate::rules::movetext::marker_finding;
 use crate::rules::openings::{Classifier, Opening, OpeningTable};
-use crate::rules::repair::{At, numbered_repairs};
+use crate::rules::repair::{At, Repair, TokenEdit, numbered_repairs};
 use crate::rules::replay::{is_uci_move, replay};
 use crate::rules::san::parse_san;
 use crate::rules::setup::start_position;
@@ -42,6 +44,9 @@ pub struct GameCheck {
     /// The game's identity ([`GameKey`]), when it was asked for, the main
     /// line has a move and every move was played.
     pub key: Option<GameKey>,
+    /// The full repairs found (one, not a tie), as edits of the game's
+    /// bytes (`validate --fix`): sorted, none overlapping.
+    pub fixes: Vec<Edit>,
 }
 
 /// Runs every check on `game`, judged by the Laws `laws` chooses for it.
@@ -124,6 +129,7 @@ fn check_moves(
     // The suffix of a check waits for the next move: a position followed by
     // a legal move is not mate, so mate is looked for once, at the end.
     let mut pending: Option<PendingSuffix<'_>> = None;
+    let mut fixes = Vec::new();
     let at = |ply| game.after_ply(ply, first_move);
     let done = replay(game, start.pos.clone(), |ev| {
         if let Some(p) = pending.take() {
@@ -181,7 +187,9 @@ fn check_moves(
         // after the end, unless one was already.
         let after_end = closed.mark_move_after_end(&mut error, &at);
         if !after_end {
-            error.suggestion = suggest(game, (&start.pos, &done.pos), first_move, &error);
+            let (text, edits) = suggest(game, (&start.pos, &done.pos), first_move, &error);
+            error.suggestion = text;
+            fixes = edits;
         }
         if !after_end || !after_end_reported {
             findings.push(error);
@@ -198,7 +206,7 @@ fn check_moves(
         .end
         .is_some_and(|e| matches!(e.kind, EndKind::Checkmate | EndKind::Stalemate))
     {
-        drop_after_end(game, first_move, &mut findings);
+        fixes.extend(drop_after_end(game, first_move, &mut findings));
     }
     // Under today's Laws the game would have ended at the suspended end:
     // what is said about a later end depends on the Laws that judged it.
@@ -213,7 +221,9 @@ fn check_moves(
             }
         }
     }
-    finish(findings, done.plies, first_move, key)
+    let mut check = finish(findings, done.plies, first_move, key);
+    check.fixes = fixes;
+    check
 }
 
 /// The `eco-mismatch` note of a game whose `ECO` or `Opening` tag
@@ -264,13 +274,17 @@ fn suggest(
     (start, pos): (&Chess, &Chess),
     first_move: (u32, Color),
     error: &Finding,
-) -> Option<String> {
-    let ply = error.ply?;
+) -> (Option<String>, Vec<Edit>) {
+    let Some(ply) = error.ply else {
+        return (None, Vec::new());
+    };
     let main: Vec<_> = game.main_line().collect();
-    let tokens = main.get(ply as usize - 1..)?;
+    let Some(tokens) = main.get(ply as usize - 1..) else {
+        return (None, Vec::new());
+    };
     // A game written in UCI is told so; its moves are not slips.
-    if is_uci_move(tokens.first()?.text, pos) {
-        return None;
+    if tokens.first().is_none_or(|t| is_uci_move(t.text, pos)) {
+        return (None, Vec::new());
     }
     let at = At {
         pos,
@@ -340,6 +354,7 @@ fn suggest(
         repair.numbers_disagree += kept_disagree(ply as usize - 1);
     }
     let mut best = here;
+    let mut best_at = ply as usize - 1;
     for d in crate::rules::diagram::diagrams(game, start, &back) {
         let m = d.plies as usize;
         if !back.contains(&d.plies) || m >= main.len() {
@@ -373,9 +388,118 @@ fn suggest(
                 repair.earlier = Some(written.clone());
             }
             best = there;
+            best_at = m;
         }
     }
-    best.text()
+    // One full repair, no tie: what `--fix` applies.
+    let edits = match best.best.as_slice() {
+        [only] if only.is_full() => repair_edits(game, &main[best_at..], only),
+        _ => Vec::new(),
+    };
+    (best.text(), edits)
+}
+
+/// Where the move number written before the token at `start` begins
+/// (`7. Be3`, `7.Be3`), or `start` when none is.
+fn number_before(text: &[u8], start: usize) -> usize {
+    let mut i = start;
+    while i > 0 && text[i - 1].is_ascii_whitespace() {
+        i -= 1;
+    }
+    let dots = i;
+    while i > 0 && text[i - 1] == b'.' {
+        i -= 1;
+    }
+    let digits = i;
+    while i > 0 && text[i - 1].is_ascii_digit() {
+        i -= 1;
+    }
+    if dots > digits && digits > i {
+        i
+    } else {
+        start
+    }
+}
+
+/// `repair` of the recorded `tokens` as edits of the game's bytes: the
+/// tokens it changes, and a comment after them saying what was written and
+/// why it changed.
+fn repair_edits(game: &RawGame<'_>, tokens: &[&Token<'_>], repair: &Repair) -> Vec<Edit> {
+    let base = game.text.as_ptr() as usize;
+    let span = |i: usize| -> Option<(usize, usize)> {
+        let t = tokens.get(i)?;
+        let start = (t.text.as_ptr() as usize).checked_sub(base)?;
+        (start + t.text.len() <= game.text.len()).then_some((start, start + t.text.len()))
+    };
+    let mut edits = Vec::new();
+    let mut touched = Vec::new();
+    for edit in &repair.edits {
+        match edit {
+            TokenEdit::Replace { token, with } => {
+                let Some((start, end)) = span(*token) else {
+                    return Vec::new();
+                };
+                touched.push(*token);
+                edits.push(Edit {
+                    start,
+                    end,
+                    with: with.clone().into_bytes(),
+                });
+            }
+            TokenEdit::InsertBefore { token, with, pair } => {
+                let Some((mut start, _)) = span(*token) else {
+                    return Vec::new();
+                };
+                if *pair {
+                    // Before the token's own move number (`7. Be3`).
+                    start = number_before(game.text, start);
+                }
+                touched.push(*token);
+                edits.push(Edit {
+                    start,
+                    end: start,
+                    with: format!("{with} ").into_bytes(),
+                });
+            }
+            TokenEdit::Delete { token } => {
+                let Some((start, end)) = span(*token) else {
+                    return Vec::new();
+                };
+                touched.push(*token);
+                edits.push(Edit {
+                    start,
+                    end,
+                    with: Vec::new(),
+                });
+            }
+        }
+    }
+    let written: Vec<String> = {
+        let mut t = touched.clone();
+        t.sort_unstable();
+        t.dedup();
+        t.iter()
+            .filter_map(|&i| tokens.get(i))
+            .map(|t| String::from_utf8_lossy(t.text).into_owned())
+            .collect()
+    };
+    let Some(last) = touched.iter().max().and_then(|&i| span(i)) else {
+        return Vec::new();
+    };
+    let note = format!(
+        "pgnkit: written {}; repaired to {} ({})",
+        written.join(" "),
+        repair.describe(),
+        repair.evidence()
+    )
+    .replace('}', ")");
+    edits.push(Edit {
+        start: last.1,
+        end: last.1,
+        with: format!(" {{{note}}}").into_bytes(),
+    });
+    edits.sort_by_key(|e| (e.start, e.end));
+    edits
 }
 
 /// How many plies before a failing move are looked at for the slip that
@@ -398,6 +522,7 @@ fn finish(
         plies,
         first_move,
         key,
+        fixes: Vec::new(),
     }
 }
 
@@ -776,20 +901,18 @@ fn played_on(game: &RawGame<'_>, end: Option<End>, first: Color, findings: &mut 
 /// (`36...fxg2# as the last move (the 2 plies after it dropped)`). Moves
 /// played on after a dead position or a repetition are a true record of
 /// what was played, and keep no repair.
-fn drop_after_end(game: &RawGame<'_>, first_move: (u32, Color), findings: &mut [Finding]) {
-    let Some(f) = findings
-        .iter_mut()
-        .find(|f| matches!(f.code, Code::MoveAfterEnd | Code::PlayedOn) && f.suggestion.is_none())
-    else {
-        return;
-    };
-    let Some(first_after) = f.ply.filter(|&p| p > 1) else {
-        return;
-    };
-    let total = game.main_line().count() as u32;
-    let Some(last) = game.main_line().nth(first_after as usize - 2) else {
-        return;
-    };
+fn drop_after_end(
+    game: &RawGame<'_>,
+    first_move: (u32, Color),
+    findings: &mut [Finding],
+) -> Option<Edit> {
+    let f = findings.iter_mut().find(|f| {
+        matches!(f.code, Code::MoveAfterEnd | Code::PlayedOn) && f.suggestion.is_none()
+    })?;
+    let first_after = f.ply.filter(|&p| p > 1)?;
+    let main: Vec<&Token<'_>> = game.main_line().collect();
+    let total = main.len() as u32;
+    let last = *main.get(first_after as usize - 2)?;
     let dropped = total.saturating_sub(first_after - 1);
     let last = crate::rules::notation::move_name(
         first_after - 1,
@@ -800,6 +923,25 @@ fn drop_after_end(game: &RawGame<'_>, first_move: (u32, Color), findings: &mut [
         1 => format!("{last} as the last move (the ply after it dropped)"),
         n => format!("{last} as the last move (the {n} plies after it dropped)"),
     });
+    // The edit: the plies after the end (with the first one's number)
+    // replaced by a comment that keeps them.
+    let base = game.text.as_ptr() as usize;
+    let first = main.get(first_after as usize - 1)?;
+    let end_token = main.last()?;
+    let start = (first.text.as_ptr() as usize).checked_sub(base)?;
+    let end = (end_token.text.as_ptr() as usize).checked_sub(base)? + end_token.text.len();
+    if end > game.text.len() || start > end {
+        return None;
+    }
+    let start = number_before(game.text, start);
+    let written = String::from_utf8_lossy(&game.text[start..end]).replace('}', ")");
+    let written = written.split_whitespace().collect::<Vec<_>>().join(" ");
+    Some(Edit {
+        start,
+        end,
+        with: format!("{{pgnkit: written after {last} ended the game, dropped: {written}}}")
+            .into_bytes(),
+    })
 }
 
 fn check_result_against_board(
