@@ -801,7 +801,9 @@ fn text_names_each_game_an_arbiter_must_look_at_and_why() {
     );
     assert!(
         at("twic1599_excerpt.pgn", 81).ends_with(
-            "a draw by threefold repetition could be claimed after 113...Kg8, and the game went on to 1-0"
+            "White could claim a draw by threefold repetition after 113...Kg8, by writing \
+             114.Rg7+ (the position after it stood after 110.Rg7+ and after 112.Rg7+), and the \
+             game went on to 1-0"
         ),
         "{text}"
     );
@@ -1093,4 +1095,45 @@ fn pgnkit_tags_needs_fix_results() {
     );
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("--fix-results"), "{}", stderr(&out));
+}
+
+/// A game whose only concern is a claimable draw shows no mating line on
+/// the page (the loser's help would read as a forced mate); a game whose
+/// winner could not mate shows it, said to be helped.
+#[test]
+fn the_page_shows_a_mating_line_only_where_mating_is_the_question() {
+    let claim_only = run(
+        &[
+            "annotate-outcome",
+            "-q",
+            "-f",
+            "html",
+            "fixtures/annotate/fivefold_before_2014.pgn",
+        ],
+        None,
+    );
+    let page = stdout(&claim_only);
+    assert!(
+        page.contains("White could claim a draw by threefold repetition"),
+        "{page}"
+    );
+    assert!(!page.contains("mating-line"), "{page}");
+    // Scored a draw on time, but White's pieces could mate: the line is
+    // the question, and is shown.
+    let text = std::fs::read_to_string("fixtures/annotate/time_forfeit_walled_in.pgn").unwrap();
+    let first = text
+        .split("\n\n[")
+        .next()
+        .unwrap()
+        .replace("0-1", "1/2-1/2");
+    let loss = run(
+        &["annotate-outcome", "-q", "-f", "html", "-"],
+        Some(first.as_bytes()),
+    );
+    let page = stdout(&loss);
+    assert!(page.contains("mating-line"), "{page}");
+    assert!(
+        page.contains("it shows mate was possible, not forced"),
+        "{page}"
+    );
 }

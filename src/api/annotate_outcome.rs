@@ -249,7 +249,13 @@ fn annotated(game: &RawGame<'_>, work: &Work<'_>) -> Annotated {
             } else {
                 Vec::new()
             },
-            helpmate: if page {
+            // Only where whether the winner could mate is the question: a
+            // game whose only concern is a claimable draw shows none.
+            helpmate: if page
+                && found
+                    .iter()
+                    .any(|c| !matches!(c, Concern::Claimable { .. }))
+            {
                 helpmate_line(game, &row)
             } else {
                 None
@@ -447,7 +453,7 @@ fn page_items(done: &Annotated, look: &Look, line: u64) -> Vec<Item> {
         .chain(look.helpmate.iter().map(|moves| Item {
             code: "mating-line".to_owned(),
             line,
-            message: "the winner's mating line from the final position".to_owned(),
+            message: "a series of legal moves by which the winner mates from the final position, the other side's moves helping: it shows mate was possible, not forced".to_owned(),
             line_of_moves: Some(moves.clone()),
             ..Item::default()
         }))

@@ -407,6 +407,76 @@ fn comments(outcome: &Outcome) -> Vec<(u32, String)> {
     comments
 }
 
+/// Who could have claimed the draw of `kind` after ply `ply`, how (on the
+/// board, or by writing which move), and the earlier occurrences of a
+/// repeated position, in the arbiter's words.
+fn claim_text(
+    game: &RawGame<'_>,
+    outcome: &Outcome,
+    kind: EndKind,
+    ply: u32,
+    positions: &mut Option<Vec<shakmaty::Chess>>,
+) -> String {
+    let at = |ply| game.after_ply(ply, outcome.first_move);
+    let went_on = format!(
+        "and the game went on to {}",
+        outcome.recorded.map_or("no result", GameResult::as_str)
+    );
+    let positions = positions.get_or_insert_with(|| {
+        let Ok(start) = crate::rules::setup::start_position(game) else {
+            return Vec::new();
+        };
+        let mut all = vec![start.pos.clone()];
+        crate::rules::replay::replay(game, start.pos, |ev| all.push(ev.after.clone()));
+        all
+    });
+    let Some(claim) = crate::rules::ends::claim_at(positions, ply, kind) else {
+        return format!(
+            "a draw by {} could be claimed {}, {went_on}",
+            kind.describe(),
+            at(ply)
+        );
+    };
+    let side = match claim.claimant {
+        shakmaty::Color::White => "White",
+        shakmaty::Color::Black => "Black",
+    };
+    let stood = |plies: &[u32]| -> String {
+        let names: Vec<String> = plies.iter().map(|&p| at(p)).collect();
+        match names.as_slice() {
+            [] => String::new(),
+            [one] => one.clone(),
+            [init @ .., last] => format!("{} and {last}", init.join(", ")),
+        }
+    };
+    let what = kind.describe();
+    match (kind, claim.by_move) {
+        (EndKind::FiftyMoves, None) => format!(
+            "{side} could claim a draw by {what} {} (50 moves of each side without a capture or a pawn move), {went_on}",
+            at(ply)
+        ),
+        (EndKind::FiftyMoves, Some(_)) => format!(
+            "{side} could claim a draw by {what} {}, by writing a move that is neither a capture nor a pawn move, {went_on}",
+            at(ply)
+        ),
+        (_, None) => format!(
+            "{side} could claim a draw by {what} {}: the position stood {} too, {went_on}",
+            at(ply),
+            stood(&claim.earlier)
+        ),
+        (_, Some(m)) => {
+            let san = shakmaty::san::SanPlus::from_move(positions[ply as usize].clone(), m);
+            let name =
+                crate::rules::notation::move_name(ply + 1, outcome.first_move, &san.to_string());
+            format!(
+                "{side} could claim a draw by {what} {}, by writing {name} (the position after it stood {}), {went_on}",
+                at(ply),
+                stood(&claim.earlier)
+            )
+        }
+    }
+}
+
 /// The side that won a decisive result, in words.
 fn side(result: Option<GameResult>) -> &'static str {
     match result.and_then(GameResult::winner) {
@@ -419,6 +489,8 @@ fn side(result: Option<GameResult>) -> &'static str {
 /// What each of `concerns` (of `outcome`, about `game`) says, in words, as
 /// `-f text` and the page write them.
 pub fn concern_texts(game: &RawGame<'_>, outcome: &Outcome, concerns: &[Concern]) -> Vec<String> {
+    // The positions of the game, replayed once when a claim asks.
+    let mut positions: Option<Vec<shakmaty::Chess>> = None;
     let at = |ply| game.after_ply(ply, outcome.first_move);
     let result = |r: Option<GameResult>| r.map_or("no result", GameResult::as_str);
     let winner = side(outcome.recorded);
@@ -471,12 +543,9 @@ pub fn concern_texts(game: &RawGame<'_>, outcome: &Outcome, concerns: &[Concern]
                 };
                 format!("a dead position {} ({how}): the game was drawn there", at(ply))
             }
-            Concern::Claimable { kind, ply } => format!(
-                "a draw by {} could be claimed {}, and the game went on to {}",
-                kind.describe(),
-                at(ply),
-                result(outcome.recorded)
-            ),
+            Concern::Claimable { kind, ply } => {
+                claim_text(game, outcome, kind, ply, &mut positions)
+            }
             Concern::LossStood => match outcome.loss_rule {
                 Some(LossRule::ResignationBefore2023) => format!(
                     "{winner} could not mate by any series of legal moves; under the Laws before 2023 the resignation stands"

@@ -260,6 +260,87 @@ impl Repetitions {
     }
 }
 
+/// Who could claim a draw, how, and on what evidence ([`claim_at`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// The player who could claim: the one to move.
+    pub claimant: Color,
+    /// The move the claimant writes on the scoresheet and claims with
+    /// (9.2.1, 9.3.1), or `None` when the position on the board already
+    /// gives the claim (9.2.2, 9.3.2).
+    pub by_move: Option<Move>,
+    /// For a repetition, the plies after which the repeated position stood
+    /// before (0 = the start).
+    pub earlier: Vec<u32>,
+}
+
+/// The claim of a draw by `kind` (threefold repetition or the fifty-move
+/// rule) open to the player to move after ply `ply`, `positions[i]` being
+/// the position after ply `i` (0 = the start), as 9.2 and 9.3 word it: on
+/// the position that has just appeared for the third time (or after 50
+/// moves of each side), or by writing the move that will make it so.
+pub fn claim_at(positions: &[Chess], ply: u32, kind: EndKind) -> Option<Claim> {
+    let pos = positions.get(ply as usize)?;
+    let claimant = pos.turn();
+    match kind {
+        EndKind::ThreefoldRepetition => {
+            let stood = |key: &Key, upto: usize| -> Vec<u32> {
+                (0..upto)
+                    .filter(|&j| Key::of(&positions[j]) == *key)
+                    .map(|j| j as u32)
+                    .collect()
+            };
+            let here = stood(&Key::of(pos), ply as usize);
+            if here.len() >= 2 {
+                return Some(Claim {
+                    claimant,
+                    by_move: None,
+                    earlier: here,
+                });
+            }
+            // The move the game went on with first, when it is one.
+            let played = positions.get(ply as usize + 1).map(Key::of);
+            let mut moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+            moves.sort_by_key(|m| {
+                let mut next = pos.clone();
+                next.play_unchecked(*m);
+                Some(Key::of(&next)) != played
+            });
+            moves.into_iter().find_map(|m| {
+                let mut next = pos.clone();
+                next.play_unchecked(m);
+                let before = stood(&Key::of(&next), ply as usize + 1);
+                (before.len() >= 2).then_some(Claim {
+                    claimant,
+                    by_move: Some(m),
+                    earlier: before,
+                })
+            })
+        }
+        EndKind::FiftyMoves => {
+            if pos.halfmoves() >= 100 {
+                return Some(Claim {
+                    claimant,
+                    by_move: None,
+                    earlier: Vec::new(),
+                });
+            }
+            // A move that is neither a capture nor a pawn move: the 50th.
+            let quiet = pos
+                .legal_moves()
+                .into_iter()
+                .filter(|m| !m.is_capture() && m.role() != Role::Pawn)
+                .min_by_key(|m| (m.role() as u8, m.to()))?;
+            (pos.halfmoves() == 99).then_some(Claim {
+                claimant,
+                by_move: Some(quiet),
+                earlier: Vec::new(),
+            })
+        }
+        _ => None,
+    }
+}
+
 /// Whether one legal quiet move of a piece other than a pawn turns `pos`
 /// into the position `key`.
 fn reaches(pos: &Chess, key: &Key) -> bool {
@@ -706,6 +787,37 @@ mod tests {
     /// The first `plies` plies of knights out and back, again and again.
     fn knights(plies: usize) -> impl Iterator<Item = &'static str> {
         ["Nf3", "Nf6", "Ng1", "Ng8"].into_iter().cycle().take(plies)
+    }
+
+    #[test]
+    fn a_claim_names_the_claimant_the_move_and_the_earlier_positions() {
+        let mut positions = vec![Chess::default()];
+        for san in knights(8) {
+            let mut pos = positions.last().unwrap().clone();
+            play(&mut pos, san);
+            positions.push(pos);
+        }
+        // After 4.Ng1, Black claims by writing 4...Ng8: the start position
+        // for the third time.
+        let claim = claim_at(&positions, 7, EndKind::ThreefoldRepetition).unwrap();
+        assert_eq!(claim.claimant, Color::Black);
+        assert_eq!(claim.by_move.map(|m| m.to()), Some(Square::G8));
+        assert_eq!(claim.earlier, [0, 4]);
+        // After 4...Ng8 it stands on the board: White claims.
+        let claim = claim_at(&positions, 8, EndKind::ThreefoldRepetition).unwrap();
+        assert_eq!(
+            (claim.claimant, claim.by_move, claim.earlier),
+            (Color::White, None, vec![0, 4])
+        );
+        // After 2.Ng1 nothing has stood twice: no claim.
+        assert_eq!(claim_at(&positions, 3, EndKind::ThreefoldRepetition), None);
+        // The fifty-move rule: by writing the 50th move, or on the board.
+        let fifty = |clock: u32| from_fen(&format!("8/8/8/4k3/8/8/4K3/4R3 w - - {clock} 80"));
+        let claim = claim_at(&[fifty(99)], 0, EndKind::FiftyMoves).unwrap();
+        assert!(claim.by_move.is_some_and(|m| !m.is_capture()));
+        let claim = claim_at(&[fifty(100)], 0, EndKind::FiftyMoves).unwrap();
+        assert_eq!((claim.claimant, claim.by_move), (Color::White, None));
+        assert_eq!(claim_at(&[fifty(90)], 0, EndKind::FiftyMoves), None);
     }
 
     #[test]
