@@ -1137,3 +1137,34 @@ fn the_page_shows_a_mating_line_only_where_mating_is_the_question() {
         "{page}"
     );
 }
+
+/// A record older than the FIDE Laws is told that their wording judges it;
+/// a game of today is not.
+#[test]
+fn a_record_older_than_the_laws_is_told_so() {
+    let out = run(
+        &[
+            "annotate-outcome",
+            "-q",
+            "-f",
+            "text",
+            "fixtures/annotate/fivefold_before_2014.pgn",
+            "fixtures/pgn/twic1599_excerpt.pgn",
+        ],
+        None,
+    );
+    let text = stdout(&out);
+    let old = text.lines().find(|l| l.contains("Zukertort")).unwrap();
+    assert!(
+        old.ends_with(
+            "(the game, of 1886, predates the FIDE Laws, first adopted in 1929: their wording is applied to it)"
+        ),
+        "{old}"
+    );
+    assert!(
+        text.lines()
+            .filter(|l| l.contains("twic1599"))
+            .all(|l| !l.contains("predates")),
+        "{text}"
+    );
+}

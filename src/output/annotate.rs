@@ -491,6 +491,12 @@ fn side(result: Option<GameResult>) -> &'static str {
 pub fn concern_texts(game: &RawGame<'_>, outcome: &Outcome, concerns: &[Concern]) -> Vec<String> {
     // The positions of the game, replayed once when a claim asks.
     let mut positions: Option<Vec<shakmaty::Chess>> = None;
+    // A record older than the Laws is told so where their wording judges it.
+    let predates = crate::rules::laws::Laws::for_game(game, crate::rules::laws::LawsChoice::GameDate)
+        .predates_fide()
+        .map(|year| {
+            format!(" (the game, of {year}, predates the FIDE Laws, first adopted in 1929: their wording is applied to it)")
+        });
     let at = |ply| game.after_ply(ply, outcome.first_move);
     let result = |r: Option<GameResult>| r.map_or("no result", GameResult::as_str);
     let winner = side(outcome.recorded);
@@ -569,6 +575,14 @@ pub fn concern_texts(game: &RawGame<'_>, outcome: &Outcome, concerns: &[Concern]
                     _ => format!("whether {who} could mate is undetermined"),
                 }
             }
+        })
+        .zip(concerns)
+        .map(|(text, c)| match (&predates, c) {
+            // What the Laws say of the game, not what the record says.
+            (Some(note), c) if !matches!(c, Concern::NotReplayed | Concern::Inconsistent { .. }) => {
+                format!("{text}{note}")
+            }
+            _ => text,
         })
         .collect()
 }

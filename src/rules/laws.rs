@@ -296,6 +296,9 @@ pub struct Laws {
     on: Option<PgnDate>,
 }
 
+/// The first FIDE Laws of Chess: adopted at FIDE's 1929 congress.
+const FIRST_FIDE_LAWS: Day = (1929, 1, 1);
+
 impl Laws {
     /// Today's Laws.
     pub const CURRENT: Laws = Laws { on: None };
@@ -318,6 +321,14 @@ impl Laws {
                     .find_map(|name| game.tag(name).and_then(|t| PgnDate::parse(&t.value))),
             },
         }
+    }
+
+    /// The year of a game dated before the FIDE Laws of Chess were first
+    /// adopted (1929): a record the Laws' wording was not written for.
+    pub fn predates_fide(self) -> Option<u16> {
+        self.on
+            .filter(|d| d.latest() < FIRST_FIDE_LAWS)
+            .map(|d| d.year)
     }
 
     /// The date these Laws are taken at; `None` for today's.
