@@ -69,7 +69,7 @@ pub fn check_game_keyed(
 
     let start = start_position(game);
     // The moves of an unsupported variant are not checked at all.
-    check_tokens(
+    let non_standard_seen = check_tokens(
         game,
         start.as_ref().ok().map(|s| s.pos.turn()),
         &mut findings,
@@ -93,8 +93,7 @@ pub fn check_game_keyed(
             check_moves(
                 game,
                 &start,
-                first_move,
-                laws,
+                (first_move, laws, non_standard_seen),
                 findings,
                 ends,
                 (keyed, openings),
@@ -114,8 +113,9 @@ thread_local! {
 fn check_moves(
     game: &RawGame<'_>,
     start: &crate::rules::setup::Start,
-    first_move: (u32, Color),
-    laws: Laws,
+    // Where moves are numbered from, the Laws, and whether a move is in a
+    // form the export format does not use.
+    (first_move, laws, non_standard_seen): ((u32, Color), Laws, bool),
     mut findings: Vec<Finding>,
     ends: &mut EndTracker,
     // The moves for the game's key, and its opening, when asked for.
@@ -154,7 +154,7 @@ fn check_moves(
                 end.move_after_message(&at),
             ));
         }
-        if let Some(message) = non_standard(ev.token.text, &ev.mv) {
+        if non_standard_seen && let Some(message) = non_standard(ev.token.text, ev.mv) {
             findings.push(Finding::at_ply(
                 Code::Notation,
                 ev.token.line,
@@ -528,8 +528,9 @@ fn finish(
 
 /// What is not the export format's in a move that was read (PGN standard
 /// 8.2.3: castling with capital O, no letter for a pawn), and how the
-/// format writes `mv`: one byte looked at for all other moves.
-fn non_standard(text: &[u8], mv: &Move) -> Option<String> {
+/// format writes `mv`. Asked only of games whose token pass saw such a
+/// move ([`check_tokens`]), so that the replay of others pays nothing.
+fn non_standard(text: &[u8], mv: Move) -> Option<String> {
     let what = match text.first()? {
         b'0' => "castling written with zeros",
         b'P' => "a pawn move written with its letter",
@@ -705,7 +706,10 @@ fn is_pgn_date(b: &[u8]) -> bool {
 /// (the main line's are checked by the replay), when `moves` (the game has
 /// a start position), and the control characters of comments
 /// ([`control_finding`]).
-fn check_tokens(game: &RawGame<'_>, first: Option<Color>, findings: &mut Vec<Finding>) {
+/// Returns whether a main-line move is written in a form the export format
+/// does not use (`0-0`, `Pe4`): the replay names each only then.
+fn check_tokens(game: &RawGame<'_>, first: Option<Color>, findings: &mut Vec<Finding>) -> bool {
+    let mut non_standard_seen = false;
     let moves = first.is_some();
     // The main-line move a depth-0 comment follows, as (ply, text).
     let mut last_move: Option<(u32, &[u8])> = None;
@@ -721,6 +725,7 @@ fn check_tokens(game: &RawGame<'_>, first: Option<Color>, findings: &mut Vec<Fin
                 plies = plies.saturating_add(1);
                 last_move = Some((plies, token.text));
                 said = Commands::default();
+                non_standard_seen |= matches!(token.text.first(), Some(b'0' | b'P'));
             }
             TokenKind::Move if moves => {
                 if let Err(message) = parse_san(token.text) {
@@ -767,6 +772,7 @@ fn check_tokens(game: &RawGame<'_>, first: Option<Color>, findings: &mut Vec<Fin
             check_clocks(game, first, &clocks, findings);
         }
     }
+    non_standard_seen
 }
 
 /// The `clock-mismatch` findings of a game whose main line (first moved by
