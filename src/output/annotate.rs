@@ -489,6 +489,9 @@ fn side(result: Option<GameResult>) -> &'static str {
 /// What each of `concerns` (of `outcome`, about `game`) says, in words, as
 /// `-f text` and the page write them.
 pub fn concern_texts(game: &RawGame<'_>, outcome: &Outcome, concerns: &[Concern]) -> Vec<String> {
+    if concerns.is_empty() {
+        return Vec::new();
+    }
     // The positions of the game, replayed once when a claim asks.
     let mut positions: Option<Vec<shakmaty::Chess>> = None;
     // A record older than the Laws is told so where their wording judges it.
