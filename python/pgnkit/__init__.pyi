@@ -79,6 +79,7 @@ def validate(
     laws: str = "date",
     bad_games: Optional[PathArg] = None,
     good_games: Optional[PathArg] = None,
+    fix: Optional[PathArg] = None,
     byte_range: Optional[str] = None,
     stats: Optional[PathArg] = None,
     max_game_bytes: Optional[Union[int, str]] = None,

@@ -464,7 +464,7 @@ fn start(
     })
 }
 
-/// validate(*paths, threads=None, only=None, ignore=None, enable=None, openings=None, tags=None, laws="date", bad_games=None, good_games=None, byte_range=None, stats=None, max_game_bytes=None)
+/// validate(*paths, threads=None, only=None, ignore=None, enable=None, openings=None, tags=None, laws="date", bad_games=None, good_games=None, fix=None, byte_range=None, stats=None, max_game_bytes=None)
 /// --
 ///
 /// Replays every game and returns its findings, one row per finding
@@ -482,7 +482,9 @@ fn start(
 /// tag names whose values fill each finding's ``tags`` map. ``laws``:
 /// ``"date"``, ``"current"`` or a day ``"YYYY-MM-DD"``. ``bad_games`` /
 /// ``good_games``: files to write the games with / without an error
-/// finding to, byte for byte. ``byte_range`` (``"START..END"``) and
+/// finding to, byte for byte. ``fix``: a file to write every game to with
+/// each full repair applied as a minimal edit (``--fix``).
+/// ``byte_range`` (``"START..END"``) and
 /// ``stats`` (a file): as the command line's, for shards.
 /// ``max_game_bytes`` (an int, or a str such as ``"64M"``): a longer game,
 /// or text with no game start, is skipped with a warning, not held.
@@ -490,7 +492,7 @@ fn start(
 /// >>> import polars as pl, pgnkit
 /// >>> pl.DataFrame(pgnkit.validate("games.pgn", only=["illegal-move"]))
 #[pyfunction]
-#[pyo3(signature = (*paths, threads = None, only = None, ignore = None, enable = None, openings = None, tags = None, laws = "date", bad_games = None, good_games = None, byte_range = None, stats = None, max_game_bytes = None))]
+#[pyo3(signature = (*paths, threads = None, only = None, ignore = None, enable = None, openings = None, tags = None, laws = "date", bad_games = None, good_games = None, fix = None, byte_range = None, stats = None, max_game_bytes = None))]
 #[allow(clippy::too_many_arguments)]
 fn validate(
     paths: &Bound<'_, PyTuple>,
@@ -503,6 +505,7 @@ fn validate(
     laws: &str,
     bad_games: Option<PathBuf>,
     good_games: Option<PathBuf>,
+    fix: Option<PathBuf>,
     byte_range: Option<&str>,
     stats: Option<PathBuf>,
     max_game_bytes: Option<&Bound<'_, PyAny>>,
@@ -524,6 +527,7 @@ fn validate(
         laws: parsed("laws", Some(laws))?.unwrap_or_default(),
         bad_games,
         good_games,
+        fix,
         ..ValidateOptions::default()
     };
     let inputs = Inputs::from_args(paths)?;

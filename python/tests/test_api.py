@@ -40,7 +40,7 @@ FUNCTIONS = {
     ),
     "annotate_outcome": (
         "annotate-outcome",
-        {**NOT_KEYWORDS, **HTML, **SELECTION, "fix-results": "rewrites PGN (-f pgn); the rows' fide_result is the result the rules give"},
+        {**NOT_KEYWORDS, **HTML, **SELECTION, "fix-results": "rewrites PGN (-f pgn); the rows' fide_result is the result the rules give", "pgnkit-tags": "with --fix-results only (-f pgn)"},
     ),
     "games": (
         "convert",
@@ -107,6 +107,17 @@ def test_problems_keeps_the_games_to_look_at():
     every = pa.table(pgnkit.annotate_outcome(*PGN_FIXTURES))
     problems = pa.table(pgnkit.annotate_outcome(*PGN_FIXTURES, problems=True))
     assert 0 < problems.num_rows < every.num_rows
+
+
+def test_fix_writes_the_games_with_their_repairs(tmp_path):
+    fixed = tmp_path / "fixed.pgn"
+    planted = FIXTURES / "repairs" / "planted.pgn"
+    before = pa.table(pgnkit.validate(planted, only="illegal-move", fix=fixed))
+    after = pa.table(pgnkit.validate(fixed, only="illegal-move"))
+    assert before.num_rows == 10
+    # Only the tie (game 3) is left unrepaired.
+    assert after["game"].to_pylist() == [3]
+    assert b"{pgnkit: written Bd2; repaired to 8.Qd2" in fixed.read_bytes()
 
 
 def test_bad_and_good_games_are_written(tmp_path):
