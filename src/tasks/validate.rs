@@ -399,6 +399,23 @@ fn suggest(
     (best.text(), edits)
 }
 
+/// `6.Nge2 a6` as `6. Nge2 a6`: a space after each move number.
+fn spaced_numbers(moves: &str) -> String {
+    moves
+        .split(' ')
+        .map(|word| {
+            let digits = word.bytes().take_while(u8::is_ascii_digit).count();
+            let dots = word[digits..].bytes().take_while(|&b| b == b'.').count();
+            if digits > 0 && dots > 0 && digits + dots < word.len() {
+                format!("{} {}", &word[..digits + dots], &word[digits + dots..])
+            } else {
+                word.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Where the move number written before the token at `start` begins
 /// (`7. Be3`, `7.Be3`), or `start` when none is.
 fn number_before(text: &[u8], start: usize) -> usize {
@@ -450,9 +467,20 @@ fn repair_edits(game: &RawGame<'_>, tokens: &[&Token<'_>], repair: &Repair) -> V
                 let Some((mut start, _)) = span(*token) else {
                     return Vec::new();
                 };
+                let mut with = with.clone();
                 if *pair {
-                    // Before the token's own move number (`7. Be3`).
-                    start = number_before(game.text, start);
+                    // Before the token's own move number (`7. Be3`), the
+                    // pair numbered as the file numbers its moves (`6.
+                    // Nge2` where it writes `7. Be3`).
+                    let number = number_before(game.text, start);
+                    let spaced = number < start
+                        && game.text[number..start]
+                            .last()
+                            .is_some_and(u8::is_ascii_whitespace);
+                    if spaced {
+                        with = spaced_numbers(&with);
+                    }
+                    start = number;
                 }
                 touched.push(*token);
                 edits.push(Edit {
@@ -1056,6 +1084,13 @@ mod tests {
         let pgn =
             format!("{ROSTER}[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n");
         assert_eq!(codes(&pgn), []);
+    }
+
+    #[test]
+    fn inserted_moves_are_numbered_as_the_file_numbers_them() {
+        assert_eq!(spaced_numbers("6.Nge2 a6"), "6. Nge2 a6");
+        assert_eq!(spaced_numbers("20...Qe7 21.Rd1"), "20... Qe7 21. Rd1");
+        assert_eq!(spaced_numbers("e4 10."), "e4 10.");
     }
 
     #[test]
