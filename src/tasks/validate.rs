@@ -438,69 +438,65 @@ fn number_before(text: &[u8], start: usize) -> usize {
     }
 }
 
+/// Where `token` lies in the game's text, as byte offsets.
+fn token_span(game: &RawGame<'_>, token: &Token<'_>) -> Option<(usize, usize)> {
+    let start = (token.text.as_ptr() as usize).checked_sub(game.text.as_ptr() as usize)?;
+    let end = start + token.text.len();
+    (end <= game.text.len()).then_some((start, end))
+}
+
 /// `repair` of the recorded `tokens` as edits of the game's bytes: the
 /// tokens it changes, and a comment after them saying what was written and
 /// why it changed.
 fn repair_edits(game: &RawGame<'_>, tokens: &[&Token<'_>], repair: &Repair) -> Vec<Edit> {
-    let base = game.text.as_ptr() as usize;
-    let span = |i: usize| -> Option<(usize, usize)> {
-        let t = tokens.get(i)?;
-        let start = (t.text.as_ptr() as usize).checked_sub(base)?;
-        (start + t.text.len() <= game.text.len()).then_some((start, start + t.text.len()))
-    };
+    let span = |i: usize| tokens.get(i).and_then(|t| token_span(game, t));
     let mut edits = Vec::new();
     let mut touched = Vec::new();
     for edit in &repair.edits {
-        match edit {
-            TokenEdit::Replace { token, with } => {
-                let Some((start, end)) = span(*token) else {
-                    return Vec::new();
+        let token = match edit {
+            TokenEdit::Replace { token, .. }
+            | TokenEdit::InsertBefore { token, .. }
+            | TokenEdit::Delete { token } => *token,
+        };
+        let Some((start, end)) = span(token) else {
+            return Vec::new();
+        };
+        touched.push(token);
+        edits.push(match edit {
+            TokenEdit::Replace { with, .. } => Edit {
+                start,
+                end,
+                with: with.clone().into_bytes(),
+            },
+            // A missing pair goes before the token's own move number (`7.
+            // Be3`), numbered as the file numbers its moves (`6. Nge2`).
+            TokenEdit::InsertBefore { with, pair, .. } => {
+                let at = if *pair {
+                    number_before(game.text, start)
+                } else {
+                    start
                 };
-                touched.push(*token);
-                edits.push(Edit {
-                    start,
-                    end,
-                    with: with.clone().into_bytes(),
-                });
-            }
-            TokenEdit::InsertBefore { token, with, pair } => {
-                let Some((mut start, _)) = span(*token) else {
-                    return Vec::new();
+                let spaced = at < start
+                    && game.text[at..start]
+                        .last()
+                        .is_some_and(u8::is_ascii_whitespace);
+                let with = if spaced {
+                    spaced_numbers(with)
+                } else {
+                    with.clone()
                 };
-                let mut with = with.clone();
-                if *pair {
-                    // Before the token's own move number (`7. Be3`), the
-                    // pair numbered as the file numbers its moves (`6.
-                    // Nge2` where it writes `7. Be3`).
-                    let number = number_before(game.text, start);
-                    let spaced = number < start
-                        && game.text[number..start]
-                            .last()
-                            .is_some_and(u8::is_ascii_whitespace);
-                    if spaced {
-                        with = spaced_numbers(&with);
-                    }
-                    start = number;
-                }
-                touched.push(*token);
-                edits.push(Edit {
-                    start,
-                    end: start,
+                Edit {
+                    start: at,
+                    end: at,
                     with: format!("{with} ").into_bytes(),
-                });
+                }
             }
-            TokenEdit::Delete { token } => {
-                let Some((start, end)) = span(*token) else {
-                    return Vec::new();
-                };
-                touched.push(*token);
-                edits.push(Edit {
-                    start,
-                    end,
-                    with: Vec::new(),
-                });
-            }
-        }
+            TokenEdit::Delete { .. } => Edit {
+                start,
+                end,
+                with: Vec::new(),
+            },
+        });
     }
     let written: Vec<String> = {
         let mut t = touched.clone();
@@ -959,12 +955,9 @@ fn drop_after_end(
     });
     // The edit: the plies after the end (with the first one's number)
     // replaced by a comment that keeps them.
-    let base = game.text.as_ptr() as usize;
-    let first = main.get(first_after as usize - 1)?;
-    let end_token = main.last()?;
-    let start = (first.text.as_ptr() as usize).checked_sub(base)?;
-    let end = (end_token.text.as_ptr() as usize).checked_sub(base)? + end_token.text.len();
-    if end > game.text.len() || start > end {
+    let (start, _) = token_span(game, main.get(first_after as usize - 1)?)?;
+    let (_, end) = token_span(game, main.last()?)?;
+    if start > end {
         return None;
     }
     let start = number_before(game.text, start);
