@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser};
 
 pub use crate::api::options::{
-    AnnotateOutcomeOptions, ConvertOptions, DedupeOptions, Format, HtmlOptions, Keep, MergeOptions,
-    PerftOptions, Positions, RulesProfile, RunOptions, SchemaOptions, SelectOptions, SourceFormat,
-    Subcommand, ValidateOptions,
+    AnnotateOutcomeOptions, ConvertOptions, CrosstableOptions, DedupeOptions, Format, HtmlOptions,
+    Keep, MergeOptions, PerftOptions, Positions, RulesProfile, RunOptions, SchemaOptions,
+    SelectOptions, SourceFormat, Subcommand, ValidateOptions,
 };
 
 /// Validate, annotate, count and convert chess games (PGN) and positions (FEN),
@@ -70,6 +70,21 @@ pub enum Command {
     /// so they must be files, not standard input.
     #[command(after_help = short_help(Some(Subcommand::Dedupe)), after_long_help = long_help(Some(Subcommand::Dedupe)))]
     Dedupe(DedupeArgs),
+    /// Each event's standings and crosstable, from the results.
+    ///
+    /// Groups the games by event (one `Event` tag and one `EventDate`, or
+    /// year of `Date`), reads each game's round (`Round "5"`, or `"5.3"`:
+    /// round 5, board 3), players (one `FideId`, or one name up to case,
+    /// accents, punctuation and word order) and result, and counts the
+    /// points: byes (a side named `BYE`), forfeits (`Termination
+    /// "forfeit"`) and games without moves score as their result says and
+    /// are marked unplayed. A round-robin (no more players than rounds plus
+    /// one) gets a grid and Sonneborn-Berger, a Swiss its rounds and
+    /// Buchholz. A repeat of a game (the same moves, `duplicate-game`)
+    /// counts once. What contradicts itself (a player twice in a round, a
+    /// round missing, a name written two ways) is `validate`'s to report.
+    #[command(after_help = short_help(Some(Subcommand::Crosstable)), after_long_help = long_help(Some(Subcommand::Crosstable)))]
+    Crosstable(CrosstableArgs),
     /// Select games by tag, player, date, rating, opening, length, move,
     /// position, pieces on squares or material.
     ///
@@ -186,7 +201,17 @@ clock-mismatch       warning  the clocks do not give a move's time: no clock aft
                               after the mover's previous move), or a clock that went up by
                               more than the TimeControl tag adds
 eco-mismatch         note     ECO or Opening tags that disagree with the openings table;
-                              off unless --enable eco-mismatch (or --only) names it";
+                              off unless --enable eco-mismatch (or --only) names it
+paired-twice         warning  a player in two games of one round of an event, against
+                              different opponents (the tournament checks: not with
+                              --byte-range)
+board-twice          warning  two games of different pairings on one board of one round
+round-missing        warning  a round with no game between two rounds that have games
+round-order          warning  a game of a round after games of a later round of its event
+name-variant         warning  one player (one FideId, or one name up to case, accents,
+                              punctuation and word order) written two ways in one event
+pairing-repeated     warning  two players meeting more often than the event allows (once
+                              in a Swiss or a round-robin, once a cycle in a double one)";
 
 /// The subcommand `name` names (`None` for `pgnkit`, the top level), or
 /// `Err` for a name that is neither.
@@ -274,6 +299,20 @@ pub fn examples_of(command: Option<Subcommand>) -> &'static [Example] {
             ex!(
                 "One CSV row per game with chosen tags",
                 "pgnkit convert --to csv --tags Termination fixtures/annotate/time_forfeit_walled_in.pgn",
+            ),
+        ],
+        Some(Subcommand::Crosstable) => &[
+            ex!(
+                "The standings and crosstable of each event of a file",
+                "pgnkit crosstable fixtures/tournament/twic1599_events.pgn",
+            ),
+            ex!(
+                "One CSV row per player, to sort and join",
+                "pgnkit crosstable -f csv fixtures/tournament/twic1599_events.pgn",
+            ),
+            ex!(
+                "One event of a larger archive",
+                "pgnkit select --tag 'Event~^Shamakhi' ARCHIVE.pgn | pgnkit crosstable -",
             ),
         ],
         Some(Subcommand::Dedupe) => &[
@@ -410,6 +449,15 @@ pub fn sections_of(command: Option<Subcommand>) -> Vec<HelpSection> {
                  text: FILE:LINE: game G (White - Black; Event, round R): RESULT: what to\n\
                  look at, for each game whose outcome needs a person (--problems).",
                 columns_help(&crate::schema::outcome::OUTCOME)
+            ),
+        )),
+        Some(Subcommand::Crosstable) => sections.push(section(
+            "Report columns",
+            &format!(
+                "{}\n\
+                 One record per player of each event (docs/records.md, `pgnkit\n\
+                 schema crosstable`).",
+                columns_help(&crate::schema::standing::STANDING)
             ),
         )),
         Some(Subcommand::Dedupe) => sections.push(section(
@@ -582,6 +630,15 @@ pub struct SelectArgs {
     pub options: SelectOptions,
 }
 
+/// `crosstable`'s arguments: the inputs, then the options.
+#[derive(Debug, Clone, Args)]
+pub struct CrosstableArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub options: CrosstableOptions,
+}
+
 /// `dedupe`'s arguments: the inputs, then the options.
 #[derive(Debug, Clone, Args)]
 pub struct DedupeArgs {
@@ -624,6 +681,7 @@ options_of! {
     AnnotateOutcomeArgs => AnnotateOutcomeOptions,
     ConvertArgs => ConvertOptions,
     DedupeArgs => DedupeOptions,
+    CrosstableArgs => CrosstableOptions,
     SelectArgs => SelectOptions,
     PerftArgs => PerftOptions,
     MergeArgs => MergeOptions,

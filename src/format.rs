@@ -16,6 +16,7 @@ pub enum Subcommand {
     Perft,
     Convert,
     Dedupe,
+    Crosstable,
     Select,
     Merge,
     Schema,
@@ -24,12 +25,13 @@ pub enum Subcommand {
 
 impl Subcommand {
     /// Every subcommand, in the order `--help` lists them.
-    pub const ALL: [Subcommand; 9] = [
+    pub const ALL: [Subcommand; 10] = [
         Subcommand::Validate,
         Subcommand::AnnotateOutcome,
         Subcommand::Perft,
         Subcommand::Convert,
         Subcommand::Dedupe,
+        Subcommand::Crosstable,
         Subcommand::Select,
         Subcommand::Merge,
         Subcommand::Schema,
@@ -44,6 +46,7 @@ impl Subcommand {
             Subcommand::Perft => "perft",
             Subcommand::Convert => "convert",
             Subcommand::Dedupe => "dedupe",
+            Subcommand::Crosstable => "crosstable",
             Subcommand::Select => "select",
             Subcommand::Merge => "merge",
             Subcommand::Schema => "schema",
@@ -120,6 +123,7 @@ impl Format {
             Subcommand::AnnotateOutcome => ANNOTATE,
             Subcommand::Convert => CONVERT,
             Subcommand::Dedupe => DEDUPE,
+            Subcommand::Crosstable => CROSSTABLE,
             Subcommand::Select => SELECT,
             Subcommand::Merge => MERGE,
             Subcommand::Perft | Subcommand::Schema | Subcommand::Completions => &[],
@@ -229,6 +233,39 @@ const CONVERT: &[(Format, Option<&str>)] = &[
     (
         Format::Arrow,
         Some("The Parquet columns as an Arrow IPC stream (for pipes)"),
+    ),
+];
+
+const CROSSTABLE: &[(Format, Option<&str>)] = &[
+    (
+        Format::Text,
+        Some(
+            "Each event's standings and crosstable: a grid of results in a round-robin, the rounds (opponent, colour, score) in a Swiss or knockout",
+        ),
+    ),
+    (
+        Format::Csv,
+        Some(
+            "A header row, then one row per player of each event, in the order of the standings (see the report columns)",
+        ),
+    ),
+    (
+        Format::Jsonl,
+        Some("One JSON object per player of each event, with the CSV fields"),
+    ),
+    (
+        Format::Parquet,
+        Some(
+            "The CSV columns, typed, as a Parquet file (give -o FILE, or redirect standard output: never a terminal)",
+        ),
+    ),
+    (
+        Format::Arrow,
+        Some("The CSV columns, typed, as an Arrow IPC stream"),
+    ),
+    (
+        Format::Html,
+        Some("One self-contained page of the events' standings and crosstables (give -o FILE)"),
     ),
 ];
 

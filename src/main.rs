@@ -32,6 +32,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => cmd::perft::run(args, &mut out),
         Command::Convert(args) => cmd::convert::run(args, &mut out),
         Command::Dedupe(args) => cmd::dedupe::run(args, &mut out),
+        Command::Crosstable(args) => cmd::crosstable::run(args, &mut out),
         Command::Select(args) => cmd::select::run(args, &mut out),
         Command::Merge(args) => cmd::merge::run(args, &mut out),
         Command::Schema(args) => cmd::schema::run(args, &mut out),

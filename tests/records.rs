@@ -47,6 +47,7 @@ fn schema_subcommand_prints_every_kind() {
             "game",
             "position",
             "duplicate",
+            "standing",
             "perft",
             "move",
             "error"

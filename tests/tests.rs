@@ -21,5 +21,6 @@ mod repairs;
 mod select;
 mod shards;
 mod solver_bound;
+mod tournament;
 mod util;
 mod validate;

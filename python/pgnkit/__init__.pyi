@@ -140,6 +140,20 @@ def games(
     >>> duckdb.sql("select white, black, plies from g where plies > 200")
     """
 
+def crosstable(
+    *paths: Input,
+    threads: Optional[int] = None,
+    max_game_bytes: Optional[Union[int, str]] = None,
+) -> RecordStream:
+    """Each event's standings from its results: one row per player of each
+    event (``standing`` in docs/records.md), in the order of the
+    standings, with ``points``, the tie-break and ``results`` (the
+    player's row of the crosstable).
+
+    >>> import polars as pl, pgnkit
+    >>> pl.DataFrame(pgnkit.crosstable("tournament.pgn")).filter(pl.col("rank") <= 3)
+    """
+
 def dedupe(
     *paths: Input,
     keep: str = "first",

@@ -31,7 +31,7 @@ use crate::inputs::Inputs;
 use crate::records::{CRecords, Failure, Records, Spec};
 use crate::run::{Diag, Job};
 use pgnkit::api::options::{
-    AnnotateOutcomeOptions, ByteSize, ConvertOptions, DedupeOptions, PerftOptions, Positions,
+    AnnotateOutcomeOptions, ByteSize, ConvertOptions, CrosstableOptions, DedupeOptions, PerftOptions, Positions,
     RunOptions, ValidateOptions,
 };
 use pgnkit::api::{Format, Input, RecordSink};
@@ -757,6 +757,35 @@ fn perft(
     })
 }
 
+/// crosstable(*paths, threads=None, max_game_bytes=None)
+/// --
+///
+/// Each event's standings from its results (``pgnkit crosstable -f
+/// arrow``; columns: ``docs/records.md``, ``standing``): one row per
+/// player of each event, in the order of the standings, with ``points``,
+/// the tie-break and ``results``, the player's row of the crosstable. A
+/// repeat of a game counts once; byes, forfeits and games without moves
+/// score as their result says and count as ``unplayed``.
+///
+/// >>> import polars as pl, pgnkit
+/// >>> pl.DataFrame(pgnkit.crosstable("tournament.pgn")).filter(pl.col("rank") <= 3)
+#[pyfunction]
+#[pyo3(signature = (*paths, threads = None, max_game_bytes = None))]
+fn crosstable(
+    paths: &Bound<'_, PyTuple>,
+    threads: Option<&Bound<'_, PyAny>>,
+    max_game_bytes: Option<&Bound<'_, PyAny>>,
+) -> PyResult<RecordStream> {
+    let options = CrosstableOptions {
+        run: run_options(threads, None, None, max_game_bytes)?,
+        format: Format::Arrow,
+    };
+    let inputs = Inputs::from_args(paths)?;
+    start(inputs, "standings", None, move |inputs, out, diag| {
+        pgnkit::api::crosstable(&options, inputs, out, diag)
+    })
+}
+
 /// dedupe(*paths, keep="first", transpositions=False, no_prefix=False, against=None, duplicates=None, unique=None, threads=None, max_game_bytes=None)
 /// --
 ///
@@ -852,9 +881,16 @@ fn _run(py: Python<'_>, argv: Vec<OsString>) -> PyResult<(u8, Vec<u8>, Option<St
                 &stderr,
             )
             .map(|s| s.status),
+            Command::Crosstable(a) => pgnkit::api::crosstable(
+                &a.options,
+                a.input.inputs(),
+                RecordSink::Writer(&mut out),
+                &stderr,
+            )
+            .map(|s| s.status),
             Command::Perft(a) => pgnkit::cmd::perft::run(a, &mut out),
             _ => Err(pgnkit::Error::usage(
-                "_run runs validate, annotate-outcome, convert, dedupe and perft",
+                "_run runs validate, annotate-outcome, convert, crosstable, dedupe and perft",
             )),
         };
         match result {
@@ -902,6 +938,7 @@ fn _pgnkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(games, m)?)?;
     m.add_function(wrap_pyfunction!(positions, m)?)?;
     m.add_function(wrap_pyfunction!(dedupe, m)?)?;
+    m.add_function(wrap_pyfunction!(crosstable, m)?)?;
     m.add_function(wrap_pyfunction!(perft, m)?)?;
     m.add_function(wrap_pyfunction!(_run, m)?)?;
     m.add_function(wrap_pyfunction!(_cli_options, m)?)?;

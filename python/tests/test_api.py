@@ -64,6 +64,14 @@ FUNCTIONS = {
             "stats": "for merging shards, which dedupe has none of",
         },
     ),
+    "crosstable": (
+        "crosstable",
+        {
+            **NOT_KEYWORDS,
+            "byte-range": "crosstable counts each event whole: no shards",
+            "stats": "for merging shards, which crosstable has none of",
+        },
+    ),
     "perft": (
         "perft",
         {
@@ -308,3 +316,18 @@ def test_time_control_periods_and_time_spent_are_typed():
         {"moves": 40, "seconds": 5400.0, "increment": 30.0, "sandclock": False},
         {"moves": None, "seconds": 1800.0, "increment": 30.0, "sandclock": False},
     ]
+
+
+def test_crosstable_rows_are_the_cli_standings():
+    """Issue 47: the package's crosstable() gives the CLI's standings."""
+    events = FIXTURES / "tournament" / "twic1599_events.pgn"
+    rows = pa.table(pgnkit.crosstable(events))
+    code, out, _ = _pgnkit._run(["crosstable", "-q", "-f", "csv", str(events)])
+    assert code == 0
+    import csv as _csv
+
+    cli = list(_csv.DictReader(io.StringIO(out.decode())))
+    assert rows.num_rows == len(cli) == 49
+    assert rows["competitor"].to_pylist() == [r["competitor"] for r in cli]
+    assert rows["points"].to_pylist() == [float(r["points"]) for r in cli]
+    assert [" ".join(r) for r in rows["results"].to_pylist()] == [r["results"] for r in cli]

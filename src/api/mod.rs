@@ -38,6 +38,7 @@
 
 mod annotate_outcome;
 mod convert;
+mod crosstable;
 mod dedupe;
 mod merge;
 pub mod openings;
@@ -47,6 +48,7 @@ mod schema;
 mod select;
 mod selection;
 pub(crate) mod streaming;
+mod tournament;
 mod validate;
 
 use std::io::Write;
@@ -54,9 +56,9 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 pub use self::options::{
-    AnnotateOutcomeOptions, ConvertOptions, DedupeOptions, EcoTags, HtmlOptions, Keep,
-    MergeOptions, PerftOptions, Positions, RulesProfile, RunOptions, SchemaOptions, SelectOptions,
-    Selection, SourceFormat, ValidateOptions,
+    AnnotateOutcomeOptions, ConvertOptions, CrosstableOptions, DedupeOptions, EcoTags, HtmlOptions,
+    Keep, MergeOptions, PerftOptions, Positions, RulesProfile, RunOptions, SchemaOptions,
+    SelectOptions, Selection, SourceFormat, ValidateOptions,
 };
 pub use self::perft::{PerftRow, PerftSink, PerftText};
 pub use crate::error::{Error, ErrorKind};
@@ -173,6 +175,22 @@ pub fn dedupe(
     diagnostics: &dyn Diagnostics,
 ) -> Result<Summary, Error> {
     dedupe::run(options, inputs, records, diagnostics)
+}
+
+/// Runs `crosstable`: each event of `inputs` (the games of one `Event`
+/// and `EventDate`) with its standings and crosstable from the results,
+/// written to `records` in `options.format`.
+///
+/// # Errors
+///
+/// As [`validate`].
+pub fn crosstable(
+    options: &CrosstableOptions,
+    inputs: Vec<Input>,
+    records: RecordSink<'_>,
+    diagnostics: &dyn Diagnostics,
+) -> Result<Summary, Error> {
+    crosstable::run(options, inputs, records, diagnostics)
 }
 
 /// Runs `select`: the games of `inputs` the criteria pick, written as they

@@ -461,6 +461,27 @@ pub enum Keep {
     MostTags,
 }
 
+/// The options of `crosstable` ([`crate::api::crosstable`]).
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct CrosstableOptions {
+    #[command(flatten)]
+    pub run: RunOptions,
+
+    /// Output format.
+    #[arg(short = 'f', long, value_name = "FORMAT",
+          value_parser = FormatParser(Subcommand::Crosstable), default_value = "text")]
+    pub format: Format,
+}
+
+impl Default for CrosstableOptions {
+    fn default() -> CrosstableOptions {
+        CrosstableOptions {
+            run: RunOptions::default(),
+            format: Format::Text,
+        }
+    }
+}
+
 /// The options of `dedupe` ([`crate::api::dedupe`]). It reads its inputs
 /// twice (once to find the repeats, once to write), so they must be files.
 #[derive(Debug, Clone, PartialEq, Eq, Args)]

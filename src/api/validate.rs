@@ -24,6 +24,7 @@ use crate::rules::laws::LawsChoice;
 use crate::rules::notation::move_name;
 use crate::rules::openings::OpeningTable;
 use crate::rules::setup::start_position;
+use crate::rules::tournament::OwnedTags;
 use crate::schema::finding::{FINDING, FindingPlace, FindingRecord};
 use crate::stream::Event;
 use crate::tasks::validate::{GameCheck, check_game_keyed};
@@ -93,6 +94,25 @@ impl Policy {
                 ));
             }
             keep[Code::DuplicateGame.index()] = false;
+            // Nor can it see a tournament whole.
+            let tournament = |list: &[String]| {
+                list.iter()
+                    .find(|c| {
+                        crate::rules::tournament::CODES
+                            .iter()
+                            .any(|t| t.as_str() == *c)
+                    })
+                    .cloned()
+            };
+            if let Some(code) = tournament(&args.only).or_else(|| tournament(&args.fail_on)) {
+                return Err(Error::usage(format!(
+                    "{code} checks an event's games together: a --byte-range shard sees only \
+                     some of them (run validate over the whole file, or `pgnkit crosstable`)"
+                )));
+            }
+            for code in crate::rules::tournament::CODES {
+                keep[code.index()] = false;
+            }
         }
         let mut fail = [false; CODES];
         let never = args.fail_on.iter().any(|w| w == "never");
@@ -173,6 +193,14 @@ impl Policy {
 
     fn fails(&self, code: Code) -> bool {
         self.fail[code.index()]
+    }
+
+    /// Whether a tournament check is kept: the tags of every game are
+    /// then noted.
+    fn tournament(&self) -> bool {
+        crate::rules::tournament::CODES
+            .iter()
+            .any(|c| self.keeps(*c))
     }
 }
 
@@ -480,17 +508,25 @@ fn checked(
     policy: &Policy,
     tags: &TagColumns,
     page: bool,
-) -> (GameCheck, Option<Names>, u64) {
+) -> (GameCheck, Option<Names>, u64, Option<Box<OwnedTags>>) {
+    let tournament = policy.tournament();
+    // A repeat is left out of the tournament: its identity is needed.
     let mut check = check_game_keyed(
         game,
         laws,
-        policy.keeps(Code::DuplicateGame),
+        policy.keeps(Code::DuplicateGame) || tournament,
         policy.openings,
     );
     check.findings.retain(|f| policy.keeps(f.code));
     // Names are only decoded for games that have something to say.
     let names = (!check.findings.is_empty()).then(|| names_of(game, &check.findings, tags, page));
-    (check, names, game.line)
+    let noted = tournament.then(|| {
+        Box::new(OwnedTags::of(
+            |name| game.tag_text(name),
+            game.main_line().next().is_some(),
+        ))
+    });
+    (check, names, game.line, noted)
 }
 
 /// What names `game`, which has `findings`.
@@ -667,14 +703,21 @@ pub(super) fn run(
         .map_err(&failed)?;
     let mut counts = Counts::default();
     let mut repeats = Repeats::default();
+    let mut tracker = policy
+        .tournament()
+        .then(super::tournament::Tracker::default);
 
     // The games are noted in input order, one input after another: with
     // --bad-games or --good-games, inputs are not read at once; nor for a
     // columnar report, whose batches are not cut by input.
     let spool = out.clone();
     let columnar = matches!(report, Report::Columnar(_));
-    let inputs =
-        streaming.inputs((split.is_none() && fixed.is_none() && !columnar).then_some(&spool));
+    // Nor when a game is judged against the games before it (a repeat, a
+    // second game of a round): inputs read at once reach the writer
+    // interleaved, and "before" would depend on the threads.
+    let sequential = policy.keeps(Code::DuplicateGame) || policy.tournament();
+    let inputs = streaming
+        .inputs((split.is_none() && fixed.is_none() && !columnar && !sequential).then_some(&spool));
     let totals = inputs.for_each_game(
         |game| checked(game, args.laws, &policy, &tags, page),
         |event| {
@@ -700,9 +743,13 @@ pub(super) fn run(
                         },
                         mut names,
                         line,
+                        noted,
                     ),
                 ) => {
                     let repeat = repeats.check(key, ctx.file, ctx.game, line + ctx.line_offset);
+                    let repeated = repeat.is_some();
+                    // The identity may be there for the tournament alone.
+                    let repeat = repeat.filter(|_| policy.keeps(Code::DuplicateGame));
                     if let Some(message) = repeat {
                         let at =
                             findings.partition_point(|f| (f.line, f.ply.unwrap_or(0)) <= (line, 0));
@@ -723,6 +770,21 @@ pub(super) fn run(
                             .label
                             .place(ctx.place(), first_move, (tags.names(), &names.tags));
                     let bad = counts.game(&findings, &policy);
+                    if let (Some(noted), Some(tracker)) = (noted, tracker.as_mut())
+                        && !repeated
+                    {
+                        let warned = findings.iter().any(|f| f.severity() == Severity::Warning);
+                        let failing = findings.iter().any(|f| policy.fails(f.code));
+                        tracker.add(
+                            &noted,
+                            ctx.file,
+                            ctx.game,
+                            ctx.offset,
+                            line + ctx.line_offset,
+                            (warned, failing),
+                            (!tags.is_empty()).then(|| names.tags.clone()),
+                        );
+                    }
                     if let Some(split) = split.as_mut() {
                         split.game(ctx.raw, bad)?;
                     }
@@ -776,6 +838,37 @@ pub(super) fn run(
     }
     if let Some(fixed) = fixed {
         fixed.finish()?;
+    }
+    // The tournament's findings, once every game is read: after the games,
+    // each at the game it is about.
+    if let Some(tracker) = &tracker {
+        let events = tracker.events();
+        for (n, findings) in tracker.findings(&events, |c| policy.keeps(c)) {
+            let Some(named) = tracker.named(n) else {
+                continue;
+            };
+            if !named.warned {
+                counts.with_warnings += 1;
+            }
+            if !named.failing && findings.iter().any(|f| policy.fails(f.code)) {
+                counts.failing += 1;
+            }
+            counts.tally.add_game(&findings);
+            let place = named.label.place(
+                (named.file, named.game, named.offset),
+                (1, shakmaty::Color::White),
+                (tags.names(), named.tags),
+            );
+            let game = PageGame {
+                result: named.result.unwrap_or("*"),
+                line: named.label.line,
+                first_move: (1, shakmaty::Color::White),
+                boards: &vec![None; findings.len()],
+            };
+            counts.records += report
+                .write(&mut out, &place, findings, 0, &game)
+                .map_err(&failed)?;
+        }
     }
     let mut summary = format!(
         "{} with errors, {} with warnings",

@@ -6,6 +6,7 @@
 
 pub mod annotate_outcome;
 pub mod convert;
+pub mod crosstable;
 pub mod dedupe;
 pub mod merge;
 pub mod perft;

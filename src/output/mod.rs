@@ -6,6 +6,7 @@ pub mod annotate;
 pub mod atomic;
 pub mod columnar;
 pub mod convert;
+pub mod crosstable;
 pub mod diag;
 pub mod html;
 pub mod perft;

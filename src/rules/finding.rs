@@ -66,6 +66,21 @@ pub enum Code {
     /// `ECO` or `Opening` tags that disagree with the game's opening by the
     /// openings table ([`super::openings`]): a note, off by default.
     EcoMismatch,
+    /// A player in two games of one round of an event, against different
+    /// opponents ([`crate::rules::tournament`], as the next five).
+    PairedTwice,
+    /// Two games of different pairings on one board of one round.
+    BoardTwice,
+    /// A round with no game between two rounds that have games.
+    RoundMissing,
+    /// A game of a round after games of a later round of its event.
+    RoundOrder,
+    /// One player (one `FideId`, or one name up to case, accents,
+    /// punctuation and word order) written two ways in one event.
+    NameVariant,
+    /// Two players meeting more often than the event's kind allows (once
+    /// in a Swiss or a round-robin, once a cycle in a double one).
+    PairingRepeated,
     /// A game `annotate-outcome` could not replay to its end, so that it
     /// gives it no outcome: a code of its records, never a finding, and so
     /// not in [`Code::ALL`] (`--only`, `--ignore` and `--fail-on` refuse it).
@@ -74,7 +89,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in the order of the table in docs/codes.md.
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 26] = [
         Code::Syntax,
         Code::IllegalMove,
         Code::AmbiguousMove,
@@ -95,12 +110,18 @@ impl Code {
         Code::DuplicateGame,
         Code::ClockMismatch,
         Code::EcoMismatch,
+        Code::PairedTwice,
+        Code::BoardTwice,
+        Code::RoundMissing,
+        Code::RoundOrder,
+        Code::NameVariant,
+        Code::PairingRepeated,
     ];
 
     /// Every code a run counts: [`Code::ALL`] and [`Code::NotReplayed`],
     /// in [`Code::index`] order.
-    pub const TALLIED: [Code; 21] = {
-        let mut tallied = [Code::NotReplayed; 21];
+    pub const TALLIED: [Code; 27] = {
+        let mut tallied = [Code::NotReplayed; 27];
         let mut i = 0;
         while i < Code::ALL.len() {
             tallied[i] = Code::ALL[i];
@@ -151,6 +172,12 @@ impl Code {
             Code::DuplicateGame => "duplicate-game",
             Code::ClockMismatch => "clock-mismatch",
             Code::EcoMismatch => "eco-mismatch",
+            Code::PairedTwice => "paired-twice",
+            Code::BoardTwice => "board-twice",
+            Code::RoundMissing => "round-missing",
+            Code::RoundOrder => "round-order",
+            Code::NameVariant => "name-variant",
+            Code::PairingRepeated => "pairing-repeated",
             Code::NotReplayed => "not-replayed",
         }
     }
@@ -167,7 +194,13 @@ impl Code {
             | Code::InvalidCommand
             | Code::PlayedOn
             | Code::DuplicateGame
-            | Code::ClockMismatch => Severity::Warning,
+            | Code::ClockMismatch
+            | Code::PairedTwice
+            | Code::BoardTwice
+            | Code::RoundMissing
+            | Code::RoundOrder
+            | Code::NameVariant
+            | Code::PairingRepeated => Severity::Warning,
             Code::EcoMismatch => Severity::Note,
             _ => Severity::Error,
         }

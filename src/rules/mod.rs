@@ -22,3 +22,4 @@ pub mod select;
 pub mod setup;
 pub mod solver;
 pub mod time_control;
+pub mod tournament;

@@ -21,6 +21,7 @@ pub mod game;
 pub mod outcome;
 pub mod perft;
 pub mod position;
+pub mod standing;
 
 use crate::rules::time_control::Period;
 use std::fmt::Write as _;
@@ -107,12 +108,13 @@ pub enum InCsv {
 
 /// Every record kind, for `pgnkit schema` and `docs/records.md`: the
 /// records, then the structs they hold.
-pub const ALL: [&Schema; 8] = [
+pub const ALL: [&Schema; 9] = [
     &finding::FINDING,
     &outcome::OUTCOME,
     &game::GAME,
     &position::POSITION,
     &duplicate::DUPLICATE,
+    &standing::STANDING,
     &perft::PERFT,
     &game::MOVE,
     &finding::ERROR,
@@ -126,6 +128,7 @@ pub fn of_command(command: crate::format::Subcommand) -> Option<&'static Schema>
         Subcommand::AnnotateOutcome => Some(&outcome::OUTCOME),
         Subcommand::Convert | Subcommand::Select => Some(&game::GAME),
         Subcommand::Dedupe => Some(&duplicate::DUPLICATE),
+        Subcommand::Crosstable => Some(&standing::STANDING),
         _ => None,
     }
 }

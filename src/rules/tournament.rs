@@ -1,0 +1,1180 @@
+//! The tournaments a collection of games records: its events, their rounds,
+//! boards and players, each event's standings from the results, and what
+//! contradicts itself (a player in two games of one round, two games on one
+//! board, a round missing or out of order, a name written two ways, a
+//! pairing repeated).
+//!
+//! Pure: the caller reads the tags of each game and hands them over in
+//! input order ([`Games::add`]), with a number of its own for the game
+//! (what names it in a report); [`Games::events`] groups them and
+//! [`Event::findings`] judges each event.
+//!
+//! What an event is, and who is who, is read from the tags as PGN archives
+//! write them:
+//! - an event is the games of one `Event` tag and one `EventDate` (or, when
+//!   there is none, one year of `Date`): a series held every year under one
+//!   name is one event per year;
+//! - a round is `Round "5"`, or `Round "5.3"`: round 5, board 3, as TWIC and
+//!   most broadcasts write it; in an event where one pairing plays two
+//!   games of one round (a knockout's mini-match, a match's tiebreak), the
+//!   number after the point is the game's, not a board's;
+//! - the board is the `Board` tag, else that number after the point;
+//! - a player is one `FideId` (`WhiteFideId`, `BlackFideId`), or, without
+//!   one, one name up to case, accents, punctuation and word order
+//!   (`Carlsen, Magnus`, `Magnus Carlsen` and `CARLSEN Magnus` are one);
+//! - a side named `BYE` (or `-`, or empty) is a bye of the other side, worth
+//!   what the result gives it; a game without moves, or whose `Termination`
+//!   says `forfeit`, was not played (a forfeit, an unplayed point).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use super::finding::Code;
+
+/// A round as `Round` writes it: `5`, or `5.3`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Round {
+    pub number: u32,
+    /// The number after the point: a board, or in a knockout a game.
+    pub sub: Option<u32>,
+}
+
+/// A number of at most nine ASCII digits.
+fn digits(text: &str) -> Option<u32> {
+    (!text.is_empty() && text.len() <= 9 && text.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| text.parse().ok())
+        .flatten()
+}
+
+impl Round {
+    /// The round `text` names, if it names one: `5`, `5.3`; not `?`, `-`,
+    /// `0`, `5a` or `5.x`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pgnkit::rules::tournament::Round;
+    /// assert_eq!(Round::parse("5.3"), Some(Round { number: 5, sub: Some(3) }));
+    /// assert_eq!(Round::parse(" 12 "), Some(Round { number: 12, sub: None }));
+    /// assert_eq!(Round::parse("-"), None);
+    /// assert_eq!(Round::parse("0"), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<Round> {
+        let mut parts = text.trim().split('.');
+        let number = digits(parts.next()?).filter(|&n| n > 0)?;
+        let sub = match parts.next() {
+            None => None,
+            Some(sub) => Some(digits(sub)?),
+        };
+        // `1.2.1` (a broadcast's game of a board): the first two count.
+        if parts.any(|p| digits(p).is_none()) {
+            return None;
+        }
+        Some(Round { number, sub })
+    }
+}
+
+/// The result of a game, as White's score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Score {
+    WhiteWins,
+    Draw,
+    BlackWins,
+}
+
+impl Score {
+    /// The result `text` (`1-0`, `0-1`, `1/2-1/2`); `None` for `*` or
+    /// anything else.
+    pub fn parse(text: &str) -> Option<Score> {
+        match text.trim() {
+            "1-0" => Some(Score::WhiteWins),
+            "0-1" => Some(Score::BlackWins),
+            "1/2-1/2" => Some(Score::Draw),
+            _ => None,
+        }
+    }
+
+    /// Half points to White and to Black.
+    pub fn halves(self) -> (u32, u32) {
+        match self {
+            Score::WhiteWins => (2, 0),
+            Score::Draw => (1, 1),
+            Score::BlackWins => (0, 2),
+        }
+    }
+}
+
+/// The tags of one game that say where it stands in a tournament.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GameTags<'a> {
+    pub event: Option<&'a str>,
+    pub event_date: Option<&'a str>,
+    pub date: Option<&'a str>,
+    pub round: Option<&'a str>,
+    pub board: Option<&'a str>,
+    pub white: Option<&'a str>,
+    pub black: Option<&'a str>,
+    pub white_fide_id: Option<&'a str>,
+    pub black_fide_id: Option<&'a str>,
+    pub white_elo: Option<&'a str>,
+    pub black_elo: Option<&'a str>,
+    pub result: Option<&'a str>,
+    pub termination: Option<&'a str>,
+    /// Whether the main line holds a move: a game without was not played.
+    pub has_moves: bool,
+}
+
+/// The tag names [`GameTags`] reads, in the order of [`OwnedTags`].
+const NAMES: [&str; 13] = [
+    "Event",
+    "EventDate",
+    "Date",
+    "Round",
+    "Board",
+    "White",
+    "Black",
+    "WhiteFideId",
+    "BlackFideId",
+    "WhiteElo",
+    "BlackElo",
+    "Result",
+    "Termination",
+];
+
+/// [`GameTags`] owned, in one string: what a worker hands the writer.
+#[derive(Debug, Clone, Default)]
+pub struct OwnedTags {
+    text: String,
+    /// Where each value ends in `text`, and which are present.
+    ends: [u32; 13],
+    present: u16,
+    has_moves: bool,
+}
+
+impl OwnedTags {
+    /// The tags `tag` gives (a game's value of a tag name), and whether
+    /// the game has moves.
+    pub fn of<'t, S: AsRef<str> + 't>(
+        tag: impl Fn(&str) -> Option<S>,
+        has_moves: bool,
+    ) -> OwnedTags {
+        let mut owned = OwnedTags {
+            has_moves,
+            ..OwnedTags::default()
+        };
+        for (i, name) in NAMES.iter().enumerate() {
+            if let Some(value) = tag(name) {
+                owned.text.push_str(value.as_ref());
+                owned.present |= 1 << i;
+            }
+            owned.ends[i] = u32::try_from(owned.text.len()).unwrap_or(u32::MAX);
+        }
+        owned
+    }
+
+    /// The tags, borrowed.
+    pub fn tags(&self) -> GameTags<'_> {
+        let value = |i: usize| {
+            (self.present & (1 << i) != 0).then(|| {
+                let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+                self.text.get(start..self.ends[i] as usize).unwrap_or("")
+            })
+        };
+        GameTags {
+            event: value(0),
+            event_date: value(1),
+            date: value(2),
+            round: value(3),
+            board: value(4),
+            white: value(5),
+            black: value(6),
+            white_fide_id: value(7),
+            black_fide_id: value(8),
+            white_elo: value(9),
+            black_elo: value(10),
+            result: value(11),
+            termination: value(12),
+            has_moves: self.has_moves,
+        }
+    }
+}
+
+/// The codes [`Event::findings`] reports.
+pub const CODES: [Code; 6] = [
+    Code::PairedTwice,
+    Code::BoardTwice,
+    Code::RoundMissing,
+    Code::RoundOrder,
+    Code::NameVariant,
+    Code::PairingRepeated,
+];
+
+/// One side of a game as added: its name (interned), FIDE ID and rating.
+#[derive(Debug, Clone, Copy)]
+struct Side {
+    name: u32,
+    id: Option<u32>,
+    elo: Option<u16>,
+    bye: bool,
+}
+
+/// One game as added.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    event: u32,
+    /// The tags as written, interned (`u32::MAX`: absent), to name the
+    /// game in a report ([`Games::tag`]).
+    written: [u32; 6],
+    round: Option<Round>,
+    board: Option<u32>,
+    white: Side,
+    black: Side,
+    score: Option<Score>,
+    unplayed: bool,
+    game: u32,
+}
+
+/// The games of a run, as they came: what [`Games::events`] groups. A game
+/// costs about 40 bytes; names and events are held once.
+#[derive(Debug, Default)]
+pub struct Games {
+    index: HashMap<Box<str>, u32>,
+    strings: Vec<Box<str>>,
+    entries: Vec<Entry>,
+}
+
+/// Whether a side's name says it is a bye.
+fn is_bye(name: &str) -> bool {
+    let name = name.trim();
+    name.is_empty() || name == "-" || name.eq_ignore_ascii_case("bye")
+}
+
+/// The tag's value unless it says nothing (`?`, empty).
+fn known(text: Option<&str>) -> Option<&str> {
+    text.map(str::trim).filter(|t| !t.is_empty() && *t != "?")
+}
+
+impl Games {
+    fn intern(&mut self, text: &str) -> u32 {
+        if let Some(&n) = self.index.get(text) {
+            return n;
+        }
+        let n = u32::try_from(self.strings.len()).unwrap_or(u32::MAX);
+        self.strings.push(text.into());
+        self.index.insert(text.into(), n);
+        n
+    }
+
+    /// Adds the game the caller numbers `game`. A game without an `Event`
+    /// (or with `?`) belongs to no event and is left out: `false`.
+    pub fn add(&mut self, tags: &GameTags<'_>, game: u32) -> bool {
+        let Some(event) = known(tags.event) else {
+            return false;
+        };
+        // EventDate, else the year of Date.
+        let when = known(tags.event_date)
+            .filter(|d| d.len() >= 4 && d.as_bytes()[..4].iter().all(u8::is_ascii_digit))
+            .map(|d| d.to_owned())
+            .or_else(|| {
+                known(tags.date)
+                    .and_then(|d| d.get(..4))
+                    .filter(|y| y.bytes().all(|b| b.is_ascii_digit()))
+                    .map(str::to_owned)
+            })
+            .unwrap_or_default();
+        let key = format!("{event}\u{1f}{when}");
+        let event = self.intern(&key);
+        let mut side = |name: Option<&str>, id: Option<&str>, elo: Option<&str>| {
+            let name = name.unwrap_or("").trim();
+            Side {
+                name: self.intern(name),
+                id: id.and_then(|i| digits(i.trim())).filter(|&i| i > 0),
+                elo: elo
+                    .and_then(|e| digits(e.trim()))
+                    .and_then(|e| u16::try_from(e).ok())
+                    .filter(|&e| e > 0),
+                bye: is_bye(name),
+            }
+        };
+        let white = side(tags.white, tags.white_fide_id, tags.white_elo);
+        let black = side(tags.black, tags.black_fide_id, tags.black_elo);
+        let forfeit = tags
+            .termination
+            .is_some_and(|t| t.to_ascii_lowercase().contains("forfeit"));
+        let written = [
+            tags.event,
+            tags.round,
+            tags.board,
+            tags.white,
+            tags.black,
+            tags.result,
+        ]
+        .map(|t| t.map_or(u32::MAX, |t| self.intern(t)));
+        self.entries.push(Entry {
+            event,
+            written,
+            round: tags.round.and_then(Round::parse),
+            board: tags.board.and_then(|b| digits(b.trim())),
+            white,
+            black,
+            score: tags.result.and_then(Score::parse),
+            unplayed: !tags.has_moves || forfeit || white.bye || black.bye,
+            game,
+        });
+        true
+    }
+
+    /// The tag `name` of the `index`th game added, as written: one of
+    /// `Event`, `Round`, `Board`, `White`, `Black` and `Result`.
+    pub fn tag(&self, index: usize, name: &str) -> Option<&str> {
+        let i = ["Event", "Round", "Board", "White", "Black", "Result"]
+            .iter()
+            .position(|n| *n == name)?;
+        let n = self.entries.get(index)?.written[i];
+        self.strings.get(n as usize).map(|s| &**s)
+    }
+
+    /// How many games were added.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether none was.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The events, in the order of their first game.
+    pub fn events(&self) -> Vec<Event> {
+        let mut order: Vec<u32> = Vec::new();
+        let mut by_event: HashMap<u32, Vec<&Entry>> = HashMap::new();
+        for e in &self.entries {
+            by_event
+                .entry(e.event)
+                .or_insert_with(|| {
+                    order.push(e.event);
+                    Vec::new()
+                })
+                .push(e);
+        }
+        order
+            .into_iter()
+            .map(|key| {
+                let (name, date) = self.strings[key as usize]
+                    .split_once('\u{1f}')
+                    .unwrap_or_default();
+                Event::of(name, date, &by_event[&key], &self.strings)
+            })
+            .collect()
+    }
+}
+
+/// What kind of tournament an event is, as its games show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Every player can meet every other: no more players than rounds
+    /// plus one. `cycles`: how many times each pairing is due (2 for a
+    /// double round-robin, the games of a match).
+    RoundRobin { cycles: u32 },
+    /// More players than a round-robin of its rounds holds.
+    Swiss,
+    /// A pairing plays more than one game in a round: mini-matches.
+    Knockout,
+    /// No game has a round number.
+    NoRounds,
+}
+
+impl Kind {
+    /// Its name in records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::RoundRobin { .. } => "round-robin",
+            Kind::Swiss => "swiss",
+            Kind::Knockout => "knockout",
+            Kind::NoRounds => "no-rounds",
+        }
+    }
+
+    /// The tie-break the standings use after points, if any.
+    pub fn tiebreak(self) -> Option<&'static str> {
+        match self {
+            Kind::RoundRobin { .. } => Some("sonneborn-berger"),
+            Kind::Swiss => Some("buchholz"),
+            Kind::Knockout | Kind::NoRounds => None,
+        }
+    }
+}
+
+/// One player of an event.
+#[derive(Debug, Clone)]
+pub struct Player {
+    /// The name as most of the event's games write it (the first of those
+    /// most written).
+    pub name: String,
+    /// Every spelling met, with the caller's number of the first game
+    /// that writes it, in the order met.
+    pub spellings: Vec<(String, u32)>,
+    pub fide_id: Option<u32>,
+    /// The highest rating its games give it.
+    pub elo: Option<u16>,
+}
+
+/// One game of an event.
+#[derive(Debug, Clone, Copy)]
+pub struct Game {
+    /// The caller's number of the game.
+    pub game: u32,
+    pub round: Option<Round>,
+    /// The `Board` tag, or the round's number after the point where that
+    /// is a board.
+    pub board: Option<u32>,
+    /// The players, by their index in [`Event::players`]; `None` for a bye.
+    pub white: Option<usize>,
+    pub black: Option<usize>,
+    pub score: Option<Score>,
+    /// A forfeit, a bye, a game without moves.
+    pub unplayed: bool,
+}
+
+impl Game {
+    /// The other side of `player`'s game, and `player`'s colour (`true`:
+    /// White); `None` when `player` is not in it.
+    pub fn side_of(&self, player: usize) -> Option<(Option<usize>, bool)> {
+        if self.white == Some(player) {
+            Some((self.black, true))
+        } else if self.black == Some(player) {
+            Some((self.white, false))
+        } else {
+            None
+        }
+    }
+
+    /// What `player` scored in it, in half points (`None`: no result).
+    pub fn halves_of(&self, player: usize) -> Option<u32> {
+        let (_, white) = self.side_of(player)?;
+        let (w, b) = self.score?.halves();
+        Some(if white { w } else { b })
+    }
+}
+
+/// A player's place in the standings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Standing {
+    /// The player's index in [`Event::players`].
+    pub player: usize,
+    /// 1 for the first; players level on points and tie-break share one.
+    pub rank: u32,
+    /// Half points, forfeits and byes included.
+    pub halves: u32,
+    /// Games played over the board, and their wins, draws and losses.
+    pub played: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    /// Forfeits and byes.
+    pub unplayed: u32,
+    /// The tie-break ([`Kind::tiebreak`]) in quarter points.
+    pub tiebreak: Option<u32>,
+}
+
+/// One event: its players, games and standings.
+#[derive(Debug, Clone)]
+pub struct Event {
+    pub name: String,
+    /// `EventDate`, or the year of `Date`: what tells this event from
+    /// another of its name (may be empty).
+    pub date: String,
+    pub kind: Kind,
+    pub players: Vec<Player>,
+    /// In input order.
+    pub games: Vec<Game>,
+    /// In rank order.
+    pub standings: Vec<Standing>,
+    /// The round numbers with games, in order.
+    pub rounds: Vec<u32>,
+    /// Whether the number after a round's point counts games, not boards.
+    pub sub_is_game: bool,
+}
+
+/// One contradiction of an event: its code, the game (the caller's
+/// number) it is reported at, and what it says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub code: Code,
+    pub game: u32,
+    pub message: String,
+}
+
+/// A name folded to its words in order: what two spellings of one name
+/// share.
+fn name_key(name: &str) -> String {
+    let folded = super::select::fold(name);
+    let mut words: Vec<&str> = folded.split_whitespace().collect();
+    words.sort_unstable();
+    words.join(" ")
+}
+
+impl Event {
+    fn of(name: &str, date: &str, entries: &[&Entry], strings: &[Box<str>]) -> Event {
+        let mut players: Vec<Player> = Vec::new();
+        let mut counts: Vec<HashMap<u32, u32>> = Vec::new();
+        let mut by_id: HashMap<u32, usize> = HashMap::new();
+        let mut by_name: HashMap<String, usize> = HashMap::new();
+        let mut player_of = |side: &Side, game: u32| -> Option<usize> {
+            if side.bye {
+                return None;
+            }
+            let spelling = &*strings[side.name as usize];
+            let key = name_key(spelling);
+            let found = match side.id {
+                Some(id) => by_id.get(&id).copied().or_else(|| {
+                    by_name
+                        .get(&key)
+                        .copied()
+                        .filter(|&p| players[p].fide_id.is_none_or(|i| i == id))
+                }),
+                None => by_name.get(&key).copied(),
+            };
+            let p = found.unwrap_or_else(|| {
+                players.push(Player {
+                    name: spelling.to_owned(),
+                    spellings: Vec::new(),
+                    fide_id: None,
+                    elo: None,
+                });
+                counts.push(HashMap::new());
+                players.len() - 1
+            });
+            let player = &mut players[p];
+            if let Some(id) = side.id {
+                player.fide_id.get_or_insert(id);
+                by_id.entry(id).or_insert(p);
+            }
+            by_name.entry(key).or_insert(p);
+            if !player.spellings.iter().any(|(s, _)| s == spelling) {
+                player.spellings.push((spelling.to_owned(), game));
+            }
+            player.elo = player.elo.max(side.elo);
+            *counts[p].entry(side.name).or_insert(0) += 1;
+            Some(p)
+        };
+        let mut games = Vec::with_capacity(entries.len());
+        for e in entries {
+            let white = player_of(&e.white, e.game);
+            let black = player_of(&e.black, e.game);
+            games.push((e, white, black));
+        }
+        // Each player's name: the spelling most of its games write (the
+        // first met of those).
+        for (p, player) in players.iter_mut().enumerate() {
+            let mut top: Option<(&str, u32)> = None;
+            for (s, _) in &player.spellings {
+                let n = counts[p]
+                    .iter()
+                    .find(|(k, _)| &*strings[**k as usize] == s.as_str())
+                    .map_or(0, |(_, c)| *c);
+                if top.is_none_or(|(_, c)| n > c) {
+                    top = Some((s, n));
+                }
+            }
+            if let Some((s, _)) = top {
+                player.name = s.to_owned();
+            }
+        }
+        let mut rounds: Vec<u32> = games
+            .iter()
+            .filter_map(|(e, _, _)| e.round.map(|r| r.number))
+            .collect();
+        rounds.sort_unstable();
+        rounds.dedup();
+        // One pairing in two games of one round: the number after the
+        // point is a game's.
+        let mut seen: HashMap<(u32, usize, usize), ()> = HashMap::new();
+        let mut sub_is_game = false;
+        for (e, w, b) in &games {
+            if let (Some(r), Some(w), Some(b)) = (e.round, w, b) {
+                let pair = ((*w).min(*b), (*w).max(*b));
+                if seen.insert((r.number, pair.0, pair.1), ()).is_some() {
+                    sub_is_game = true;
+                }
+            }
+        }
+        let games: Vec<Game> = games
+            .into_iter()
+            .map(|(e, white, black)| Game {
+                game: e.game,
+                round: e.round,
+                board: e.board.or(if sub_is_game {
+                    None
+                } else {
+                    e.round.and_then(|r| r.sub)
+                }),
+                white,
+                black,
+                score: e.score,
+                unplayed: e.unplayed,
+            })
+            .collect();
+        let n = players.len() as u32;
+        let max_round = rounds.last().copied().unwrap_or(0);
+        let kind = if rounds.is_empty() {
+            Kind::NoRounds
+        } else if n >= 2 && n <= max_round + 1 {
+            let per_cycle = if n.is_multiple_of(2) { n - 1 } else { n };
+            Kind::RoundRobin {
+                cycles: max_round.div_ceil(per_cycle.max(1)).max(1),
+            }
+        } else if sub_is_game {
+            Kind::Knockout
+        } else {
+            Kind::Swiss
+        };
+        let mut event = Event {
+            name: name.to_owned(),
+            date: date.to_owned(),
+            kind,
+            players,
+            games,
+            standings: Vec::new(),
+            rounds,
+            sub_is_game,
+        };
+        event.standings = event.standings();
+        event
+    }
+
+    /// The standings: points, then the tie-break, then wins, then name.
+    fn standings(&self) -> Vec<Standing> {
+        let mut rows: Vec<Standing> = (0..self.players.len())
+            .map(|player| Standing {
+                player,
+                rank: 0,
+                halves: 0,
+                played: 0,
+                wins: 0,
+                draws: 0,
+                losses: 0,
+                unplayed: 0,
+                tiebreak: None,
+            })
+            .collect();
+        for g in &self.games {
+            for p in [g.white, g.black].into_iter().flatten() {
+                let row = &mut rows[p];
+                if let Some(h) = g.halves_of(p) {
+                    row.halves += h;
+                }
+                if g.unplayed {
+                    row.unplayed += 1;
+                } else if let Some(h) = g.halves_of(p) {
+                    row.played += 1;
+                    match h {
+                        2 => row.wins += 1,
+                        1 => row.draws += 1,
+                        _ => row.losses += 1,
+                    }
+                }
+            }
+        }
+        if let Some(name) = self.kind.tiebreak() {
+            let points: Vec<u32> = rows.iter().map(|r| r.halves).collect();
+            for g in self.games.iter().filter(|g| !g.unplayed) {
+                for p in [g.white, g.black].into_iter().flatten() {
+                    let Some((Some(opponent), _)) = g.side_of(p) else {
+                        continue;
+                    };
+                    let add = if name == "buchholz" {
+                        // Half points of the opponent, as quarters.
+                        points[opponent] * 2
+                    } else {
+                        g.halves_of(p).unwrap_or(0) * points[opponent]
+                    };
+                    *rows[p].tiebreak.get_or_insert(0) += add;
+                }
+            }
+            for r in &mut rows {
+                r.tiebreak.get_or_insert(0);
+            }
+        }
+        rows.sort_by(|a, b| {
+            (b.halves, b.tiebreak, b.wins)
+                .cmp(&(a.halves, a.tiebreak, a.wins))
+                .then_with(|| {
+                    self.players[a.player]
+                        .name
+                        .cmp(&self.players[b.player].name)
+                })
+        });
+        for i in 0..rows.len() {
+            rows[i].rank = if i > 0
+                && (rows[i].halves, rows[i].tiebreak) == (rows[i - 1].halves, rows[i - 1].tiebreak)
+            {
+                rows[i - 1].rank
+            } else {
+                i as u32 + 1
+            };
+        }
+        rows
+    }
+
+    /// Each player's place in [`Event::standings`] (the row numbers a
+    /// crosstable names opponents by), by player index.
+    pub fn row_of(&self) -> Vec<usize> {
+        let mut row = vec![0; self.players.len()];
+        for (i, s) in self.standings.iter().enumerate() {
+            row[s.player] = i;
+        }
+        row
+    }
+
+    /// The games of `player`, in round order (games without a round last,
+    /// in input order).
+    pub fn games_of(&self, player: usize) -> Vec<&Game> {
+        let mut games: Vec<&Game> = self
+            .games
+            .iter()
+            .filter(|g| g.side_of(player).is_some())
+            .collect();
+        games.sort_by_key(|g| {
+            g.round
+                .map_or((1, 0, 0), |r| (0, r.number, r.sub.unwrap_or(0)))
+        });
+        games
+    }
+
+    /// What contradicts itself in the event, in input order of the games
+    /// reported at. `describe` names a game by the caller's number
+    /// (`game 12 (line 340)`).
+    pub fn findings(&self, describe: &dyn Fn(u32) -> String) -> Vec<Finding> {
+        let mut out: Vec<(usize, Finding)> = Vec::new();
+        let name = |p: usize| format!("`{}`", self.players[p].name);
+        let mut push = |at: usize, code: Code, message: String| {
+            out.push((
+                at,
+                Finding {
+                    code,
+                    game: self.games[at].game,
+                    message,
+                },
+            ))
+        };
+
+        // A name written two ways: at the first game of each other spelling.
+        for player in &self.players {
+            let Some(((first, first_game), rest)) = player.spellings.split_first() else {
+                continue;
+            };
+            for (spelling, game) in rest {
+                let at = self.games.iter().position(|g| g.game == *game).unwrap_or(0);
+                let why = match player.fide_id {
+                    Some(id) if name_key(first) != name_key(spelling) => {
+                        format!("the same FideId {id}")
+                    }
+                    _ => "the same name up to case, accents, punctuation and word order".to_owned(),
+                };
+                push(
+                    at,
+                    Code::NameVariant,
+                    format!(
+                        "`{spelling}` is written `{first}` in {}: one player by {why}",
+                        describe(*first_game)
+                    ),
+                );
+            }
+        }
+
+        // A player in two games of one round, against another opponent.
+        let mut in_round: HashMap<(u32, usize), usize> = HashMap::new();
+        for (i, g) in self.games.iter().enumerate() {
+            let Some(round) = g.round else { continue };
+            for p in [g.white, g.black].into_iter().flatten() {
+                match in_round.get(&(round.number, p)) {
+                    None => {
+                        in_round.insert((round.number, p), i);
+                    }
+                    Some(&earlier) => {
+                        let before = &self.games[earlier];
+                        let other = |g: &Game| g.side_of(p).and_then(|(o, _)| o);
+                        if other(before) == other(g) {
+                            continue;
+                        }
+                        let against = |g: &Game| match other(g) {
+                            Some(o) => format!("against {}", name(o)),
+                            None => "a bye".to_owned(),
+                        };
+                        push(
+                            i,
+                            Code::PairedTwice,
+                            format!(
+                                "{} plays two games in round {}: {} here, {} in {}; a player has one game a round",
+                                name(p),
+                                round.number,
+                                against(g),
+                                against(before),
+                                describe(before.game)
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+
+        // Two games on one board of a round.
+        let mut on_board: HashMap<(u32, Option<u32>, u32), usize> = HashMap::new();
+        for (i, g) in self.games.iter().enumerate() {
+            let (Some(round), Some(board)) = (g.round, g.board) else {
+                continue;
+            };
+            let sub = if self.sub_is_game { round.sub } else { None };
+            match on_board.get(&(round.number, sub, board)) {
+                None => {
+                    on_board.insert((round.number, sub, board), i);
+                }
+                Some(&earlier) => {
+                    let before = &self.games[earlier];
+                    let pair = |g: &Game| {
+                        let (a, b) = (g.white, g.black);
+                        (a.min(b), a.max(b))
+                    };
+                    if pair(before) == pair(g) {
+                        continue;
+                    }
+                    push(
+                        i,
+                        Code::BoardTwice,
+                        format!(
+                            "board {board} of round {} holds two games: this one and {}",
+                            round.number,
+                            describe(before.game)
+                        ),
+                    );
+                }
+            }
+        }
+
+        // Rounds missing between the first and the last with games, in an
+        // event whose rounds look whole: a match, or at least two games a
+        // round and half the boards its players fill. A player's collection
+        // (one game a round, of the rounds the player's file kept) says
+        // nothing of the rounds it lacks.
+        let in_rounds = self.games.iter().filter(|g| g.round.is_some()).count();
+        let boards = (self.players.len() / 2).max(1);
+        let per_round = in_rounds as f64 / self.rounds.len().max(1) as f64;
+        let whole =
+            self.players.len() == 2 || (per_round >= 2.0 && per_round * 2.0 >= boards as f64);
+        for pair in self.rounds.windows(if whole { 2 } else { usize::MAX }) {
+            let (before, after) = (pair[0], pair[1]);
+            if after > before + 1 {
+                let at = self
+                    .games
+                    .iter()
+                    .position(|g| g.round.is_some_and(|r| r.number == after))
+                    .unwrap_or(0);
+                let missing = if after == before + 2 {
+                    format!("round {} has no game", before + 1)
+                } else {
+                    format!("rounds {}–{} have no games", before + 1, after - 1)
+                };
+                push(
+                    at,
+                    Code::RoundMissing,
+                    format!(
+                        "{missing} in this event, though rounds {before} and {after} have: reported at round {after}'s first game"
+                    ),
+                );
+            }
+        }
+
+        // Rounds out of order: once an event, at its first game of an
+        // earlier round than one before it.
+        let mut highest: Option<(u32, usize)> = None;
+        let mut first_back: Option<(usize, u32)> = None;
+        let mut back = 0u32;
+        for (i, g) in self.games.iter().enumerate() {
+            let Some(round) = g.round else { continue };
+            match highest {
+                Some((h, _)) if round.number < h => {
+                    back += 1;
+                    first_back.get_or_insert((i, h));
+                }
+                Some((h, _)) if round.number == h => {}
+                _ => highest = Some((round.number, i)),
+            }
+        }
+        if let Some((i, h)) = first_back {
+            let round = self.games[i].round.map_or(0, |r| r.number);
+            let mut message = format!(
+                "a game of round {round} after games of round {h}: the rounds are out of order"
+            );
+            if back > 1 {
+                let _ = write!(
+                    message,
+                    " ({back} games of this event stand after a game of a later round)"
+                );
+            }
+            push(i, Code::RoundOrder, message);
+        }
+
+        // A pairing repeated beyond what the event's kind allows.
+        let allowed = match self.kind {
+            Kind::RoundRobin { cycles } => Some(cycles),
+            Kind::Swiss => Some(1),
+            Kind::Knockout | Kind::NoRounds => None,
+        };
+        if let Some(allowed) = allowed {
+            let mut met: HashMap<(usize, usize), Vec<(u32, usize)>> = HashMap::new();
+            let mut order: Vec<usize> = (0..self.games.len()).collect();
+            order.sort_by_key(|&i| self.games[i].round.map(|r| (r.number, r.sub)));
+            for i in order {
+                let g = &self.games[i];
+                let (Some(round), Some(w), Some(b)) = (g.round, g.white, g.black) else {
+                    continue;
+                };
+                if g.unplayed || w == b {
+                    continue;
+                }
+                let rounds = met.entry((w.min(b), w.max(b))).or_default();
+                if rounds.iter().any(|(r, _)| *r == round.number) {
+                    continue;
+                }
+                rounds.push((round.number, i));
+                if rounds.len() as u32 > allowed {
+                    let (r, first) = rounds[0];
+                    let rule = match self.kind {
+                        Kind::RoundRobin { cycles: 1 } => {
+                            "in a round-robin two players meet once".to_owned()
+                        }
+                        Kind::RoundRobin { cycles } => {
+                            format!(
+                                "in this round-robin of {cycles} cycles two players meet {cycles} times"
+                            )
+                        }
+                        _ => "in a Swiss two players meet once".to_owned(),
+                    };
+                    push(
+                        i,
+                        Code::PairingRepeated,
+                        format!(
+                            "{} and {} meet again in round {}: they met in round {r}, {}; {rule}",
+                            name(w),
+                            name(b),
+                            round.number,
+                            describe(self.games[first].game)
+                        ),
+                    );
+                }
+            }
+        }
+        out.sort_by_key(|(at, _)| *at);
+        out.into_iter().map(|(_, f)| f).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn add(games: &mut Games, n: u32, round: &str, white: &str, black: &str, result: &str) {
+        games.add(
+            &GameTags {
+                event: Some("Test Open"),
+                event_date: Some("2025.01.01"),
+                round: Some(round),
+                white: Some(white),
+                black: Some(black),
+                result: Some(result),
+                has_moves: true,
+                ..GameTags::default()
+            },
+            n,
+        );
+    }
+
+    fn describe(n: u32) -> String {
+        format!("game {n}")
+    }
+
+    /// A four-player round-robin, three rounds.
+    fn round_robin() -> Games {
+        let mut g = Games::default();
+        add(&mut g, 1, "1.1", "A", "D", "1-0");
+        add(&mut g, 2, "1.2", "B", "C", "1/2-1/2");
+        add(&mut g, 3, "2.1", "D", "C", "0-1");
+        add(&mut g, 4, "2.2", "A", "B", "1/2-1/2");
+        add(&mut g, 5, "3.1", "B", "D", "1-0");
+        add(&mut g, 6, "3.2", "C", "A", "0-1");
+        g
+    }
+
+    #[test]
+    fn a_round_robin_counts_its_points_and_sonneborn_berger() {
+        let events = round_robin().events();
+        assert_eq!(events.len(), 1);
+        let e = &events[0];
+        assert_eq!(e.kind, Kind::RoundRobin { cycles: 1 });
+        let table: Vec<(&str, u32, u32, Option<u32>)> = e
+            .standings
+            .iter()
+            .map(|s| {
+                (
+                    e.players[s.player].name.as_str(),
+                    s.rank,
+                    s.halves,
+                    s.tiebreak,
+                )
+            })
+            .collect();
+        // A 2.5, B 2, C 1.5, D 0. SB of A: 1*0 (D) + ½*2 (B) + 1*1.5 (C)
+        // = 2.5 = 10 quarters.
+        assert_eq!(
+            table,
+            vec![
+                ("A", 1, 5, Some(10)),
+                // B: ½·2.5 (A) + ½·1.5 (C) + 1·0 (D) = 2.
+                ("B", 2, 4, Some(8)),
+                // C: ½·2 (B) + 0·2.5 (A) + 1·0 (D) = 1.
+                ("C", 3, 3, Some(4)),
+                ("D", 4, 0, Some(0)),
+            ]
+        );
+        assert!(e.findings(&describe).is_empty());
+    }
+
+    #[test]
+    fn planted_pairing_errors_are_each_reported() {
+        let mut g = round_robin();
+        // B again in round 3, against A on board 2 (C's board).
+        add(&mut g, 7, "3.2", "B", "A", "1-0");
+        // A second spelling of C.
+        add(&mut g, 8, "5.1", "c.", "D", "1-0");
+        let events = g.events();
+        let f = events[0].findings(&describe);
+        let codes: Vec<(Code, u32)> = f.iter().map(|f| (f.code, f.game)).collect();
+        assert!(codes.contains(&(Code::PairedTwice, 7)), "{f:#?}");
+        assert!(codes.contains(&(Code::BoardTwice, 7)), "{f:#?}");
+        assert!(codes.contains(&(Code::NameVariant, 8)), "{f:#?}");
+        assert!(codes.contains(&(Code::RoundMissing, 8)), "{f:#?}");
+        // A and B met in round 2: a single round-robin of 4 (3 rounds a
+        // cycle, 5 rounds seen: 2 cycles) allows it.
+        assert_eq!(events[0].kind, Kind::RoundRobin { cycles: 2 });
+    }
+
+    #[test]
+    fn a_players_collection_lacks_rounds_without_a_finding() {
+        // One player's games of a 12-player event: rounds 1, 2, 5, 9.
+        let mut g = Games::default();
+        for (n, (r, b)) in [("1", "B"), ("2", "C"), ("5", "D"), ("9", "E")]
+            .into_iter()
+            .enumerate()
+        {
+            add(&mut g, n as u32, r, "A", b, "1-0");
+        }
+        assert!(g.events()[0].findings(&describe).is_empty());
+        // A match's file holds every game: a round missing is one.
+        let mut g = Games::default();
+        for (n, r) in ["1", "2", "4"].into_iter().enumerate() {
+            add(&mut g, n as u32, r, "A", "B", "1/2-1/2");
+        }
+        let f = g.events()[0].findings(&describe);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!((f[0].code, f[0].game), (Code::RoundMissing, 2));
+    }
+
+    #[test]
+    fn a_knockout_mini_match_is_not_a_clash() {
+        let mut g = Games::default();
+        for (n, (r, w, b)) in [
+            ("1.1", "A", "B"),
+            ("1.1", "C", "D"),
+            ("1.2", "B", "A"),
+            ("1.2", "D", "C"),
+            ("1.1", "E", "F"),
+            ("1.2", "F", "E"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            add(&mut g, n as u32, r, w, b, "1/2-1/2");
+        }
+        let e = &g.events()[0];
+        assert!(e.sub_is_game);
+        assert_eq!(e.kind, Kind::Knockout);
+        assert!(
+            e.findings(&describe).is_empty(),
+            "{:#?}",
+            e.findings(&describe)
+        );
+    }
+
+    #[test]
+    fn byes_and_forfeits_score_and_are_not_played() {
+        let mut g = Games::default();
+        add(&mut g, 1, "1", "A", "B", "1-0");
+        add(&mut g, 2, "1", "C", "BYE", "1-0");
+        g.add(
+            &GameTags {
+                event: Some("Test Open"),
+                event_date: Some("2025.01.01"),
+                round: Some("2"),
+                white: Some("A"),
+                black: Some("C"),
+                result: Some("0-1"),
+                termination: Some("forfeit"),
+                has_moves: false,
+                ..GameTags::default()
+            },
+            3,
+        );
+        // A Swiss: a forfeit is no meeting, they may be paired again.
+        add(&mut g, 4, "3", "C", "A", "1/2-1/2");
+        let e = &g.events()[0];
+        let c = e.players.iter().position(|p| p.name == "C").unwrap();
+        let row = e.standings.iter().find(|s| s.player == c).unwrap();
+        assert_eq!((row.halves, row.played, row.unplayed), (5, 1, 2));
+        assert!(e.players.iter().all(|p| p.name != "BYE"));
+        assert!(
+            !e.findings(&describe)
+                .iter()
+                .any(|f| f.code == Code::PairingRepeated),
+            "{:#?}",
+            e.findings(&describe)
+        );
+    }
+
+    #[test]
+    fn one_fide_id_is_one_player_and_rounds_out_of_order_are_said_once() {
+        let mut g = Games::default();
+        let mut tags = GameTags {
+            event: Some("E"),
+            date: Some("2024.05.01"),
+            round: Some("2"),
+            white: Some("Nepomniachtchi, Ian"),
+            white_fide_id: Some("4168119"),
+            black: Some("X"),
+            result: Some("1-0"),
+            has_moves: true,
+            ..GameTags::default()
+        };
+        g.add(&tags, 1);
+        tags.round = Some("1");
+        tags.white = Some("Nepo");
+        tags.black = Some("Y");
+        g.add(&tags, 2);
+        tags.black = Some("Z");
+        tags.white = Some("W");
+        tags.white_fide_id = None;
+        g.add(&tags, 3);
+        let e = &g.events()[0];
+        // Nepomniachtchi (twice), X, Y, W, Z.
+        assert_eq!(e.players.len(), 5);
+        let f = e.findings(&describe);
+        let codes: Vec<(Code, u32)> = f.iter().map(|f| (f.code, f.game)).collect();
+        assert_eq!(
+            codes,
+            vec![(Code::NameVariant, 2), (Code::RoundOrder, 2)],
+            "{f:#?}"
+        );
+        assert!(f[0].message.contains("FideId 4168119"), "{}", f[0].message);
+        assert!(f[1].message.contains("2 games"), "{}", f[1].message);
+    }
+}
