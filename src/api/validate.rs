@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::options::ValidateOptions as ValidateArgs;
 use super::streaming::{Product, Streaming};
@@ -11,7 +12,7 @@ use crate::input::error::chain;
 use crate::output::annotate::TagColumns;
 use crate::output::columnar::{Columnar, ColumnarSink};
 use crate::output::diag;
-use crate::output::html::{Arrow, Board, Head, Item, MOVES_AROUND, Moves, Page, status_words};
+use crate::output::html::{Arrow, Board, Head, Item, Moves, Page, status_words};
 use crate::output::problem_games::ProblemGames;
 use crate::output::report::{self, Format, GameLabel};
 use crate::output::tally::Tally;
@@ -427,12 +428,12 @@ fn shown(
 ) -> Vec<Shown> {
     let boards = boards(game, findings, first_move);
     let about_moves = findings.iter().any(|f| f.ply.is_some());
-    let main_line: Vec<std::borrow::Cow<'_, str>> = if about_moves {
-        game.main_line().map(|t| decode_text(t.text)).collect()
+    // Once per game, shared by its findings.
+    let main_line = if about_moves {
+        Moves::line(game.main_line().map(|t| decode_text(t.text)))
     } else {
-        Vec::new()
+        Arc::from([])
     };
-    let main_line: Vec<&str> = main_line.iter().map(|t| &**t).collect();
     findings
         .iter()
         .zip(boards)
@@ -440,7 +441,7 @@ fn shown(
             board,
             moves: f
                 .ply
-                .and_then(|ply| Moves::around(&main_line, first_move, ply, MOVES_AROUND)),
+                .and_then(|ply| Moves::new(main_line.clone(), first_move, ply)),
         })
         .collect()
 }

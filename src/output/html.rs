@@ -15,6 +15,7 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use shakmaty::{Color, Position, Role, Square};
 
@@ -132,44 +133,40 @@ pub struct Moves {
     /// The game's first move (fullmove number, side to move): how the
     /// moves are numbered.
     pub first_move: (u32, Color),
-    /// The ply of the first move shown (1: the game's first).
-    pub first: u32,
-    /// The moves as written, from ply `first` on.
-    pub written: Vec<String>,
+    /// The game's main line as written, shared by its entries: a game
+    /// with 400,000 findings holds it once, not once per finding.
+    pub line: Arc<[String]>,
     /// The ply of the entry's move, marked.
     pub marked: u32,
-    /// Whether the main line goes on before and after what is shown.
-    pub more_before: bool,
-    pub more_after: bool,
 }
 
 impl Moves {
-    /// The moves of `main_line` (the main line's tokens as written, the
-    /// first at ply 1) from `before` plies before ply `marked` to `after`
-    /// plies after it; `None` when `marked` is not a ply of the line.
-    pub fn around(
-        main_line: &[&str],
-        first_move: (u32, Color),
-        marked: u32,
-        (before, after): (u32, u32),
-    ) -> Option<Moves> {
+    /// The moves around ply `marked` of `line` (the main line as written,
+    /// the first at ply 1, from [`Moves::line`]); `None` when `marked` is
+    /// not a ply of the line.
+    pub fn new(line: Arc<[String]>, first_move: (u32, Color), marked: u32) -> Option<Moves> {
         let at = (marked as usize).checked_sub(1)?;
-        if at >= main_line.len() {
-            return None;
-        }
-        let start = at.saturating_sub(before as usize);
-        let end = (at + 1 + after as usize).min(main_line.len());
-        Some(Moves {
+        (at < line.len()).then_some(Moves {
             first_move,
-            first: start as u32 + 1,
-            written: main_line[start..end]
-                .iter()
-                .map(|t| (*t).to_owned())
-                .collect(),
+            line,
             marked,
-            more_before: start > 0,
-            more_after: end < main_line.len(),
         })
+    }
+
+    /// The main line's moves as written, for [`Moves::new`], each clipped
+    /// to what is shown of it: a token of garbage can be any length.
+    pub fn line<T: AsRef<str>>(tokens: impl Iterator<Item = T>) -> Arc<[String]> {
+        tokens
+            .map(|t| crate::output::diag::clipped(t.as_ref(), MOVE_SHOWN).into_owned())
+            .collect()
+    }
+
+    /// The plies shown, as indices into the line: [`MOVES_AROUND`] about
+    /// the marked one.
+    fn shown(&self) -> std::ops::Range<usize> {
+        let at = self.marked as usize - 1;
+        let (before, after) = MOVES_AROUND;
+        at.saturating_sub(before as usize)..(at + 1 + after as usize).min(self.line.len())
     }
 }
 
@@ -177,8 +174,7 @@ impl Moves {
 /// for a pair written in the other order, or skipped, a few moves back.
 pub const MOVES_AROUND: (u32, u32) = (6, 4);
 
-/// The most characters of one written move shown: a token of garbage can
-/// be any length.
+/// The most characters of one written move shown.
 const MOVE_SHOWN: usize = 16;
 
 /// One thing to look at in a game: a finding, or a question about the
@@ -766,16 +762,16 @@ fn legend(s: &mut String, board: &Board, suggested: bool) {
 /// The moves written around an entry's move, its own marked.
 fn moves_html(s: &mut String, moves: &Moves) {
     s.push_str("<p class=\"around\"><span class=\"muted\">Moves as written:</span> ");
-    if moves.more_before {
+    let shown = moves.shown();
+    if shown.start > 0 {
         s.push_str("… ");
     }
-    for (i, text) in moves.written.iter().enumerate() {
-        let ply = moves.first + i as u32;
+    for (i, text) in moves.line[shown.clone()].iter().enumerate() {
+        let ply = (shown.start + i) as u32 + 1;
         if i > 0 {
             s.push(' ');
         }
-        let text = crate::output::diag::clipped(text, MOVE_SHOWN);
-        let name = move_name(ply, moves.first_move, &text);
+        let name = move_name(ply, moves.first_move, text);
         // As a scoresheet: Black's move after White's without its number.
         let shown = match name.split_once("...") {
             Some((_, san)) if i > 0 => san,
@@ -787,7 +783,7 @@ fn moves_html(s: &mut String, moves: &Moves) {
             s.push_str(&escape(shown));
         }
     }
-    if moves.more_after {
+    if shown.end < moves.line.len() {
         s.push_str(" …");
     }
     s.push_str("</p>");
@@ -1382,11 +1378,12 @@ mod tests {
             "d4", "Nf6", "c4", "g6", "Nc3", "Bg7", "e4", "d6", "f3", "O-O", "Be3", "Nbd7", "Qd2",
             "c5", "d5",
         ];
+        let line = Moves::line(line.into_iter());
         let shown = |first_move, marked| {
             let mut s = String::new();
             moves_html(
                 &mut s,
-                &Moves::around(&line, first_move, marked, MOVES_AROUND).unwrap(),
+                &Moves::new(line.clone(), first_move, marked).unwrap(),
             );
             s.strip_prefix("<p class=\"around\"><span class=\"muted\">Moves as written:</span> ")
                 .and_then(|s| s.strip_suffix("</p>"))
@@ -1413,14 +1410,14 @@ mod tests {
             shown((30, Color::Black), 1),
             "<mark data-ply=\"1\">30...d4</mark> 31.Nf6 c4 32.g6 Nc3 …"
         );
-        assert_eq!(Moves::around(&line, white, 16, MOVES_AROUND), None);
-        assert_eq!(Moves::around(&line, white, 0, MOVES_AROUND), None);
+        assert_eq!(Moves::new(line.clone(), white, 16), None);
+        assert_eq!(Moves::new(line.clone(), white, 0), None);
         // Moves as written: clipped and escaped, whatever they hold.
         let odd = ["e4", "<script>", &"x".repeat(100)];
         let mut s = String::new();
         moves_html(
             &mut s,
-            &Moves::around(&odd, white, 3, MOVES_AROUND).unwrap(),
+            &Moves::new(Moves::line(odd.into_iter()), white, 3).unwrap(),
         );
         assert!(
             s.contains("&lt;script&gt; <mark data-ply=\"3\">2.xxxxxxxxxxxxxxxx…</mark></p>"),
