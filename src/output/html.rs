@@ -20,6 +20,7 @@ use std::sync::Arc;
 use shakmaty::{Color, Position, Role, Square};
 
 use crate::rules::diagram::Diagram;
+use crate::rules::finding::Severity;
 use crate::rules::notation::move_name;
 use crate::schema::finding::FindingPlace;
 
@@ -801,8 +802,8 @@ struct Severities {
 impl Severities {
     fn add(&mut self, severity: Option<&str>) {
         match severity {
-            Some("error") => self.errors += 1,
-            Some("warning") => self.warnings += 1,
+            Some(s) if s == Severity::Error.as_str() => self.errors += 1,
+            Some(s) if s == Severity::Warning.as_str() => self.warnings += 1,
             _ => self.others += 1,
         }
     }
@@ -866,13 +867,13 @@ fn index_entry(
     if counted.errors > 0 {
         counts.push(format!(
             "<span class=\"sev-error\">{}</span>",
-            plural(counted.errors, "error", "errors")
+            plural(counted.errors, Severity::Error.as_str(), "errors")
         ));
     }
     if counted.warnings > 0 {
         counts.push(format!(
             "<span class=\"sev-warning\">{}</span>",
-            plural(counted.warnings, "warning", "warnings")
+            plural(counted.warnings, Severity::Warning.as_str(), "warnings")
         ));
     }
     if counted.others > 0 {
