@@ -412,9 +412,10 @@ impl Page {
     }
 
     /// A stable id for the entry of the game at `place` (`g12`, `f2-g12`
-    /// for game 12 of the second input, `line40` for text outside games),
-    /// unique on the page: the same input gives the same ids, so a link
-    /// to `page.html#g12` is one an arbiter can send.
+    /// for game 12 of the second input with games on the page, `line40`
+    /// for text outside games), unique on the page: the same inputs give
+    /// the same ids, so a link to `page.html#g12` is one an arbiter can
+    /// send.
     fn game_id(&mut self, place: &FindingPlace<'_>, line: u64) -> String {
         let file = match self.files.iter().position(|f| f == place.file) {
             Some(i) => i,
