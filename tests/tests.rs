@@ -13,6 +13,7 @@ mod hostile;
 mod layers;
 mod merge;
 mod openings;
+mod page;
 mod perft;
 mod problem_games;
 mod readme;

@@ -332,13 +332,82 @@ fn judgments_against_earlier_games_do_not_depend_on_threads() {
     };
     let one = report("-j1");
     // Every repeat names the first file's copy.
-    let repeats: Vec<&str> = one.lines().filter(|l| l.contains(": duplicate-game: ")).collect();
+    let repeats: Vec<&str> = one
+        .lines()
+        .filter(|l| l.contains(": duplicate-game: "))
+        .collect();
     assert!(repeats.len() > 11 * 100, "{}", repeats.len());
     assert!(
-        repeats.iter().filter(|l| !l.contains("t00.pgn:")).all(|l| l.contains("t00.pgn (line")),
+        repeats
+            .iter()
+            .filter(|l| !l.contains("t00.pgn:"))
+            .all(|l| l.contains("t00.pgn (line")),
         "{one}"
     );
     for j in ["-j2", "-j8", "-j8"] {
         assert!(report(j) == one, "{j} differs from -j1");
     }
+}
+
+#[test]
+fn the_page_draws_each_event_and_links_its_problem_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("p.html");
+    let out = run(
+        &[
+            "validate",
+            "-q",
+            "-f",
+            "html",
+            "-o",
+            page.to_str().unwrap(),
+            PLANTED,
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let section = &html[html
+        .find("<section id=\"tournament\"")
+        .expect("a tournament section")..];
+    let section = &section[..section
+        .find("</section><p class=\"noprint\"")
+        .expect("its end")];
+    assert_eq!(section.matches("<table class=\"xt\"").count(), 4);
+    // Every linked cell leads to a game's entry, and every game with a
+    // pairing finding is linked from its players' cells (two each).
+    let links: Vec<&str> = section
+        .split("href=\"#")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect();
+    for id in &links {
+        assert!(
+            html.contains(&format!("<article class=\"game\" id=\"{id}\""))
+                || html.contains(&format!("<tr id=\"{id}\"")),
+            "{id}"
+        );
+    }
+    // The games with a pairing finding: each linked from its players'
+    // cells, to its pairing finding (they have no finding of their own).
+    let pairing: Vec<&str> = section
+        .split("<tr id=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect();
+    assert_eq!(pairing.len(), 8, "{pairing:?}");
+    for id in &pairing {
+        assert_eq!(
+            links.iter().filter(|l| *l == id).count(),
+            2,
+            "{id}: {links:?}"
+        );
+    }
+    // No game has two entries.
+    assert!(!html.contains("id=\"g15-2\""));
+    assert_eq!(
+        html.matches("<article class=\"game\"").count(),
+        2,
+        "played-on, duplicate-game"
+    );
 }

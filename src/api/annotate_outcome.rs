@@ -180,7 +180,9 @@ fn concern_boards(
             Some((
                 Board {
                     diagram,
-                    arrow: None,
+                    written: None,
+                    suggested: None,
+                    suggestion_elsewhere: None,
                 },
                 label,
             ))
@@ -447,6 +449,7 @@ fn page_items(done: &Annotated, look: &Look, line: u64) -> Vec<Item> {
                 message: text.clone(),
                 suggestion: None,
                 line_of_moves: None,
+                moves: None,
                 board,
             }
         })
@@ -503,6 +506,37 @@ impl Counts {
         self.wrong + self.not_replayed + self.damaged
     }
 
+    /// What the exit status says, in an arbiter's words, for a run that
+    /// could not read `unread` inputs to the end.
+    fn status(&self, unread: u64) -> String {
+        let mut found = Vec::new();
+        let games = |n: u64| diag::games(n);
+        if self.wrong > 0 {
+            found.push(format!(
+                "{} with a result the rules do not give",
+                games(self.wrong)
+            ));
+        }
+        if self.not_replayed > 0 {
+            found.push(format!(
+                "{} that could not be replayed to the end",
+                games(self.not_replayed)
+            ));
+        }
+        if self.damaged > 0 {
+            found.push(format!(
+                "{} with damaged movetext or a termination marker that disagrees with the Result tag",
+                games(self.damaged)
+            ));
+        }
+        let problems = (self.problems() > 0).then(|| format!("{}, to look at", found.join("; ")));
+        crate::output::html::status_words(
+            problems,
+            "No problems found: every result is one the rules give",
+            unread,
+        )
+    }
+
     /// The summary after `N games, `.
     fn summary(&self) -> String {
         let mut summary = format!(
@@ -537,11 +571,7 @@ impl Counts {
                 self.summary(),
                 self.looked_games
             ),
-            status: if self.problems() > 0 {
-                "Exit status 1: games with a result the rules do not give, not replayed, or damaged.".to_owned()
-            } else {
-                "Exit status 0: every result is one the rules give.".to_owned()
-            },
+            status: self.status(totals.failed),
         }
     }
 }

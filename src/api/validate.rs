@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::options::ValidateOptions as ValidateArgs;
 use super::streaming::{Product, Streaming};
@@ -11,23 +12,28 @@ use crate::input::error::chain;
 use crate::output::annotate::TagColumns;
 use crate::output::columnar::{Columnar, ColumnarSink};
 use crate::output::diag;
-use crate::output::html::{Board, Head, Item, Page};
+use crate::output::html::{Arrow, Board, Head, Item, Moves, Page, status_words};
 use crate::output::problem_games::ProblemGames;
 use crate::output::report::{self, Format, GameLabel};
 use crate::output::tally::Tally;
-use crate::rules::diagram::{diagrams, written_squares};
+use crate::rules::diagram::{diagrams, legal_squares, written_squares};
 use crate::rules::finding::Finding;
 use crate::rules::finding::{Code, Severity};
+use crate::rules::game::decode_text;
 use crate::rules::game::{RawGame, recorded_result};
 use crate::rules::identity::{GameKey, KeyMap, PackedKey};
 use crate::rules::laws::LawsChoice;
-use crate::rules::notation::move_name;
+use crate::rules::notation::{move_name, named_ply};
 use crate::rules::openings::OpeningTable;
 use crate::rules::setup::start_position;
 use crate::rules::tournament::OwnedTags;
 use crate::schema::finding::{FINDING, FindingPlace, FindingRecord};
 use crate::stream::Event;
 use crate::tasks::validate::{GameCheck, check_game_keyed};
+
+/// The most players (over all events) whose crosstables the page draws:
+/// an arbiter's file, not a collection (`pgnkit crosstable` has them all).
+const MAX_PAGE_PLAYERS: usize = 5_000;
 
 /// What the report is called in errors.
 const PRODUCT_NAME: &str = "report";
@@ -202,6 +208,14 @@ impl Policy {
             .iter()
             .any(|c| self.keeps(*c))
     }
+
+    /// Whether exactly the errors fail the run (the default `--fail-on`):
+    /// the page then says "errors" where it would say "findings".
+    fn fails_on_errors_only(&self) -> bool {
+        Code::ALL
+            .into_iter()
+            .all(|c| self.fails(c) == (c.severity() == Severity::Error))
+    }
 }
 
 /// What `--fail-on` takes besides codes.
@@ -267,7 +281,15 @@ struct PageGame<'n> {
     /// The game's first line in its file.
     line: u64,
     first_move: (u32, shakmaty::Color),
-    boards: &'n [Option<Board>],
+    shown: &'n [Shown],
+}
+
+/// What the page shows beside a finding: the board of its position, and
+/// the moves written around its move.
+#[derive(Debug, Clone, Default)]
+struct Shown {
+    board: Option<Board>,
+    moves: Option<Moves>,
 }
 
 impl<'a> Report<'a> {
@@ -337,8 +359,9 @@ impl<'a> Report<'a> {
             }
             Report::Page(page) => {
                 if n > 0 {
-                    let mut boards = game.boards.iter().cloned();
-                    let items = shifted.map(|f| item(f, game.first_move, boards.next().flatten()));
+                    let mut shown = game.shown.iter().cloned();
+                    let items =
+                        shifted.map(|f| item(f, game.first_move, shown.next().unwrap_or_default()));
                     page.game(place, game.result, game.line, items);
                 }
             }
@@ -392,8 +415,8 @@ impl Counts {
         self.tally.add(finding.code);
     }
 
-    /// The page's head, for a run that read `totals`.
-    fn head(&self, totals: &crate::stream::Totals, summary: &str) -> Head {
+    /// The page's head, for a run that read `totals` under `policy`.
+    fn head(&self, totals: &crate::stream::Totals, summary: &str, policy: &Policy) -> Head {
         Head {
             inputs: totals.inputs.iter().map(|i| i.file.clone()).collect(),
             games: totals.games,
@@ -411,25 +434,59 @@ impl Counts {
                 })
                 .collect(),
             summary: format!("{}, {summary}.", crate::output::diag::games(totals.games)),
-            status: status_meaning(self.failing, totals.failed),
+            status: status_meaning(self, policy.fails_on_errors_only(), totals.failed),
         }
     }
 }
 
 /// What a game with findings lends them: its label and the `--tags`
-/// values; for the page, its result and the boards of its findings.
+/// values; for the page, its result and the boards and moves of its
+/// findings.
 #[derive(Debug, Default)]
 struct Names {
     label: GameLabel,
     tags: Vec<Option<String>>,
     result: &'static str,
-    boards: Vec<Option<Board>>,
+    shown: Vec<Shown>,
+}
+
+/// What the page shows beside each of `findings` of `game`, whose moves
+/// start at `first_move`: its board ([`boards`]) and, for a finding about
+/// a move, the main line's moves as written around it.
+fn shown(
+    game: &RawGame<'_>,
+    findings: &[Finding],
+    first_move: (u32, shakmaty::Color),
+) -> Vec<Shown> {
+    let boards = boards(game, findings, first_move);
+    let about_moves = findings.iter().any(|f| f.ply.is_some());
+    // Once per game, shared by its findings.
+    let main_line = if about_moves {
+        Moves::line(game.main_line().map(|t| decode_text(t.text)))
+    } else {
+        Arc::from([])
+    };
+    findings
+        .iter()
+        .zip(boards)
+        .map(|(f, board)| Shown {
+            board,
+            moves: f
+                .ply
+                .and_then(|ply| Moves::new(main_line.clone(), first_move, ply)),
+        })
+        .collect()
 }
 
 /// The board of each of `findings` of `game`: the position before the move
-/// a finding is about (the move as written drawn where it can be), the
-/// final position for one about the result, none for the others.
-fn boards(game: &RawGame<'_>, findings: &[Finding]) -> Vec<Option<Board>> {
+/// a finding is about (the move as written drawn where it can be, and the
+/// first repair's move where it is played there), the final position for
+/// one about the result, none for the others.
+fn boards(
+    game: &RawGame<'_>,
+    findings: &[Finding],
+    first_move: (u32, shakmaty::Color),
+) -> Vec<Option<Board>> {
     let wanted = |f: &Finding| match (f.ply, f.code) {
         (Some(ply), _) => Some(ply - 1),
         (None, Code::ResultMismatch | Code::WrongResult) => Some(u32::MAX),
@@ -449,19 +506,70 @@ fn boards(game: &RawGame<'_>, findings: &[Finding]) -> Vec<Option<Board>> {
             wanted(f)?;
             let diagram = diagrams.next()?;
             // Only where the position is the one before the move.
-            let arrow = match (&f.san, f.ply) {
-                (Some(san), Some(ply)) if diagram.plies + 1 == ply => {
-                    written_squares(&diagram.pos, san.as_bytes())
+            let before = f.ply.filter(|&ply| diagram.plies + 1 == ply);
+            let written = match (&f.san, before) {
+                (Some(san), Some(_)) => {
+                    written_squares(&diagram.pos, san.as_bytes()).map(|(from, to)| Arrow {
+                        from,
+                        to,
+                        san: san.clone(),
+                    })
                 }
                 _ => None,
             };
-            Some(Board { diagram, arrow })
+            let (suggested, suggestion_elsewhere) = match (before, f.suggestion.as_deref()) {
+                (Some(ply), Some(text)) => suggested_arrow(&diagram.pos, ply, text, first_move),
+                _ => (None, None),
+            };
+            Some(Board {
+                diagram,
+                written,
+                suggested,
+                suggestion_elsewhere,
+            })
         })
         .collect()
 }
 
+/// The move a finding's suggestion plays first, drawn in `pos`, the
+/// position before ply `ply` (the finding's move): the first repair's
+/// first move, when its written number says it is played at `ply` and it
+/// is legal there. A repair of another move (`8.Qd2 for the 8.Bd2
+/// written`) is another position: then what to say instead of an arrow.
+fn suggested_arrow(
+    pos: &shakmaty::Chess,
+    ply: u32,
+    suggestion: &str,
+    first_move: (u32, shakmaty::Color),
+) -> (Option<Arrow>, Option<String>) {
+    // The first repair's first move leads the text: `31.Qd1 (the
+    // remaining ply replays); or 31.Qf1 …`.
+    let Some(word) = suggestion.split_whitespace().next() else {
+        return (None, None);
+    };
+    let Some((at, san)) = named_ply(word, first_move) else {
+        return (None, None);
+    };
+    let elsewhere = |when: &str| (None, Some(format!("{word}, {when} move")));
+    match at.cmp(&ply) {
+        std::cmp::Ordering::Less => elsewhere("an earlier"),
+        std::cmp::Ordering::Greater => elsewhere("a later"),
+        std::cmp::Ordering::Equal => match legal_squares(pos, san.as_bytes()) {
+            Some((from, to)) => (
+                Some(Arrow {
+                    from,
+                    to,
+                    san: san.to_owned(),
+                }),
+                None,
+            ),
+            None => (None, None),
+        },
+    }
+}
+
 /// The page's item for `finding`, in a game whose moves start at `first_move`.
-fn item(finding: Finding, first_move: (u32, shakmaty::Color), board: Option<Board>) -> Item {
+fn item(finding: Finding, first_move: (u32, shakmaty::Color), shown: Shown) -> Item {
     Item {
         severity: Some(finding.severity().as_str()),
         code: finding.code.as_str().to_owned(),
@@ -475,28 +583,48 @@ fn item(finding: Finding, first_move: (u32, shakmaty::Color), board: Option<Boar
         message: finding.message,
         suggestion: finding.suggestion,
         line_of_moves: None,
-        board,
+        moves: shown.moves,
+        board: shown.board,
     }
 }
 
-/// What the exit status of a run says, for the page.
-fn status_meaning(failing: u64, unread: u64) -> String {
-    let mut s = if failing > 0 {
+/// What the exit status of a run that counted `counts` says, in an
+/// arbiter's words, for the page: `errors_fail` when the errors (and only
+/// they) fail the run, as they do unless `--fail-on` says otherwise;
+/// `unread` inputs could not be read to the end.
+fn status_meaning(counts: &Counts, errors_fail: bool, unread: u64) -> String {
+    let games = |n: u64| match n {
+        1 => "1 game has".to_owned(),
+        n => format!("{n} games have"),
+    };
+    let problems = (counts.failing > 0).then(|| {
+        if errors_fail {
+            format!("{} errors that need a look", games(counts.failing))
+        } else {
+            format!(
+                "{} findings that fail the check as --fail-on sets it, and need a look",
+                games(counts.failing)
+            )
+        }
+    });
+    let fine = if counts.with_errors > 0 {
+        let warnings = match counts.with_warnings {
+            0 => String::new(),
+            n => format!(" and {n} {} warnings", if n == 1 { "has" } else { "have" }),
+        };
         format!(
-            "Exit status 1: {failing} game{} with findings that fail the run (errors, and the codes --fail-on names); 0 would have meant none.",
-            if failing == 1 { "" } else { "s" }
+            "No problems that fail the check as --fail-on sets it, though {} errors{warnings}",
+            games(counts.with_errors)
+        )
+    } else if counts.with_warnings > 0 {
+        format!(
+            "No problems that fail the check: warnings only ({} warnings), worth a look, but a warning does not fail the check",
+            games(counts.with_warnings)
         )
     } else {
-        "Exit status 0: no finding fails the run (warnings alone do not, unless --fail-on says so)."
-            .to_owned()
+        "No problems found: nothing in the games checked fails the check".to_owned()
     };
-    if unread > 0 {
-        s = format!(
-            "Exit status 2: {unread} input{} could not be read to the end (standard error names them); what was read is here.",
-            if unread == 1 { "" } else { "s" }
-        );
-    }
-    s
+    status_words(problems, &fine, unread)
 }
 
 /// Checks one game (a worker's part): its findings that `policy` keeps,
@@ -519,7 +647,14 @@ fn checked(
     );
     check.findings.retain(|f| policy.keeps(f.code));
     // Names are only decoded for games that have something to say.
-    let names = (!check.findings.is_empty()).then(|| names_of(game, &check.findings, tags, page));
+    let names = (!check.findings.is_empty()).then(|| {
+        names_of(
+            game,
+            &check.findings,
+            tags,
+            page.then_some(check.first_move),
+        )
+    });
     let noted = tournament.then(|| {
         Box::new(OwnedTags::of(
             |name| game.tag_text(name),
@@ -529,16 +664,21 @@ fn checked(
     (check, names, game.line, noted)
 }
 
-/// What names `game`, which has `findings`.
-fn names_of(game: &RawGame<'_>, findings: &[Finding], tags: &TagColumns, page: bool) -> Names {
+/// What names `game`, which has `findings`; for the page (`page`: the
+/// game's first move), what is shown beside them.
+fn names_of(
+    game: &RawGame<'_>,
+    findings: &[Finding],
+    tags: &TagColumns,
+    page: Option<(u32, shakmaty::Color)>,
+) -> Names {
     Names {
         label: GameLabel::of(|t| game.tag_text(t), game.line),
         tags: tags.values(game),
         result: recorded_result(game).map_or("*", |r| r.as_str()),
-        boards: if page {
-            boards(game, findings)
-        } else {
-            Vec::new()
+        shown: match page {
+            Some(first_move) => shown(game, findings, first_move),
+            None => Vec::new(),
         },
     }
 }
@@ -567,7 +707,9 @@ fn names_again(
             game
         }
     };
-    let mut names = names_of(game, findings, tags, page);
+    // The one finding has no ply: the first move numbers nothing.
+    let first_move = (1, shakmaty::Color::White);
+    let mut names = names_of(game, findings, tags, page.then_some(first_move));
     names.label.line = line;
     names
 }
@@ -755,7 +897,7 @@ pub(super) fn run(
                             findings.partition_point(|f| (f.line, f.ply.unwrap_or(0)) <= (line, 0));
                         findings.insert(at, Finding::game(Code::DuplicateGame, line, message));
                         match names.as_mut() {
-                            Some(names) if page => names.boards.insert(at, None),
+                            Some(names) if page => names.shown.insert(at, Shown::default()),
                             Some(_) => {}
                             // The game had nothing else to say: what names
                             // it is read again from its bytes.
@@ -806,7 +948,7 @@ pub(super) fn run(
                         result: names.result,
                         line: names.label.line + ctx.line_offset,
                         first_move,
-                        boards: &names.boards,
+                        shown: &names.shown,
                     };
                     counts.records += report
                         .write(&mut out, &place, findings, ctx.line_offset, &game)
@@ -819,7 +961,7 @@ pub(super) fn run(
                         result: "",
                         line: finding.line,
                         first_move: (1, shakmaty::Color::White),
-                        boards: &[],
+                        shown: &[],
                     };
                     let place = FindingPlace::outside_games(file);
                     counts.records += report
@@ -840,9 +982,13 @@ pub(super) fn run(
         fixed.finish()?;
     }
     // The tournament's findings, once every game is read: after the games,
-    // each at the game it is about.
+    // each at the game it is about; on the page, in the tournament's
+    // section, beside each event's crosstable, linked to the game's entry
+    // (a game keeps one entry, whatever was found about it).
     if let Some(tracker) = &tracker {
         let events = tracker.events();
+        let mut listed = String::new();
+        let mut rows: std::collections::HashMap<u32, String> = std::collections::HashMap::new();
         for (n, findings) in tracker.findings(&events, |c| policy.keeps(c)) {
             let Some(named) = tracker.named(n) else {
                 continue;
@@ -854,6 +1000,33 @@ pub(super) fn run(
                 counts.failing += 1;
             }
             counts.tally.add_game(&findings);
+            if let Report::Page(page) = &report {
+                let id = format!("pairing-{}", n + 1);
+                let entry = page.anchor(named.file, named.game);
+                crate::output::crosstable::finding_rows(
+                    &mut listed,
+                    &id,
+                    entry.as_deref(),
+                    &format!(
+                        "{}:{}: game {} ({} – {}{})",
+                        named.file,
+                        named.label.line,
+                        named.game,
+                        named.label.white,
+                        named.label.black,
+                        named
+                            .label
+                            .round
+                            .as_deref()
+                            .map(|r| format!(", round {r}"))
+                            .unwrap_or_default()
+                    ),
+                    &findings,
+                );
+                rows.insert(n, entry.unwrap_or(id));
+                counts.records += findings.len() as u64;
+                continue;
+            }
             let place = named.label.place(
                 (named.file, named.game, named.offset),
                 (1, shakmaty::Color::White),
@@ -863,11 +1036,46 @@ pub(super) fn run(
                 result: named.result.unwrap_or("*"),
                 line: named.label.line,
                 first_move: (1, shakmaty::Color::White),
-                boards: &vec![None; findings.len()],
+                shown: &vec![Shown::default(); findings.len()],
             };
             counts.records += report
                 .write(&mut out, &place, findings, 0, &game)
                 .map_err(&failed)?;
+        }
+        // The page's crosstables, each cell of a game with findings linked
+        // to its entry (or its pairing finding): for a file of
+        // tournaments, not an archive of thousands of players.
+        if let Report::Page(page) = &mut report {
+            let players: usize = events.iter().map(|e| e.players.len()).sum();
+            let mut html = format!("<style>{}</style>", crate::output::crosstable::STYLE);
+            let bare = html.len();
+            if !listed.is_empty() {
+                html.push_str("<h3>Pairing findings</h3><div class=\"wide\"><table class=\"pairing\"><thead><tr><th>game</th><th>code</th><th>what</th></tr></thead><tbody>");
+                html.push_str(&listed);
+                html.push_str("</tbody></table></div>");
+            }
+            if players <= MAX_PAGE_PLAYERS {
+                let link = |n: u32| {
+                    rows.get(&n).cloned().or_else(|| {
+                        let named = tracker.named(n)?;
+                        page.anchor(named.file, named.game)
+                    })
+                };
+                let drawn = events
+                    .iter()
+                    .filter(|e| e.kind != crate::rules::tournament::Kind::NoRounds);
+                for (i, e) in drawn.enumerate() {
+                    crate::output::crosstable::html(
+                        e,
+                        &format!("event-{}", i + 1),
+                        &link,
+                        &mut html,
+                    );
+                }
+            }
+            if html.len() > bare && page.fits(html.len()) {
+                page.set_tournament(html);
+            }
         }
     }
     let mut summary = format!(
@@ -882,7 +1090,7 @@ pub(super) fn run(
         ));
     }
     report
-        .finish(&mut out, || counts.head(&totals, &summary))
+        .finish(&mut out, || counts.head(&totals, &summary, &policy))
         .map_err(&failed)?;
     let product = Product {
         what: PRODUCT_NAME,

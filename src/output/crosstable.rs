@@ -298,6 +298,38 @@ pub fn html(e: &Event, id: &str, link: &dyn Fn(u32) -> Option<String>, out: &mut
     out.push_str("</tbody></table></div></section>\n");
 }
 
+/// The rows of the page's table of pairing findings for one game: `id`
+/// its anchor, `entry` the game's own entry on the page (linked), `game`
+/// what names it.
+pub fn finding_rows(
+    out: &mut String,
+    id: &str,
+    entry: Option<&str>,
+    game: &str,
+    findings: &[crate::rules::finding::Finding],
+) {
+    for (i, f) in findings.iter().enumerate() {
+        let _ = write!(out, "<tr");
+        if i == 0 {
+            let _ = write!(out, " id=\"{}\"", escape(id));
+        }
+        out.push_str("><td>");
+        match entry {
+            Some(entry) => {
+                let _ = write!(out, "<a href=\"#{}\">{}</a>", escape(entry), escape(game));
+            }
+            None => out.push_str(&escape(game)),
+        }
+        let sev = f.severity().as_str();
+        let _ = write!(
+            out,
+            "</td><td><span class=\"sev-{sev}\">{sev}</span> <code>{}</code></td><td>{}</td></tr>",
+            escape(f.code.as_str()),
+            escape(&f.message)
+        );
+    }
+}
+
 /// The style of the tables, for a page of their own or inside another.
 pub const STYLE: &str = "table.xt td,table.xt th{padding:2px 8px;white-space:nowrap}table.xt td.problem a{color:var(--err,#b3261e);font-weight:700}table.xt td.problem{background:rgba(179,38,30,.08)}";
 

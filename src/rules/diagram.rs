@@ -6,11 +6,13 @@
 //! knows how.
 
 use shakmaty::san::San;
-use shakmaty::{Bitboard, Chess, Color, EnPassantMode, Position, Role, Square, attacks};
+use shakmaty::{
+    Bitboard, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square, attacks,
+};
 
 use super::game::RawGame;
 use super::replay::replay;
-use super::san::parse_san;
+use super::san::{parse_san, resolve};
 
 /// A position of a game as a diagram shows it.
 #[derive(Debug, Clone)]
@@ -125,7 +127,7 @@ pub fn diagrams(game: &RawGame<'_>, start: &Chess, plies: &[u32]) -> Vec<Diagram
 pub fn written_squares(pos: &Chess, written: &[u8]) -> Option<(Square, Square)> {
     let san = parse_san(written).ok()?.san;
     if let Ok(mv) = san.to_move(pos) {
-        return Some((mv.from()?, mv.to()));
+        return move_squares(&mv);
     }
     let us = pos.turn();
     let board = pos.board();
@@ -163,6 +165,36 @@ pub fn written_squares(pos: &Chess, written: &[u8]) -> Option<(Square, Square)> 
             }
         }
         San::Put { .. } | San::Null => None,
+    }
+}
+
+/// The squares of `written`, a move in SAN, when it is legal in `pos`
+/// (what a repair proposes is): as [`move_squares`] draws it.
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::diagram::legal_squares;
+/// use shakmaty::{Chess, Square};
+/// assert_eq!(legal_squares(&Chess::default(), b"Nh3"), Some((Square::G1, Square::H3)));
+/// // Not legal: drawn only as written, by [`written_squares`].
+/// assert_eq!(legal_squares(&Chess::default(), b"Bc4"), None);
+/// ```
+pub fn legal_squares(pos: &Chess, written: &[u8]) -> Option<(Square, Square)> {
+    let san = parse_san(written).ok()?.san;
+    move_squares(&resolve(pos, &san).ok()?)
+}
+
+/// The squares a move is drawn from and to: a castling king's own two
+/// squares (shakmaty's castling move goes to the rook, which no reader
+/// of `O-O` looks at); none for a drop.
+pub fn move_squares(mv: &Move) -> Option<(Square, Square)> {
+    match *mv {
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_king_side(king < rook);
+            Some((king, Square::from_coords(side.king_to_file(), king.rank())))
+        }
+        _ => Some((mv.from()?, mv.to())),
     }
 }
 
@@ -216,6 +248,18 @@ mod tests {
     fn written_moves_are_drawn_when_one_piece_fits() {
         let game = &scan(b"1. e4 e5 2. Nf3 Nc6 *", true).games[0];
         let pos = diagrams(game, &Chess::default(), &[4])[0].pos.clone();
+        // A legal castling is drawn as the king goes, not to the rook.
+        let ready = &scan(b"1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 *", true).games[0];
+        let ready = diagrams(ready, &Chess::default(), &[6])[0].pos.clone();
+        assert_eq!(
+            written_squares(&ready, b"O-O"),
+            Some((Square::E1, Square::G1))
+        );
+        assert_eq!(
+            legal_squares(&ready, b"O-O"),
+            Some((Square::E1, Square::G1))
+        );
+        assert_eq!(legal_squares(&ready, b"O-O-O"), None);
         // Castling through the bishop on f1: the king's squares.
         assert_eq!(
             written_squares(&pos, b"O-O"),

@@ -86,6 +86,44 @@ pub fn move_name(ply: u32, first: (u32, Color), san: &str) -> String {
     format!("{number}{dots}{san}")
 }
 
+/// The ply and the move of a move named as [`move_name`] names it
+/// (`12...Nxf6+`), in a game starting at `first`: the inverse of
+/// [`move_name`], to place a move a repair names (`31.Qd1`) in the game.
+/// `None` for a word that is no number, dots and a move, or whose number
+/// names a ply before the game's first (or past a ply count).
+///
+/// # Examples
+///
+/// ```
+/// use pgnkit::rules::notation::named_ply;
+/// use shakmaty::Color;
+/// assert_eq!(named_ply("1.e4", (1, Color::White)), Some((1, "e4")));
+/// assert_eq!(named_ply("54...Nxg2", (1, Color::White)), Some((108, "Nxg2")));
+/// // A game from a FEN with Black to move at move 30.
+/// assert_eq!(named_ply("30...Kg7", (30, Color::Black)), Some((1, "Kg7")));
+/// assert_eq!(named_ply("29.Qd1", (30, Color::Black)), None);
+/// assert_eq!(named_ply("Nf3", (1, Color::White)), None);
+/// assert_eq!(named_ply("(missing)", (1, Color::White)), None);
+/// ```
+pub fn named_ply(word: &str, first: (u32, Color)) -> Option<(u32, &str)> {
+    let digits = word.bytes().take_while(u8::is_ascii_digit).count();
+    let number: u64 = word[..digits].parse().ok()?;
+    let rest = &word[digits..];
+    let (black, san) = if let Some(san) = rest.strip_prefix("...") {
+        (true, san)
+    } else {
+        (false, rest.strip_prefix('.')?)
+    };
+    if san.is_empty() || san.starts_with('.') {
+        return None;
+    }
+    // As move_name counts: the index from the game's first ply, in u64.
+    let index = (number.checked_sub(u64::from(first.0))? * 2 + u64::from(black))
+        .checked_sub(u64::from(first.1 == Color::Black))?;
+    let ply = u32::try_from(index.checked_add(1)?).ok()?;
+    Some((ply, san))
+}
+
 /// The move in long algebraic notation with piece letters: `Ng1-f3`,
 /// `e4xd5`, `e7-e8=Q`, `O-O`, with the check suffix of `san`.
 ///
