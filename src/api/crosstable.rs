@@ -76,7 +76,7 @@ pub(super) fn run(
     };
     let failed = streaming.write_error(PRODUCT_NAME);
 
-    let mut tracker = super::tournament::Tracker::default();
+    let mut tracker = super::tournament::Tracker::with_unrounded();
     let mut seen: KeyMap<()> = KeyMap::default();
     let mut repeats = 0u64;
     let mut outside = 0u64;
@@ -106,7 +106,7 @@ pub(super) fn run(
         }
         Ok(())
     })?;
-    let events = tracker.events();
+    let events = super::tournament::on_threads(streaming.threads, || tracker.events());
     let mut records_written = 0u64;
     let mut line = Vec::with_capacity(1024);
     match args.format {

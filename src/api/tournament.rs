@@ -11,10 +11,11 @@ use crate::rules::tournament::{Event, Games, OwnedTags};
 /// it (a tournament finding counts a game once).
 #[derive(Debug, Clone, Copy)]
 struct GameRef {
-    file: u32,
     game: u64,
-    offset: Option<u64>,
+    /// `u64::MAX`: none.
+    offset: u64,
     line: u64,
+    file: u32,
     /// Whether its own findings hold a warning, and fail the run.
     warned: bool,
     failing: bool,
@@ -43,7 +44,28 @@ pub(crate) struct Named<'a> {
     pub failing: bool,
 }
 
+/// Runs `f` on a pool of `threads` threads (the run's `--threads`), or on
+/// this thread when one cannot be made.
+pub(crate) fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+    {
+        Ok(pool) => pool.install(f),
+        Err(_) => f(),
+    }
+}
+
 impl Tracker {
+    /// A tracker that keeps games without a round number too (the
+    /// crosstable of an event without rounds).
+    pub fn with_unrounded() -> Tracker {
+        Tracker {
+            games: Games::with_unrounded(),
+            ..Tracker::default()
+        }
+    }
+
     /// Adds a game of `file` (its `game`th, at `offset`, first line
     /// `line`), whose own findings `warned` and are `failing`.
     #[allow(clippy::too_many_arguments)]
@@ -69,7 +91,7 @@ impl Tracker {
         self.refs.push(GameRef {
             file: (self.files.len() - 1) as u32,
             game,
-            offset,
+            offset: offset.unwrap_or(u64::MAX),
             line,
             warned,
             failing,
@@ -107,12 +129,12 @@ impl Tracker {
     /// which codes are reported.
     pub fn findings(
         &self,
-        events: &[Event],
         keep: impl Fn(crate::rules::finding::Code) -> bool,
     ) -> Vec<(u32, Vec<Finding>)> {
-        let mut all: Vec<(u32, Finding)> = events
-            .iter()
-            .flat_map(|e| e.findings(&|n| self.describe(n)))
+        let mut all: Vec<(u32, Finding)> = self
+            .games
+            .judge(&|n| self.describe(n))
+            .into_iter()
             .filter(|f| keep(f.code))
             .map(|f| {
                 let line = self.refs.get(f.game as usize).map_or(0, |r| r.line);
@@ -139,12 +161,118 @@ impl Tracker {
         Some(Named {
             file: &self.files[r.file as usize],
             game: r.game,
-            offset: r.offset,
+            offset: (r.offset != u64::MAX).then_some(r.offset),
             label: GameLabel::of(tag, r.line),
             tags: self.tag_values.get(i).map_or(&[], Vec::as_slice),
             result: self.games.tag(i, "Result"),
             warned: r.warned,
             failing: r.failing,
         })
+    }
+}
+
+/// What the writer sends the tracker's thread, in batches (a message a
+/// game would wake the thread a game).
+enum Msg {
+    /// The games that follow are of this input.
+    File(String),
+    Game {
+        tags: Box<OwnedTags>,
+        game: u64,
+        offset: Option<u64>,
+        line: u64,
+        flags: (bool, bool),
+        tag_values: Option<Vec<Option<String>>>,
+    },
+}
+
+/// Games a batch holds.
+const BATCH: usize = 512;
+
+/// A [`Tracker`] on a thread of its own: the writer hands each game over
+/// and goes on, so that noting the tournament adds nothing to the one
+/// thread every game passes through.
+pub(crate) struct Background {
+    tx: Option<std::sync::mpsc::SyncSender<Vec<Msg>>>,
+    handle: Option<std::thread::JoinHandle<Tracker>>,
+    file: Option<String>,
+    batch: Vec<Msg>,
+}
+
+impl Background {
+    /// Starts the thread.
+    pub fn spawn() -> Background {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Msg>>(8);
+        let handle = std::thread::spawn(move || {
+            let mut tracker = Tracker::default();
+            let mut file = String::new();
+            for msg in rx.into_iter().flatten() {
+                match msg {
+                    Msg::File(name) => file = name,
+                    Msg::Game {
+                        tags,
+                        game,
+                        offset,
+                        line,
+                        flags,
+                        tag_values,
+                    } => tracker.add(&tags, &file, game, offset, line, flags, tag_values),
+                }
+            }
+            tracker
+        });
+        Background {
+            tx: Some(tx),
+            handle: Some(handle),
+            file: None,
+            batch: Vec::with_capacity(BATCH),
+        }
+    }
+
+    /// Hands over a game (as [`Tracker::add`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn add(
+        &mut self,
+        tags: Box<OwnedTags>,
+        file: &str,
+        game: u64,
+        offset: Option<u64>,
+        line: u64,
+        flags: (bool, bool),
+        tag_values: Option<Vec<Option<String>>>,
+    ) {
+        if self.file.as_deref() != Some(file) {
+            self.file = Some(file.to_owned());
+            self.batch.push(Msg::File(file.to_owned()));
+        }
+        self.batch.push(Msg::Game {
+            tags,
+            game,
+            offset,
+            line,
+            flags,
+            tag_values,
+        });
+        if self.batch.len() >= BATCH {
+            self.send();
+        }
+    }
+
+    /// Sends the batch.
+    fn send(&mut self) {
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(batch);
+        }
+    }
+
+    /// Every game handed over: the tracker.
+    pub fn finish(mut self) -> Tracker {
+        self.send();
+        drop(self.tx.take());
+        self.handle
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default()
     }
 }

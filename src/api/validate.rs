@@ -655,11 +655,20 @@ fn checked(
             page.then_some(check.first_move),
         )
     });
-    let noted = tournament.then(|| {
-        Box::new(OwnedTags::of(
-            |name| game.tag_text(name),
-            game.main_line().next().is_some(),
-        ))
+    // Only a game with a round number takes part in the checks.
+    let rounded = || {
+        game.tag("Round")
+            .is_some_and(|t| crate::rules::tournament::Round::parse(&t.text()).is_some())
+    };
+    let noted = (tournament && rounded()).then(|| {
+        // One pass over the tags, each wanted one decoded once.
+        let mut noted = Box::new(OwnedTags::new(game.main_line().next().is_some()));
+        for tag in &game.tags {
+            if let Some(slot) = noted.slot(tag.name) {
+                noted.set(slot, &tag.text());
+            }
+        }
+        noted
     });
     (check, names, game.line, noted)
 }
@@ -847,7 +856,7 @@ pub(super) fn run(
     let mut repeats = Repeats::default();
     let mut tracker = policy
         .tournament()
-        .then(super::tournament::Tracker::default);
+        .then(super::tournament::Background::spawn);
 
     // The games are noted in input order, one input after another: with
     // --bad-games or --good-games, inputs are not read at once; nor for a
@@ -918,7 +927,7 @@ pub(super) fn run(
                         let warned = findings.iter().any(|f| f.severity() == Severity::Warning);
                         let failing = findings.iter().any(|f| policy.fails(f.code));
                         tracker.add(
-                            &noted,
+                            noted,
                             ctx.file,
                             ctx.game,
                             ctx.offset,
@@ -981,15 +990,18 @@ pub(super) fn run(
     if let Some(fixed) = fixed {
         fixed.finish()?;
     }
+    let tracker = tracker.map(super::tournament::Background::finish);
     // The tournament's findings, once every game is read: after the games,
     // each at the game it is about; on the page, in the tournament's
     // section, beside each event's crosstable, linked to the game's entry
     // (a game keeps one entry, whatever was found about it).
     if let Some(tracker) = &tracker {
-        let events = tracker.events();
         let mut listed = String::new();
         let mut rows: std::collections::HashMap<u32, String> = std::collections::HashMap::new();
-        for (n, findings) in tracker.findings(&events, |c| policy.keeps(c)) {
+        let found = super::tournament::on_threads(streaming.threads, || {
+            tracker.findings(|c| policy.keeps(c))
+        });
+        for (n, findings) in found {
             let Some(named) = tracker.named(n) else {
                 continue;
             };
@@ -1046,6 +1058,7 @@ pub(super) fn run(
         // to its entry (or its pairing finding): for a file of
         // tournaments, not an archive of thousands of players.
         if let Report::Page(page) = &mut report {
+            let events = super::tournament::on_threads(streaming.threads, || tracker.events());
             let players: usize = events.iter().map(|e| e.players.len()).sum();
             let mut html = format!("<style>{}</style>", crate::output::crosstable::STYLE);
             let bare = html.len();

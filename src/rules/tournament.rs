@@ -145,8 +145,8 @@ const NAMES: [&str; 13] = [
 #[derive(Debug, Clone, Default)]
 pub struct OwnedTags {
     text: String,
-    /// Where each value ends in `text`, and which are present.
-    ends: [u32; 13],
+    /// Where each value is in `text`, and which are present.
+    spans: [(u32, u32); 13],
     present: u16,
     has_moves: bool,
 }
@@ -164,20 +164,58 @@ impl OwnedTags {
         };
         for (i, name) in NAMES.iter().enumerate() {
             if let Some(value) = tag(name) {
-                owned.text.push_str(value.as_ref());
-                owned.present |= 1 << i;
+                owned.set(i, value.as_ref());
             }
-            owned.ends[i] = u32::try_from(owned.text.len()).unwrap_or(u32::MAX);
         }
         owned
+    }
+
+    /// No tags yet, of a game that `has_moves`: [`OwnedTags::slot`] and
+    /// [`OwnedTags::set`] fill them in one pass over a game's tags.
+    pub fn new(has_moves: bool) -> OwnedTags {
+        OwnedTags {
+            has_moves,
+            ..OwnedTags::default()
+        }
+    }
+
+    /// Where the tag called `name` goes, if it is one read here, and not
+    /// yet set (the first of a name counts).
+    pub fn slot(&self, name: &[u8]) -> Option<usize> {
+        let i = match name {
+            b"Event" => 0,
+            b"EventDate" => 1,
+            b"Date" => 2,
+            b"Round" => 3,
+            b"Board" => 4,
+            b"White" => 5,
+            b"Black" => 6,
+            b"WhiteFideId" => 7,
+            b"BlackFideId" => 8,
+            b"WhiteElo" => 9,
+            b"BlackElo" => 10,
+            b"Result" => 11,
+            b"Termination" => 12,
+            _ => return None,
+        };
+        (self.present & (1 << i) == 0).then_some(i)
+    }
+
+    /// Sets the value of slot `i`.
+    pub fn set(&mut self, i: usize, value: &str) {
+        let start = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        self.text.push_str(value);
+        let end = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        self.spans[i] = (start, end);
+        self.present |= 1 << i;
     }
 
     /// The tags, borrowed.
     pub fn tags(&self) -> GameTags<'_> {
         let value = |i: usize| {
             (self.present & (1 << i) != 0).then(|| {
-                let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-                self.text.get(start..self.ends[i] as usize).unwrap_or("")
+                let (start, end) = self.spans[i];
+                self.text.get(start as usize..end as usize).unwrap_or("")
             })
         };
         GameTags {
@@ -213,20 +251,35 @@ pub const CODES: [Code; 6] = [
 #[derive(Debug, Clone, Copy)]
 struct Side {
     name: u32,
-    id: Option<u32>,
-    elo: Option<u16>,
+    /// 0: none.
+    fide_id: u32,
+    /// 0: none.
+    rating: u16,
     bye: bool,
 }
 
-/// One game as added.
+impl Side {
+    fn id(&self) -> Option<u32> {
+        (self.fide_id > 0).then_some(self.fide_id)
+    }
+
+    fn elo(&self) -> Option<u16> {
+        (self.rating > 0).then_some(self.rating)
+    }
+}
+
+/// One game as added: 56 bytes.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     event: u32,
-    /// The tags as written, interned (`u32::MAX`: absent), to name the
-    /// game in a report ([`Games::tag`]).
-    written: [u32; 6],
-    round: Option<Round>,
-    board: Option<u32>,
+    /// The `Round`, `Board` and `Result` tags as written, interned
+    /// (`u32::MAX`: absent), to name the game in a report ([`Games::tag`]).
+    written: [u32; 3],
+    /// The round's number (0: none) and the number after its point
+    /// (`u32::MAX`: none); the board (`u32::MAX`: none).
+    number: u32,
+    sub: u32,
+    board_number: u32,
     white: Side,
     black: Side,
     score: Option<Score>,
@@ -234,13 +287,62 @@ struct Entry {
     game: u32,
 }
 
+impl Entry {
+    fn round(&self) -> Option<Round> {
+        (self.number > 0).then(|| Round {
+            number: self.number,
+            sub: (self.sub != u32::MAX).then_some(self.sub),
+        })
+    }
+
+    fn board(&self) -> Option<u32> {
+        (self.board_number != u32::MAX).then_some(self.board_number)
+    }
+}
+
+/// FNV-1a, 64 bits: a fast hash for the short strings of tags (names,
+/// rounds), which no adversary chooses the collisions of to any gain here
+/// but time, bounded by the run's own input.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type FnvMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+
 /// The games of a run, as they came: what [`Games::events`] groups. A game
-/// costs about 40 bytes; names and events are held once.
+/// costs about 70 bytes (and its names, rounds and events, held once).
 #[derive(Debug, Default)]
 pub struct Games {
-    index: HashMap<Box<str>, u32>,
-    strings: Vec<Box<str>>,
+    index: FnvMap<std::sync::Arc<str>, u32>,
+    strings: Vec<std::sync::Arc<str>>,
+    /// Each event (its name's and date's strings) and its number.
+    event_of: FnvMap<(u32, u32), u32>,
+    events: Vec<(u32, u32)>,
     entries: Vec<Entry>,
+    /// The `White` or `Black` tag as written, of the games (and side) where
+    /// it is not the side's name: spaces around it, or no tag.
+    raw_names: FnvMap<(u32, u8), u32>,
+    /// Whether games without a round number are kept (the crosstable of
+    /// an event without rounds); the checks need only the others.
+    unrounded: bool,
 }
 
 /// Whether a side's name says it is a bye.
@@ -255,44 +357,60 @@ fn known(text: Option<&str>) -> Option<&str> {
 }
 
 impl Games {
+    /// Games, keeping those without a round number too (`crosstable`).
+    pub fn with_unrounded() -> Games {
+        Games {
+            unrounded: true,
+            ..Games::default()
+        }
+    }
+
     fn intern(&mut self, text: &str) -> u32 {
         if let Some(&n) = self.index.get(text) {
             return n;
         }
         let n = u32::try_from(self.strings.len()).unwrap_or(u32::MAX);
-        self.strings.push(text.into());
-        self.index.insert(text.into(), n);
+        let shared: std::sync::Arc<str> = text.into();
+        self.strings.push(shared.clone());
+        self.index.insert(shared, n);
         n
     }
 
     /// Adds the game the caller numbers `game`. A game without an `Event`
-    /// (or with `?`) belongs to no event and is left out: `false`.
+    /// (or with `?`) belongs to no event and is left out: `false`; so is a
+    /// game without a round number, unless [`Games::with_unrounded`].
     pub fn add(&mut self, tags: &GameTags<'_>, game: u32) -> bool {
         let Some(event) = known(tags.event) else {
             return false;
         };
+        let round = tags.round.and_then(Round::parse);
+        if round.is_none() && !self.unrounded {
+            return false;
+        }
         // EventDate, else the year of Date.
         let when = known(tags.event_date)
             .filter(|d| d.len() >= 4 && d.as_bytes()[..4].iter().all(u8::is_ascii_digit))
-            .map(|d| d.to_owned())
             .or_else(|| {
                 known(tags.date)
                     .and_then(|d| d.get(..4))
                     .filter(|y| y.bytes().all(|b| b.is_ascii_digit()))
-                    .map(str::to_owned)
             })
             .unwrap_or_default();
-        let key = format!("{event}\u{1f}{when}");
-        let event = self.intern(&key);
+        let key = (self.intern(event), self.intern(when));
+        let next = u32::try_from(self.events.len()).unwrap_or(u32::MAX);
+        let event = *self.event_of.entry(key).or_insert(next);
+        if event == next {
+            self.events.push(key);
+        }
         let mut side = |name: Option<&str>, id: Option<&str>, elo: Option<&str>| {
             let name = name.unwrap_or("").trim();
             Side {
                 name: self.intern(name),
-                id: id.and_then(|i| digits(i.trim())).filter(|&i| i > 0),
-                elo: elo
+                fide_id: id.and_then(|i| digits(i.trim())).unwrap_or(0),
+                rating: elo
                     .and_then(|e| digits(e.trim()))
                     .and_then(|e| u16::try_from(e).ok())
-                    .filter(|&e| e > 0),
+                    .unwrap_or(0),
                 bye: is_bye(name),
             }
         };
@@ -301,20 +419,26 @@ impl Games {
         let forfeit = tags
             .termination
             .is_some_and(|t| t.to_ascii_lowercase().contains("forfeit"));
-        let written = [
-            tags.event,
-            tags.round,
-            tags.board,
-            tags.white,
-            tags.black,
-            tags.result,
-        ]
-        .map(|t| t.map_or(u32::MAX, |t| self.intern(t)));
+        // As written: the names as the sides hold them, unless a tag has
+        // spaces around its name, or is missing (noted beside).
+        let index = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+        for (i, t) in [tags.white, tags.black].into_iter().enumerate() {
+            if t.is_none_or(|t| t.len() != t.trim().len()) {
+                let raw = t.map_or(u32::MAX, |t| self.intern(t));
+                self.raw_names.insert((index, i as u8), raw);
+            }
+        }
+        let written =
+            [tags.round, tags.board, tags.result].map(|t| t.map_or(u32::MAX, |t| self.intern(t)));
         self.entries.push(Entry {
             event,
             written,
-            round: tags.round.and_then(Round::parse),
-            board: tags.board.and_then(|b| digits(b.trim())),
+            number: round.map_or(0, |r| r.number),
+            sub: round.and_then(|r| r.sub).unwrap_or(u32::MAX),
+            board_number: tags
+                .board
+                .and_then(|b| digits(b.trim()))
+                .unwrap_or(u32::MAX),
             white,
             black,
             score: tags.result.and_then(Score::parse),
@@ -327,10 +451,22 @@ impl Games {
     /// The tag `name` of the `index`th game added, as written: one of
     /// `Event`, `Round`, `Board`, `White`, `Black` and `Result`.
     pub fn tag(&self, index: usize, name: &str) -> Option<&str> {
-        let i = ["Event", "Round", "Board", "White", "Black", "Result"]
-            .iter()
-            .position(|n| *n == name)?;
-        let n = self.entries.get(index)?.written[i];
+        let e = self.entries.get(index)?;
+        let n = match name {
+            "Event" => self.events[e.event as usize].0,
+            "Round" => e.written[0],
+            "Board" => e.written[1],
+            "Result" => e.written[2],
+            "White" | "Black" => {
+                let side = usize::from(name == "Black");
+                let key = (u32::try_from(index).ok()?, side as u8);
+                match self.raw_names.get(&key) {
+                    Some(&raw) => raw,
+                    None => [e.white, e.black][side].name,
+                }
+            }
+            _ => return None,
+        };
         self.strings.get(n as usize).map(|s| &**s)
     }
 
@@ -346,26 +482,82 @@ impl Games {
 
     /// The events, in the order of their first game.
     pub fn events(&self) -> Vec<Event> {
-        let mut order: Vec<u32> = Vec::new();
-        let mut by_event: HashMap<u32, Vec<&Entry>> = HashMap::new();
-        for e in &self.entries {
-            by_event
-                .entry(e.event)
-                .or_insert_with(|| {
-                    order.push(e.event);
-                    Vec::new()
-                })
-                .push(e);
-        }
-        order
-            .into_iter()
-            .map(|key| {
-                let (name, date) = self.strings[key as usize]
-                    .split_once('\u{1f}')
-                    .unwrap_or_default();
-                Event::of(name, date, &by_event[&key], &self.strings)
+        self.events_of(1)
+    }
+
+    /// The events of at least `games` games, in the order of their first
+    /// game (an event of one game has nothing to contradict).
+    pub fn events_of(&self, games: usize) -> Vec<Event> {
+        use rayon::prelude::*;
+        self.groups(games)
+            .par_iter()
+            .map_init(FnvMap::<u32, String>::default, |keys, group| {
+                self.event(group, keys, true)
             })
             .collect()
+    }
+
+    /// What contradicts itself in each event (of two games or more), the
+    /// events in the order of their first game: [`Event::findings`],
+    /// without keeping the events (nor their standings).
+    pub fn judge(&self, describe: &(dyn Fn(u32) -> String + Sync)) -> Vec<Finding> {
+        use rayon::prelude::*;
+        let found: Vec<Vec<Finding>> = self
+            .groups(2)
+            .par_iter()
+            .map_init(FnvMap::<u32, String>::default, |keys, group| {
+                self.event(group, keys, false).findings(describe)
+            })
+            .collect();
+        found.into_iter().flatten().collect()
+    }
+
+    /// The games of each event of at least `games` games, in the order of
+    /// their first game: ranges of one list of the entries' indices,
+    /// sorted by event (stable: each event's games in input order).
+    fn groups(&self, games: usize) -> Vec<Vec<u32>> {
+        let mut first: Vec<u32> = vec![u32::MAX; self.events.len()];
+        let mut count: Vec<u32> = vec![0; self.events.len()];
+        for (i, e) in self.entries.iter().enumerate() {
+            let f = &mut first[e.event as usize];
+            if *f == u32::MAX {
+                *f = i as u32;
+            }
+            count[e.event as usize] += 1;
+        }
+        let mut order: Vec<u32> = (0..self.events.len() as u32)
+            .filter(|&k| count[k as usize] as usize >= games.max(1))
+            .collect();
+        order.sort_unstable_by_key(|&k| first[k as usize]);
+        let mut slot: Vec<u32> = vec![u32::MAX; self.events.len()];
+        for (n, &k) in order.iter().enumerate() {
+            slot[k as usize] = n as u32;
+        }
+        let mut groups: Vec<Vec<u32>> = order
+            .iter()
+            .map(|&k| Vec::with_capacity(count[k as usize] as usize))
+            .collect();
+        for (i, e) in self.entries.iter().enumerate() {
+            let n = slot[e.event as usize];
+            if n != u32::MAX {
+                groups[n as usize].push(i as u32);
+            }
+        }
+        groups
+    }
+
+    /// The event of the games `group` (indices of entries).
+    fn event(&self, group: &[u32], keys: &mut FnvMap<u32, String>, standings: bool) -> Event {
+        let entries: Vec<&Entry> = group.iter().map(|&i| &self.entries[i as usize]).collect();
+        let (name, date) = self.events[entries[0].event as usize];
+        Event::of(
+            &self.strings[name as usize],
+            &self.strings[date as usize],
+            &entries,
+            &self.strings,
+            keys,
+            standings,
+        )
     }
 }
 
@@ -515,18 +707,37 @@ fn name_key(name: &str) -> String {
 }
 
 impl Event {
-    fn of(name: &str, date: &str, entries: &[&Entry], strings: &[Box<str>]) -> Event {
+    fn of(
+        name: &str,
+        date: &str,
+        entries: &[&Entry],
+        strings: &[std::sync::Arc<str>],
+        keys: &mut FnvMap<u32, String>,
+        standings: bool,
+    ) -> Event {
         let mut players: Vec<Player> = Vec::new();
-        let mut counts: Vec<HashMap<u32, u32>> = Vec::new();
-        let mut by_id: HashMap<u32, usize> = HashMap::new();
-        let mut by_name: HashMap<String, usize> = HashMap::new();
+        // How many games write each (player, spelling).
+        let mut counts: FnvMap<(usize, u32), u32> = FnvMap::default();
+        let mut by_id: FnvMap<u32, usize> = FnvMap::default();
+        let mut by_name: FnvMap<String, usize> = FnvMap::default();
+        // A spelling (with its FideId) met before is the same player: the
+        // name is folded once per spelling, not once per game.
+        let mut seen: FnvMap<(u32, Option<u32>), usize> = FnvMap::default();
         let mut player_of = |side: &Side, game: u32| -> Option<usize> {
             if side.bye {
                 return None;
             }
+            if let Some(&p) = seen.get(&(side.name, side.id())) {
+                players[p].elo = players[p].elo.max(side.elo());
+                *counts.entry((p, side.name)).or_insert(0) += 1;
+                return Some(p);
+            }
             let spelling = &*strings[side.name as usize];
-            let key = name_key(spelling);
-            let found = match side.id {
+            let key = keys
+                .entry(side.name)
+                .or_insert_with(|| name_key(spelling))
+                .clone();
+            let found = match side.id() {
                 Some(id) => by_id.get(&id).copied().or_else(|| {
                     by_name
                         .get(&key)
@@ -542,11 +753,10 @@ impl Event {
                     fide_id: None,
                     elo: None,
                 });
-                counts.push(HashMap::new());
                 players.len() - 1
             });
             let player = &mut players[p];
-            if let Some(id) = side.id {
+            if let Some(id) = side.id() {
                 player.fide_id.get_or_insert(id);
                 by_id.entry(id).or_insert(p);
             }
@@ -554,8 +764,9 @@ impl Event {
             if !player.spellings.iter().any(|(s, _)| s == spelling) {
                 player.spellings.push((spelling.to_owned(), game));
             }
-            player.elo = player.elo.max(side.elo);
-            *counts[p].entry(side.name).or_insert(0) += 1;
+            player.elo = player.elo.max(side.elo());
+            *counts.entry((p, side.name)).or_insert(0) += 1;
+            seen.insert((side.name, side.id()), p);
             Some(p)
         };
         let mut games = Vec::with_capacity(entries.len());
@@ -566,12 +777,16 @@ impl Event {
         }
         // Each player's name: the spelling most of its games write (the
         // first met of those).
+        let mut tally: Vec<Vec<(u32, u32)>> = vec![Vec::new(); players.len()];
+        for (&(p, name), &n) in &counts {
+            tally[p].push((name, n));
+        }
         for (p, player) in players.iter_mut().enumerate() {
             let mut top: Option<(&str, u32)> = None;
             for (s, _) in &player.spellings {
-                let n = counts[p]
+                let n = tally[p]
                     .iter()
-                    .find(|(k, _)| &*strings[**k as usize] == s.as_str())
+                    .find(|(k, _)| &*strings[*k as usize] == s.as_str())
                     .map_or(0, |(_, c)| *c);
                 if top.is_none_or(|(_, c)| n > c) {
                     top = Some((s, n));
@@ -583,16 +798,16 @@ impl Event {
         }
         let mut rounds: Vec<u32> = games
             .iter()
-            .filter_map(|(e, _, _)| e.round.map(|r| r.number))
+            .filter_map(|(e, _, _)| e.round().map(|r| r.number))
             .collect();
         rounds.sort_unstable();
         rounds.dedup();
         // One pairing in two games of one round: the number after the
         // point is a game's.
-        let mut seen: HashMap<(u32, usize, usize), ()> = HashMap::new();
+        let mut seen: FnvMap<(u32, usize, usize), ()> = FnvMap::default();
         let mut sub_is_game = false;
         for (e, w, b) in &games {
-            if let (Some(r), Some(w), Some(b)) = (e.round, w, b) {
+            if let (Some(r), Some(w), Some(b)) = (e.round(), w, b) {
                 let pair = ((*w).min(*b), (*w).max(*b));
                 if seen.insert((r.number, pair.0, pair.1), ()).is_some() {
                     sub_is_game = true;
@@ -603,11 +818,11 @@ impl Event {
             .into_iter()
             .map(|(e, white, black)| Game {
                 game: e.game,
-                round: e.round,
-                board: e.board.or(if sub_is_game {
+                round: e.round(),
+                board: e.board().or(if sub_is_game {
                     None
                 } else {
-                    e.round.and_then(|r| r.sub)
+                    e.round().and_then(|r| r.sub)
                 }),
                 white,
                 black,
@@ -639,7 +854,9 @@ impl Event {
             rounds,
             sub_is_game,
         };
-        event.standings = event.standings();
+        if standings {
+            event.standings = event.standings();
+        }
         event
     }
 
@@ -784,7 +1001,7 @@ impl Event {
         }
 
         // A player in two games of one round, against another opponent.
-        let mut in_round: HashMap<(u32, usize), usize> = HashMap::new();
+        let mut in_round: FnvMap<(u32, usize), usize> = FnvMap::default();
         for (i, g) in self.games.iter().enumerate() {
             let Some(round) = g.round else { continue };
             for p in [g.white, g.black].into_iter().flatten() {
@@ -820,7 +1037,7 @@ impl Event {
         }
 
         // Two games on one board of a round.
-        let mut on_board: HashMap<(u32, Option<u32>, u32), usize> = HashMap::new();
+        let mut on_board: FnvMap<(u32, Option<u32>, u32), usize> = FnvMap::default();
         for (i, g) in self.games.iter().enumerate() {
             let (Some(round), Some(board)) = (g.round, g.board) else {
                 continue;
@@ -922,7 +1139,7 @@ impl Event {
             Kind::Knockout | Kind::NoRounds => None,
         };
         if let Some(allowed) = allowed {
-            let mut met: HashMap<(usize, usize), Vec<(u32, usize)>> = HashMap::new();
+            let mut met: FnvMap<(usize, usize), Vec<(u32, usize)>> = FnvMap::default();
             let mut order: Vec<usize> = (0..self.games.len()).collect();
             order.sort_by_key(|&i| self.games[i].round.map(|r| (r.number, r.sub)));
             for i in order {
