@@ -72,8 +72,8 @@ pub enum Command {
     Dedupe(DedupeArgs),
     /// Each event's standings and crosstable, from the results.
     ///
-    /// Groups the games by event (one `Event` tag and one `EventDate`, or
-    /// year of `Date`), reads each game's round (`Round "5"`, or `"5.3"`:
+    /// Groups the games by event (one `Event` tag, one `Site` and one
+    /// `EventDate`, or year of `Date`), reads each game's round (`Round "5"`, or `"5.3"`:
     /// round 5, board 3), players (one `FideId`, or one name up to case,
     /// accents, punctuation and word order) and result, and counts the
     /// points: byes (a side named `BYE`), forfeits (`Termination

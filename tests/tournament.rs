@@ -309,7 +309,7 @@ fn crosstable_refuses_shards_and_writes_a_page() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let html = std::fs::read_to_string(&page).unwrap();
     assert_eq!(html.matches("<table class=\"xt\"").count(), 4);
-    assert!(html.contains("Shamakhi Open 2025 (2025.06.27): Swiss, 26 players"));
+    assert!(html.contains("Shamakhi Open 2025 (Shamakhi AZE, 2025.06.27): Swiss, 26 players"));
 }
 
 #[test]

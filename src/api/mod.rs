@@ -178,7 +178,7 @@ pub fn dedupe(
 }
 
 /// Runs `crosstable`: each event of `inputs` (the games of one `Event`
-/// and `EventDate`) with its standings and crosstable from the results,
+/// `Site` and `EventDate`) with its standings and crosstable from the results,
 /// written to `records` in `options.format`.
 ///
 /// # Errors

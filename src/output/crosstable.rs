@@ -45,8 +45,12 @@ fn quarters(q: u32) -> String {
 /// The event's heading: name, date, kind, players, rounds, games.
 pub fn heading(e: &Event) -> String {
     let mut s = e.name.clone();
-    if !e.date.is_empty() {
-        let _ = write!(s, " ({})", e.date);
+    let place: Vec<&str> = [e.site.as_str(), e.date.as_str()]
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect();
+    if !place.is_empty() {
+        let _ = write!(s, " ({})", place.join(", "));
     }
     let kind = match e.kind {
         Kind::RoundRobin { cycles: 1 } => "round-robin".to_owned(),

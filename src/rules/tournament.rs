@@ -11,9 +11,10 @@
 //!
 //! What an event is, and who is who, is read from the tags as PGN archives
 //! write them:
-//! - an event is the games of one `Event` tag and one `EventDate` (or, when
-//!   there is none, one year of `Date`): a series held every year under one
-//!   name is one event per year;
+//! - an event is the games of one `Event` tag, one `Site` and one
+//!   `EventDate` (or, when there is none, one year of `Date`): a series held
+//!   every year under one name is one event per year, and old archives'
+//!   many events called `It` are told apart by their sites;
 //! - a round is `Round "5"`, or `Round "5.3"`: round 5, board 3, as TWIC and
 //!   most broadcasts write it; in an event where one pairing plays two
 //!   games of one round (a knockout's mini-match, a match's tiebreak), the
@@ -120,12 +121,13 @@ pub struct GameTags<'a> {
     pub black_elo: Option<&'a str>,
     pub result: Option<&'a str>,
     pub termination: Option<&'a str>,
+    pub site: Option<&'a str>,
     /// Whether the main line holds a move: a game without was not played.
     pub has_moves: bool,
 }
 
 /// The tag names [`GameTags`] reads, in the order of [`OwnedTags`].
-const NAMES: [&str; 13] = [
+const NAMES: [&str; 14] = [
     "Event",
     "EventDate",
     "Date",
@@ -139,6 +141,7 @@ const NAMES: [&str; 13] = [
     "BlackElo",
     "Result",
     "Termination",
+    "Site",
 ];
 
 /// [`GameTags`] owned, in one string: what a worker hands the writer.
@@ -146,7 +149,7 @@ const NAMES: [&str; 13] = [
 pub struct OwnedTags {
     text: String,
     /// Where each value is in `text`, and which are present.
-    spans: [(u32, u32); 13],
+    spans: [(u32, u32); 14],
     present: u16,
     has_moves: bool,
 }
@@ -196,6 +199,7 @@ impl OwnedTags {
             b"BlackElo" => 10,
             b"Result" => 11,
             b"Termination" => 12,
+            b"Site" => 13,
             _ => return None,
         };
         (self.present & (1 << i) == 0).then_some(i)
@@ -232,6 +236,7 @@ impl OwnedTags {
             black_elo: value(10),
             result: value(11),
             termination: value(12),
+            site: value(13),
             has_moves: self.has_moves,
         }
     }
@@ -334,8 +339,8 @@ pub struct Games {
     index: FnvMap<std::sync::Arc<str>, u32>,
     strings: Vec<std::sync::Arc<str>>,
     /// Each event (its name's and date's strings) and its number.
-    event_of: FnvMap<(u32, u32), u32>,
-    events: Vec<(u32, u32)>,
+    event_of: FnvMap<(u32, u32, u32), u32>,
+    events: Vec<(u32, u32, u32)>,
     entries: Vec<Entry>,
     /// The `White` or `Black` tag as written, of the games (and side) where
     /// it is not the side's name: spaces around it, or no tag.
@@ -396,7 +401,8 @@ impl Games {
                     .filter(|y| y.bytes().all(|b| b.is_ascii_digit()))
             })
             .unwrap_or_default();
-        let key = (self.intern(event), self.intern(when));
+        let site = known(tags.site).unwrap_or_default();
+        let key = (self.intern(event), self.intern(site), self.intern(when));
         let next = u32::try_from(self.events.len()).unwrap_or(u32::MAX);
         let event = *self.event_of.entry(key).or_insert(next);
         if event == next {
@@ -549,9 +555,9 @@ impl Games {
     /// The event of the games `group` (indices of entries).
     fn event(&self, group: &[u32], keys: &mut FnvMap<u32, String>, standings: bool) -> Event {
         let entries: Vec<&Entry> = group.iter().map(|&i| &self.entries[i as usize]).collect();
-        let (name, date) = self.events[entries[0].event as usize];
+        let (name, site, date) = self.events[entries[0].event as usize];
         Event::of(
-            &self.strings[name as usize],
+            (&self.strings[name as usize], &self.strings[site as usize]),
             &self.strings[date as usize],
             &entries,
             &self.strings,
@@ -673,6 +679,8 @@ pub struct Standing {
 #[derive(Debug, Clone)]
 pub struct Event {
     pub name: String,
+    /// The `Site` tag (may be empty).
+    pub site: String,
     /// `EventDate`, or the year of `Date`: what tells this event from
     /// another of its name (may be empty).
     pub date: String,
@@ -708,7 +716,7 @@ fn name_key(name: &str) -> String {
 
 impl Event {
     fn of(
-        name: &str,
+        (name, site): (&str, &str),
         date: &str,
         entries: &[&Entry],
         strings: &[std::sync::Arc<str>],
@@ -846,6 +854,7 @@ impl Event {
         };
         let mut event = Event {
             name: name.to_owned(),
+            site: site.to_owned(),
             date: date.to_owned(),
             kind,
             players,

@@ -167,9 +167,7 @@ pub const GAME: Schema = Schema {
             .doc("the game's first line in its input (a line of FEN, EPD or UCI input: its own); with `--byte-range` it counts from the range's start (`pgnkit merge` renumbers it)")
             .arrow_only(),
         common::EVENT.arrow_only(),
-        Column::new("site", Type::Str, "the `Site` tag")
-            .null_when("the game has none")
-            .arrow_only(),
+        common::SITE.arrow_only(),
         Column::new("date", Type::Date, "the `Date` tag as a date")
             .null_when("the tag is missing or not a complete, valid `YYYY.MM.DD` (the text stays in `tags`)")
             .arrow_only(),

@@ -358,6 +358,10 @@ pub mod common {
     pub const EVENT: Column =
         Column::new("event", Type::Str, "the `Event` tag").null_when("the game has none");
 
+    /// The `Site` tag (of games and standings).
+    pub const SITE: Column =
+        Column::new("site", Type::Str, "the `Site` tag").null_when("the game has none");
+
     /// The `Round` tag (of findings and games).
     pub const ROUND: Column =
         Column::new("round", Type::Str, "the `Round` tag").null_when("the game has none");

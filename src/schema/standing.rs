@@ -13,6 +13,9 @@ pub const STANDING: Schema = Schema {
         common::EVENT
             .doc("the event's `Event` tag (games without one, or with `?`, are in no event)")
             .never_null(),
+        common::SITE
+            .doc("the event's `Site` tag: games of one `Event` at two sites are two events")
+            .null_when("the games have none (or `?`)"),
         Column::new(
             "event_date",
             Type::Str,
@@ -122,6 +125,7 @@ impl StandingRecord<'_> {
         let s = &e.standings[self.row];
         let p = &e.players[s.player];
         c.str(&e.name);
+        c.opt_str(Some(e.site.as_str()).filter(|s| !s.is_empty()));
         c.opt_str(Some(e.date.as_str()).filter(|d| !d.is_empty()));
         c.word(Some(e.kind.as_str()));
         c.uint(Some(u64::from(s.rank)));
