@@ -177,7 +177,7 @@ pub fn dedupe(
     dedupe::run(options, inputs, records, diagnostics)
 }
 
-/// Runs `crosstable`: each event of `inputs` (the games of one `Event`
+/// Runs `crosstable`: each event of `inputs` (the games of one `Event`,
 /// `Site` and `EventDate`) with its standings and crosstable from the results,
 /// written to `records` in `options.format`.
 ///
