@@ -76,6 +76,10 @@ pgn_all() {
     rec "$label select -f csv --sub-fen --side-to-move" "$bin" select -q -j"$jobs" -f csv --sub-fen 8/8/8/8/3PP3/8/8/8 --side-to-move black "$@"
     rec "$label select --material --invert" "$bin" select -q -j"$jobs" --material 'KRP*krp*' --invert "$@"
     rec "$label select -f jsonl --eco --plies" "$bin" select -q -j"$jobs" -f jsonl --eco B --plies 40..80 "$@"
+    # crosstable: each event's standings (issue 47).
+    for f in text csv jsonl html; do
+        rec "$label crosstable -f $f" "$bin" crosstable -q -j"$jobs" -f "$f" "$@"
+    done
     # The columnar forms: their bytes too are the same for any -j.
     for f in parquet arrow; do
         rec "$label validate -f $f" "$bin" validate -q -j"$jobs" -f "$f" "$@"
