@@ -75,46 +75,73 @@ pub fn heading(e: &Event) -> String {
     s
 }
 
-/// The cells of one row: for a round-robin one per column (the row
-/// player's scores against that column's player), else one per round
-/// with games (and one for games without a round).
-fn cells<'e>(e: &'e Event, rows: &[usize], player: usize) -> Vec<Vec<&'e Game>> {
-    let games = e.games_of(player);
+/// The most players a round-robin is drawn as a grid for, and the most
+/// columns of rounds a table has: past them (an event of thousands of
+/// players, a file whose rounds are numbered in the thousands) each
+/// player's games are one list, so that the table grows with the games,
+/// not with their square.
+const GRID_MAX: usize = 40;
+const ROUNDS_MAX: usize = 60;
+
+/// How an event's table is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// A column per player (a round-robin).
+    Grid,
+    /// A column per round with games (and one for games without a round,
+    /// when there are some).
+    Rounds { unrounded: bool },
+    /// One column of every game.
+    List,
+}
+
+/// Whether some game of the event has no round.
+fn has_unrounded(e: &Event) -> bool {
+    e.games.iter().any(|g| g.round.is_none())
+}
+
+fn layout(e: &Event) -> Layout {
+    let unrounded = usize::from(has_unrounded(e));
     match e.kind {
-        Kind::RoundRobin { .. } => (0..e.standings.len())
-            .map(|col| {
-                let other = e.standings[col].player;
-                games
-                    .iter()
-                    .copied()
-                    .filter(|g| g.side_of(player).is_some_and(|(o, _)| o == Some(other)))
-                    .collect()
-            })
-            .collect(),
-        _ => {
-            let _ = rows;
-            let mut columns: Vec<Vec<&Game>> = e
-                .rounds
-                .iter()
-                .map(|&r| {
-                    games
-                        .iter()
-                        .copied()
-                        .filter(|g| g.round.is_some_and(|x| x.number == r))
-                        .collect()
-                })
-                .collect();
-            if e.games.iter().any(|g| g.round.is_none()) {
-                columns.push(
-                    games
-                        .iter()
-                        .copied()
-                        .filter(|g| g.round.is_none())
-                        .collect(),
-                );
+        Kind::RoundRobin { .. } if e.standings.len() <= GRID_MAX => Layout::Grid,
+        _ if e.rounds.len() + unrounded <= ROUNDS_MAX => Layout::Rounds {
+            unrounded: unrounded == 1,
+        },
+        _ => Layout::List,
+    }
+}
+
+/// The cells of one row (see [`Layout`]): in a grid the row player's
+/// games against each column's player; by rounds, the games of each
+/// round; else all of them.
+fn cells(e: &Event, player: usize, lay: Layout) -> Vec<Vec<&Game>> {
+    let games = e.games_of(player);
+    match lay {
+        Layout::Grid => {
+            let col_of = e.row_of();
+            let mut columns: Vec<Vec<&Game>> = vec![Vec::new(); e.standings.len()];
+            for g in games {
+                if let Some((Some(o), _)) = g.side_of(player) {
+                    columns[col_of[o]].push(g);
+                }
             }
             columns
         }
+        Layout::Rounds { unrounded } => {
+            let mut columns: Vec<Vec<&Game>> =
+                vec![Vec::new(); e.rounds.len() + usize::from(unrounded)];
+            for g in games {
+                let at = match g.round {
+                    Some(r) => e.rounds.binary_search(&r.number).unwrap_or(0),
+                    None => e.rounds.len(),
+                };
+                if let Some(column) = columns.get_mut(at) {
+                    column.push(g);
+                }
+            }
+            columns
+        }
+        Layout::List => vec![games],
     }
 }
 
@@ -135,12 +162,13 @@ fn round_item(rows: &[usize], player: usize, g: &Game) -> String {
 }
 
 /// The column headings after the standings' own.
-fn column_names(e: &Event) -> Vec<String> {
-    match e.kind {
-        Kind::RoundRobin { .. } => (1..=e.standings.len()).map(|n| n.to_string()).collect(),
-        _ => {
+fn column_names(e: &Event, lay: Layout) -> Vec<String> {
+    match lay {
+        Layout::Grid => (1..=e.standings.len()).map(|n| n.to_string()).collect(),
+        Layout::List => vec!["games".to_owned()],
+        Layout::Rounds { unrounded } => {
             let mut names: Vec<String> = e.rounds.iter().map(|r| format!("r{r}")).collect();
-            if e.games.iter().any(|g| g.round.is_none()) {
+            if unrounded {
                 names.push("r?".to_owned());
             }
             names
@@ -150,19 +178,30 @@ fn column_names(e: &Event) -> Vec<String> {
 
 /// The text of one cell.
 fn cell_text(
-    e: &Event,
     rows: &[usize],
     row: usize,
     player: usize,
     col: usize,
     games: &[&Game],
+    lay: Layout,
 ) -> String {
-    match e.kind {
-        Kind::RoundRobin { .. } if col == row => "×".to_owned(),
-        Kind::RoundRobin { .. } => games.iter().map(|g| score(g, player)).collect(),
-        _ => games
+    match lay {
+        Layout::Grid if col == row => "×".to_owned(),
+        Layout::Grid => games.iter().map(|g| score(g, player)).collect(),
+        Layout::Rounds { .. } => games
             .iter()
             .map(|g| round_item(rows, player, g))
+            .collect::<Vec<_>>()
+            .join(" "),
+        // Each game with its round.
+        Layout::List => games
+            .iter()
+            .map(|g| {
+                let round = g
+                    .round
+                    .map_or_else(|| "?".to_owned(), |r| r.number.to_string());
+                format!("{round}:{}", round_item(rows, player, g))
+            })
             .collect::<Vec<_>>()
             .join(" "),
     }
@@ -182,6 +221,7 @@ fn pad(s: &str, width: usize, right: bool) -> String {
 /// The event as text: heading, then a table.
 pub fn text(e: &Event, out: &mut String) {
     let rows = e.row_of();
+    let lay = layout(e);
     let _ = writeln!(out, "{}", heading(e));
     let tiebreak = match e.kind.tiebreak() {
         Some("sonneborn-berger") => Some("SB"),
@@ -199,7 +239,7 @@ pub fn text(e: &Event, out: &mut String) {
     if let Some(t) = tiebreak {
         head.push(t.to_owned());
     }
-    head.extend(column_names(e));
+    head.extend(column_names(e, lay));
     table.push(head);
     for (i, s) in e.standings.iter().enumerate() {
         let p = &e.players[s.player];
@@ -213,8 +253,8 @@ pub fn text(e: &Event, out: &mut String) {
         if tiebreak.is_some() {
             row.push(s.tiebreak.map(quarters).unwrap_or_default());
         }
-        for (col, games) in cells(e, &rows, s.player).iter().enumerate() {
-            row.push(cell_text(e, &rows, i, s.player, col, games));
+        for (col, games) in cells(e, s.player, lay).iter().enumerate() {
+            row.push(cell_text(&rows, i, s.player, col, games, lay));
         }
         table.push(row);
     }
@@ -245,6 +285,7 @@ pub fn text(e: &Event, out: &mut String) {
 /// table's own anchor.
 pub fn html(e: &Event, id: &str, link: &dyn Fn(u32) -> Option<String>, out: &mut String) {
     let rows = e.row_of();
+    let lay = layout(e);
     let _ = write!(
         out,
         "<section class=\"crosstable\" id=\"{}\"><h2>{}</h2><div class=\"wide\"><table class=\"xt\"><thead><tr><th class=\"n\">#</th><th>Player</th><th class=\"n\">FideId</th><th class=\"n\">Elo</th><th class=\"n\">Pts</th>",
@@ -258,7 +299,7 @@ pub fn html(e: &Event, id: &str, link: &dyn Fn(u32) -> Option<String>, out: &mut
             if t == "buchholz" { "Buch" } else { "SB" }
         );
     }
-    for name in column_names(e) {
+    for name in column_names(e, lay) {
         let _ = write!(out, "<th class=\"n\">{}</th>", escape(&name));
     }
     out.push_str("</tr></thead><tbody>");
@@ -280,8 +321,8 @@ pub fn html(e: &Event, id: &str, link: &dyn Fn(u32) -> Option<String>, out: &mut
                 s.tiebreak.map(quarters).unwrap_or_default()
             );
         }
-        for (col, games) in cells(e, &rows, s.player).iter().enumerate() {
-            let text = cell_text(e, &rows, i, s.player, col, games);
+        for (col, games) in cells(e, s.player, lay).iter().enumerate() {
+            let text = cell_text(&rows, i, s.player, col, games, lay);
             let linked: Vec<String> = games.iter().filter_map(|g| link(g.game)).collect();
             match linked.first() {
                 Some(anchor) => {
@@ -409,6 +450,36 @@ mod tests {
         assert!(lines[2].ends_with("2½  2.50  ×  ½  1  1"), "{s}");
         assert!(lines[5].starts_with("4  Dora"), "{s}");
         assert!(lines[5].ends_with("0  0.00  0  0  0  ×"), "{s}");
+    }
+
+    #[test]
+    fn large_events_are_listed_not_squared() {
+        // 140 players, each game in a round of its own (31 to 100): too
+        // many rounds for a column each.
+        let mut g = Games::default();
+        for n in 0..70u32 {
+            let (w, b) = (format!("P{}", 2 * n), format!("P{}", 2 * n + 1));
+            g.add(
+                &GameTags {
+                    event: Some("Big"),
+                    round: Some(&(n + 31).to_string()),
+                    white: Some(&w),
+                    black: Some(&b),
+                    result: Some("1-0"),
+                    has_moves: true,
+                    ..GameTags::default()
+                },
+                n,
+            );
+        }
+        let e = g.events().remove(0);
+        assert_eq!(layout(&e), Layout::List);
+        let mut s = String::new();
+        text(&e, &mut s);
+        assert!(s.lines().nth(1).unwrap().ends_with("games"), "{s}");
+        // One line per player, each as long as its games, not the event.
+        assert_eq!(s.lines().count(), 2 + 140);
+        assert!(s.lines().all(|l| l.chars().count() < 80), "{s}");
     }
 
     #[test]

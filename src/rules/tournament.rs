@@ -694,6 +694,9 @@ pub struct Event {
     pub rounds: Vec<u32>,
     /// Whether the number after a round's point counts games, not boards.
     pub sub_is_game: bool,
+    /// Each player's games (indices in `games`), in round order: made
+    /// with the standings.
+    by_player: Vec<Vec<u32>>,
 }
 
 /// One contradiction of an event: its code, the game (the caller's
@@ -875,15 +878,34 @@ impl Event {
             standings: Vec::new(),
             rounds,
             sub_is_game,
+            by_player: Vec::new(),
         };
         if standings {
-            event.standings = event.standings();
+            event.standings = event.ranked();
+            let mut by_player: Vec<Vec<u32>> = vec![Vec::new(); event.players.len()];
+            for (i, g) in event.games.iter().enumerate() {
+                for p in [g.white, g.black].into_iter().flatten() {
+                    // A player against itself (one name both sides) once.
+                    if by_player[p].last() != Some(&(i as u32)) {
+                        by_player[p].push(i as u32);
+                    }
+                }
+            }
+            let games = &event.games;
+            for list in &mut by_player {
+                list.sort_by_key(|&i| {
+                    games[i as usize]
+                        .round
+                        .map_or((1, 0, 0), |r| (0, r.number, r.sub.unwrap_or(0)))
+                });
+            }
+            event.by_player = by_player;
         }
         event
     }
 
     /// The standings: points, then the tie-break, then wins, then name.
-    fn standings(&self) -> Vec<Standing> {
+    fn ranked(&self) -> Vec<Standing> {
         let mut rows: Vec<Standing> = (0..self.players.len())
             .map(|player| Standing {
                 player,
@@ -969,16 +991,22 @@ impl Event {
     /// The games of `player`, in round order (games without a round last,
     /// in input order).
     pub fn games_of(&self, player: usize) -> Vec<&Game> {
-        let mut games: Vec<&Game> = self
-            .games
-            .iter()
-            .filter(|g| g.side_of(player).is_some())
-            .collect();
-        games.sort_by_key(|g| {
-            g.round
-                .map_or((1, 0, 0), |r| (0, r.number, r.sub.unwrap_or(0)))
-        });
-        games
+        match self.by_player.get(player) {
+            Some(list) => list.iter().map(|&i| &self.games[i as usize]).collect(),
+            // An event made for judging only: looked for.
+            None => {
+                let mut games: Vec<&Game> = self
+                    .games
+                    .iter()
+                    .filter(|g| g.side_of(player).is_some())
+                    .collect();
+                games.sort_by_key(|g| {
+                    g.round
+                        .map_or((1, 0, 0), |r| (0, r.number, r.sub.unwrap_or(0)))
+                });
+                games
+            }
+        }
     }
 
     /// What contradicts itself in the event, in input order of the games
