@@ -14,7 +14,8 @@
 //! - an event is the games of one `Event` tag, one `Site` and one
 //!   `EventDate` (or, when there is none, one year of `Date`): a series held
 //!   every year under one name is one event per year, and old archives'
-//!   many events called `It` are told apart by their sites;
+//!   many events called `It` are told apart by their sites (a `Site` that
+//!   is an address, as lichess writes each game's page, is no site);
 //! - a round is `Round "5"`, or `Round "5.3"`: round 5, board 3, as TWIC and
 //!   most broadcasts write it; in an event where one pairing plays two
 //!   games of one round (a knockout's mini-match, a match's tiebreak), the
@@ -401,7 +402,11 @@ impl Games {
                     .filter(|y| y.bytes().all(|b| b.is_ascii_digit()))
             })
             .unwrap_or_default();
-        let site = known(tags.site).unwrap_or_default();
+        // A site that is an address names the game's page (lichess writes
+        // each game's), not where the event was held.
+        let site = known(tags.site)
+            .filter(|s| !s.contains("://"))
+            .unwrap_or_default();
         let key = (self.intern(event), self.intern(site), self.intern(when));
         let next = u32::try_from(self.events.len()).unwrap_or(u32::MAX);
         let event = *self.event_of.entry(key).or_insert(next);
@@ -1429,6 +1434,55 @@ mod tests {
             vec![(Code::PairingRepeated, 9)],
             "{f:#?}"
         );
+    }
+
+    #[test]
+    fn a_site_that_is_an_address_is_no_place() {
+        // lichess writes each game's page as its Site.
+        let mut g = Games::default();
+        for (n, (site, w, b)) in [
+            ("https://lichess.org/abc", "A", "B"),
+            ("https://lichess.org/def", "C", "D"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            g.add(
+                &GameTags {
+                    event: Some("Rated Blitz tournament https://lichess.org/tournament/x"),
+                    site: Some(site),
+                    round: Some("1"),
+                    white: Some(w),
+                    black: Some(b),
+                    result: Some("1-0"),
+                    has_moves: true,
+                    ..GameTags::default()
+                },
+                n as u32,
+            );
+        }
+        let events = g.events();
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].site, "");
+        // Two places are two events.
+        let mut g = Games::default();
+        for (n, site) in ["Wijk aan Zee", "Hastings"].into_iter().enumerate() {
+            g.add(
+                &GameTags {
+                    event: Some("It"),
+                    date: Some("1960.01.05"),
+                    site: Some(site),
+                    round: Some("1"),
+                    white: Some("A"),
+                    black: Some("B"),
+                    result: Some("1-0"),
+                    has_moves: true,
+                    ..GameTags::default()
+                },
+                n as u32,
+            );
+        }
+        assert_eq!(g.events().len(), 2);
     }
 
     #[test]
