@@ -37,9 +37,13 @@ import pgnkit_spark as ps  # noqa: E402
 PARQUET = {"validate": ["-f", "parquet"], "annotate-outcome": ["-f", "parquet"], "convert": ["--to", "parquet"],
            "dedupe": ["-f", "parquet"]}
 
-# A shard sees only its own games, so the job's validate finds no repeats;
-# its dedupe groups the games of one key (no truncated copies).
-SUBCOMMANDS = [("validate", ["--ignore", "duplicate-game"]), ("annotate-outcome", []), ("convert", []),
+# A shard sees only its own games, so the job's validate finds no repeats
+# and judges no tournament (the checks across games are asked off, so that
+# whole-file and ranged shards run one command); its dedupe groups the
+# games of one key (no truncated copies).
+ACROSS_GAMES = ("duplicate-game,paired-twice,board-twice,round-missing,round-order,"
+                "name-variant,pairing-repeated")
+SUBCOMMANDS = [("validate", ["--ignore", ACROSS_GAMES]), ("annotate-outcome", []), ("convert", []),
                ("dedupe", ["--no-prefix"])]
 
 # A game whose comment holds a blank line and a tag section: a cut point by
