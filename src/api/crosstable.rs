@@ -7,6 +7,7 @@ use std::io::Write;
 
 use super::options::CrosstableOptions;
 use super::streaming::{Product, Streaming};
+use super::tournament::Added;
 use super::{Diagnostics, Format, Input, RecordSink, Subcommand, Summary};
 use crate::error::Error;
 use crate::input::error::chain;
@@ -26,9 +27,10 @@ const PRODUCT_NAME: &str = "crosstable";
 /// A worker's part: the game's tags, and its identity when it replays to
 /// its end with a move (what tells a repeat).
 fn noted(game: &RawGame<'_>) -> (OwnedTags, Option<GameKey>, u64) {
-    let has_moves = game.main_line().next().is_some();
-    let tags = OwnedTags::of(|name| game.tag_text(name), has_moves);
-    let key = has_moves
+    let tags = OwnedTags::of_game(game);
+    let key = tags
+        .tags()
+        .has_moves
         .then(|| {
             let start = start_position(game).ok()?;
             let mut moves = Vec::with_capacity(game.tokens.len());
@@ -91,13 +93,16 @@ pub(super) fn run(
                 }
                 let before = tracker.games.len();
                 tracker.add(
-                    &tags,
                     ctx.file,
-                    ctx.game,
-                    ctx.offset,
-                    line + ctx.line_offset,
-                    (false, false),
-                    None,
+                    Added {
+                        tags: Box::new(tags),
+                        game: ctx.game,
+                        offset: ctx.offset,
+                        line: line + ctx.line_offset,
+                        warned: false,
+                        failing: false,
+                        tag_values: None,
+                    },
                 );
                 outside += u64::from(tracker.games.len() == before);
             }

@@ -32,6 +32,21 @@ pub(crate) struct Tracker {
     tag_values: Vec<Vec<Option<String>>>,
 }
 
+/// A game handed to the tracker: its tags, where it stands in its file
+/// (its `game`th, at `offset`, first line `line`), whether its own
+/// findings hold a warning and fail the run, and its `--tags` values (only
+/// when there are `--tags`).
+#[derive(Debug)]
+pub(crate) struct Added {
+    pub tags: Box<OwnedTags>,
+    pub game: u64,
+    pub offset: Option<u64>,
+    pub line: u64,
+    pub warned: bool,
+    pub failing: bool,
+    pub tag_values: Option<Vec<Option<String>>>,
+}
+
 /// A game a tournament finding is about, named as a report names it.
 pub(crate) struct Named<'a> {
     pub file: &'a str,
@@ -66,19 +81,17 @@ impl Tracker {
         }
     }
 
-    /// Adds a game of `file` (its `game`th, at `offset`, first line
-    /// `line`), whose own findings `warned` and are `failing`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn add(
-        &mut self,
-        tags: &OwnedTags,
-        file: &str,
-        game: u64,
-        offset: Option<u64>,
-        line: u64,
-        (warned, failing): (bool, bool),
-        tag_values: Option<Vec<Option<String>>>,
-    ) {
+    /// Adds a game of `file`.
+    pub fn add(&mut self, file: &str, added: Added) {
+        let Added {
+            tags,
+            game,
+            offset,
+            line,
+            warned,
+            failing,
+            tag_values,
+        } = added;
         let Ok(number) = u32::try_from(self.refs.len()) else {
             return;
         };
@@ -176,14 +189,7 @@ impl Tracker {
 enum Msg {
     /// The games that follow are of this input.
     File(String),
-    Game {
-        tags: Box<OwnedTags>,
-        game: u64,
-        offset: Option<u64>,
-        line: u64,
-        flags: (bool, bool),
-        tag_values: Option<Vec<Option<String>>>,
-    },
+    Game(Added),
 }
 
 /// Games a batch holds.
@@ -209,14 +215,7 @@ impl Background {
             for msg in rx.into_iter().flatten() {
                 match msg {
                     Msg::File(name) => file = name,
-                    Msg::Game {
-                        tags,
-                        game,
-                        offset,
-                        line,
-                        flags,
-                        tag_values,
-                    } => tracker.add(&tags, &file, game, offset, line, flags, tag_values),
+                    Msg::Game(added) => tracker.add(&file, added),
                 }
             }
             tracker
@@ -230,29 +229,12 @@ impl Background {
     }
 
     /// Hands over a game (as [`Tracker::add`]).
-    #[allow(clippy::too_many_arguments)]
-    pub fn add(
-        &mut self,
-        tags: Box<OwnedTags>,
-        file: &str,
-        game: u64,
-        offset: Option<u64>,
-        line: u64,
-        flags: (bool, bool),
-        tag_values: Option<Vec<Option<String>>>,
-    ) {
+    pub fn add(&mut self, file: &str, added: Added) {
         if self.file.as_deref() != Some(file) {
             self.file = Some(file.to_owned());
             self.batch.push(Msg::File(file.to_owned()));
         }
-        self.batch.push(Msg::Game {
-            tags,
-            game,
-            offset,
-            line,
-            flags,
-            tag_values,
-        });
+        self.batch.push(Msg::Game(added));
         if self.batch.len() >= BATCH {
             self.send();
         }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::options::ValidateOptions as ValidateArgs;
 use super::streaming::{Product, Streaming};
+use super::tournament::Added;
 use super::{Diagnostics, Format as ReportFormat, Input, RecordSink, Subcommand, Summary};
 use crate::error::Error;
 use crate::input::error::chain;
@@ -660,16 +661,7 @@ fn checked(
         game.tag("Round")
             .is_some_and(|t| crate::rules::tournament::Round::parse(&t.text()).is_some())
     };
-    let noted = (tournament && rounded()).then(|| {
-        // One pass over the tags, each wanted one decoded once.
-        let mut noted = Box::new(OwnedTags::new(game.main_line().next().is_some()));
-        for tag in &game.tags {
-            if let Some(slot) = noted.slot(tag.name) {
-                noted.set(slot, &tag.text());
-            }
-        }
-        noted
-    });
+    let noted = (tournament && rounded()).then(|| Box::new(OwnedTags::of_game(game)));
     (check, names, game.line, noted)
 }
 
@@ -924,16 +916,17 @@ pub(super) fn run(
                     if let (Some(noted), Some(tracker)) = (noted, tracker.as_mut())
                         && !repeated
                     {
-                        let warned = findings.iter().any(|f| f.severity() == Severity::Warning);
-                        let failing = findings.iter().any(|f| policy.fails(f.code));
                         tracker.add(
-                            noted,
                             ctx.file,
-                            ctx.game,
-                            ctx.offset,
-                            line + ctx.line_offset,
-                            (warned, failing),
-                            (!tags.is_empty()).then(|| names.tags.clone()),
+                            Added {
+                                tags: noted,
+                                game: ctx.game,
+                                offset: ctx.offset,
+                                line: line + ctx.line_offset,
+                                warned: findings.iter().any(|f| f.severity() == Severity::Warning),
+                                failing: findings.iter().any(|f| policy.fails(f.code)),
+                                tag_values: (!tags.is_empty()).then(|| names.tags.clone()),
+                            },
                         );
                     }
                     if let Some(split) = split.as_mut() {

@@ -127,24 +127,6 @@ pub struct GameTags<'a> {
     pub has_moves: bool,
 }
 
-/// The tag names [`GameTags`] reads, in the order of [`OwnedTags`].
-const NAMES: [&str; 14] = [
-    "Event",
-    "EventDate",
-    "Date",
-    "Round",
-    "Board",
-    "White",
-    "Black",
-    "WhiteFideId",
-    "BlackFideId",
-    "WhiteElo",
-    "BlackElo",
-    "Result",
-    "Termination",
-    "Site",
-];
-
 /// [`GameTags`] owned, in one string: what a worker hands the writer.
 #[derive(Debug, Clone, Default)]
 pub struct OwnedTags {
@@ -156,36 +138,26 @@ pub struct OwnedTags {
 }
 
 impl OwnedTags {
-    /// The tags `tag` gives (a game's value of a tag name), and whether
-    /// the game has moves.
-    pub fn of<'t, S: AsRef<str> + 't>(
-        tag: impl Fn(&str) -> Option<S>,
-        has_moves: bool,
-    ) -> OwnedTags {
+    /// The tags of `game` read here, in one pass over its tags (each
+    /// wanted one decoded once, the first of a name counting), and whether
+    /// it has moves.
+    pub fn of_game(game: &super::game::RawGame<'_>) -> OwnedTags {
         let mut owned = OwnedTags {
-            has_moves,
+            has_moves: game.main_line().next().is_some(),
             ..OwnedTags::default()
         };
-        for (i, name) in NAMES.iter().enumerate() {
-            if let Some(value) = tag(name) {
-                owned.set(i, value.as_ref());
+        for tag in &game.tags {
+            if let Some(slot) = owned.slot(tag.name) {
+                owned.set(slot, &tag.text());
             }
         }
         owned
     }
 
-    /// No tags yet, of a game that `has_moves`: [`OwnedTags::slot`] and
-    /// [`OwnedTags::set`] fill them in one pass over a game's tags.
-    pub fn new(has_moves: bool) -> OwnedTags {
-        OwnedTags {
-            has_moves,
-            ..OwnedTags::default()
-        }
-    }
-
-    /// Where the tag called `name` goes, if it is one read here, and not
-    /// yet set (the first of a name counts).
-    pub fn slot(&self, name: &[u8]) -> Option<usize> {
+    /// Where the tag called `name` goes (its index in `spans`, and the
+    /// order [`OwnedTags::tags`] reads them in), if it is one read here,
+    /// and not yet set (the first of a name counts).
+    fn slot(&self, name: &[u8]) -> Option<usize> {
         let i = match name {
             b"Event" => 0,
             b"EventDate" => 1,
@@ -207,7 +179,7 @@ impl OwnedTags {
     }
 
     /// Sets the value of slot `i`.
-    pub fn set(&mut self, i: usize, value: &str) {
+    fn set(&mut self, i: usize, value: &str) {
         let start = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
         self.text.push_str(value);
         let end = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
