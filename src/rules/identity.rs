@@ -159,8 +159,8 @@ impl std::hash::Hash for PackedKey {
 }
 
 /// How a table hashes game keys: a key is already 128 uniform bits, so one
-/// multiplication of its halves, each mixed with a seed drawn per table,
-/// spreads them. The seeds keep a crafted archive (games searched for keys
+/// multiplication of its halves, each mixed with a seed drawn per table, and
+/// one xor-shift-multiply spread them. The seeds keep a crafted archive (games searched for keys
 /// that share their low bits, a cheap search) from piling into one bucket.
 #[derive(Debug, Clone, Copy)]
 pub struct KeyState {
@@ -199,7 +199,12 @@ impl std::hash::Hasher for KeyHasher {
     fn write_u128(&mut self, key: u128) {
         let product = u128::from((key as u64) ^ self.seeds[0])
             * u128::from(((key >> 64) as u64) ^ self.seeds[1]);
-        self.hash ^= (product as u64) ^ ((product >> 64) as u64);
+        // The folded product alone leaves the low bits (the bucket) poorly
+        // spread for some seeds when the keys share a half; one
+        // xor-shift-multiply spreads them whatever the seeds.
+        let folded = (product as u64) ^ ((product >> 64) as u64);
+        let mixed = (folded ^ (folded >> 32)).wrapping_mul(0xd6e8_feb8_6659_fd93);
+        self.hash ^= mixed ^ (mixed >> 32);
     }
 
     fn write(&mut self, bytes: &[u8]) {
