@@ -216,16 +216,22 @@ pub fn leaves_king_safe(pos: &Chess, king: Square, m: &Move) -> bool {
 }
 
 /// [`leaves_king_safe`] with the fast path that settles most moves: a side
-/// not in check (`in_check`) moving a piece other than its king that is on
-/// no line with the king cannot expose it.
+/// not in check (`in_check`) moving a piece other than its king cannot
+/// expose it unless a slider of the other side stands on the line through
+/// the king and the piece.
 #[inline(always)]
 pub fn is_pseudo_legal_safe(pos: &Chess, king: Square, in_check: bool, m: &Move) -> bool {
     if let Move::Normal { role, from, .. } = *m
         && !in_check
         && role != Role::King
-        && !is_on_a_line(king, from)
     {
-        return true;
+        // A pin needs a slider of the other side on the line through the
+        // king and the piece.
+        let b = pos.board();
+        let sliders = b.by_color(!pos.turn()) & (b.bishops_and_queens() | b.rooks_and_queens());
+        if (shakmaty::attacks::ray(king, from) & sliders).is_empty() {
+            return true;
+        }
     }
     leaves_king_safe(pos, king, m)
 }

@@ -173,8 +173,8 @@ impl Key {
 /// threshold are exact.
 #[derive(Debug, Clone)]
 pub struct Repetitions {
-    keys: Vec<Key>,
-    occurrences: Vec<u8>,
+    /// Each position of the window and how often it had then appeared.
+    keys: Vec<(Key, u8)>,
     /// Highest occurrence count in the window, by side to move.
     max_by_turn: [u8; 2],
     /// Window length from which counting starts.
@@ -186,7 +186,6 @@ impl Repetitions {
     pub fn new(start: &Chess, threshold: u8) -> Repetitions {
         let mut r = Repetitions {
             keys: Vec::with_capacity(32),
-            occurrences: Vec::with_capacity(32),
             max_by_turn: [0; 2],
             min_window: 0,
         };
@@ -198,7 +197,6 @@ impl Repetitions {
     /// serve every game a thread replays).
     pub fn reset(&mut self, start: &Chess, threshold: u8) {
         self.keys.clear();
-        self.occurrences.clear();
         self.max_by_turn = [0; 2];
         self.min_window = 4 * usize::from(threshold.max(2) - 1);
         self.push(start);
@@ -206,10 +204,10 @@ impl Repetitions {
 
     /// Records the position after a move; returns how many times it has now
     /// appeared (1 the first time; see the threshold above).
+    #[inline]
     pub fn push(&mut self, pos: &Chess) -> u8 {
         if pos.halfmoves() == 0 {
             self.keys.clear();
-            self.occurrences.clear();
             self.max_by_turn = [0; 2];
         }
         let key = Key::of(pos);
@@ -219,7 +217,7 @@ impl Repetitions {
             // Same side to move: even distances of at least four plies.
             let mut i = n.checked_sub(4);
             while let Some(j) = i {
-                if self.keys[j] == key {
+                if self.keys[j].0 == key {
                     occ = occ.saturating_add(1);
                 }
                 i = j.checked_sub(2);
@@ -227,14 +225,13 @@ impl Repetitions {
         }
         let turn = usize::from(key.turn == Color::Black);
         self.max_by_turn[turn] = self.max_by_turn[turn].max(occ);
-        self.keys.push(key);
-        self.occurrences.push(occ);
+        self.keys.push((key, occ));
         occ
     }
 
     /// How often the current (last pushed) position has appeared.
     pub fn current(&self) -> u8 {
-        self.occurrences.last().copied().unwrap_or(0)
+        self.keys.last().map_or(0, |&(_, occ)| occ)
     }
 
     /// 9.2.1: whether the player to move in `pos` (the last pushed
@@ -254,9 +251,8 @@ impl Repetitions {
         }
         self.keys
             .iter()
-            .zip(&self.occurrences)
             .rev()
-            .any(|(key, &occ)| occ >= 2 && key.turn != pos.turn() && reaches(pos, key))
+            .any(|(key, occ)| *occ >= 2 && key.turn != pos.turn() && reaches(pos, key))
     }
 }
 
@@ -721,8 +717,7 @@ mod tests {
             let key = Key::of(&next);
             reps.keys
                 .iter()
-                .zip(&reps.occurrences)
-                .any(|(k, &occ)| occ >= 2 && *k == key)
+                .any(|(k, occ)| *occ >= 2 && *k == key)
         })
     }
 

@@ -88,19 +88,37 @@ impl std::error::Error for ParseSanError {}
 /// assert_eq!(err.kind, ParseSanErrorKind::DoubledCheck);
 /// assert_eq!(err.to_string(), "`Nf3++` is not a move in SAN (doubled check suffix)");
 /// ```
+#[inline]
 pub fn parse_san(text: &[u8]) -> Result<SanPlus, ParseSanError> {
-    parse_san_fast(text).ok_or_else(|| ParseSanError {
-        text: String::from_utf8_lossy(text).into_owned(),
-        kind: why_not_san(text),
-    })
+    match parse_san_fast(text) {
+        Some(san) => Ok(san),
+        None => Err(not_san(text)),
+    }
 }
 
+/// Why `text` is not SAN: kept out of line, since the replay inlines
+/// [`parse_san`] on every ply and almost every token is SAN.
+#[cold]
+#[inline(never)]
+fn not_san(text: &[u8]) -> ParseSanError {
+    ParseSanError {
+        text: String::from_utf8_lossy(text).into_owned(),
+        kind: why_not_san(text),
+    }
+}
+
+#[inline]
 fn parse_san_fast(text: &[u8]) -> Option<SanPlus> {
     let (body, suffix) = match text.split_last()? {
         (b'+', body) => (body, Some(Suffix::Check)),
         (b'#', body) => (body, Some(Suffix::Checkmate)),
         _ => (text, None),
     };
+    // The shapes nearly every move has (`e4`, `Nf3`, `exd5`, `Nxe5`,
+    // `Nbd7`, `R1e2`), read without the general matching below.
+    if let Some(san) = common_shape(body) {
+        return Some(SanPlus { san, suffix });
+    }
     let san = match body {
         b"O-O" | b"0-0" => San::Castle(CastlingSide::KingSide),
         b"O-O-O" | b"0-0-0" => San::Castle(CastlingSide::QueenSide),
@@ -110,6 +128,55 @@ fn parse_san_fast(text: &[u8]) -> Option<SanPlus> {
     Some(SanPlus { san, suffix })
 }
 
+/// A move of two to four bytes ending on its square, without promotion:
+/// `e4`, `Nf3`, `exd5`, `Nxe5`, `Nbd7`, `R1e2`; `None` for any other shape
+/// (which [`parse_normal`] reads, or rejects).
+#[inline(always)]
+fn common_shape(body: &[u8]) -> Option<San> {
+    let &[.., f, r] = body else { return None };
+    let (fi, ri) = (f.wrapping_sub(b'a'), r.wrapping_sub(b'1'));
+    if fi >= 8 || ri >= 8 {
+        return None;
+    }
+    let to = Square::from_coords(File::new(u32::from(fi)), Rank::new(u32::from(ri)));
+    let piece = |c: u8| match c {
+        b'N' => Some(Role::Knight),
+        b'B' => Some(Role::Bishop),
+        b'R' => Some(Role::Rook),
+        b'Q' => Some(Role::Queen),
+        b'K' => Some(Role::King),
+        _ => None,
+    };
+    let normal = |role, file, rank, capture| {
+        Some(San::Normal {
+            role,
+            file,
+            rank,
+            capture,
+            to,
+            promotion: None,
+        })
+    };
+    match *body {
+        [_, _] => normal(Role::Pawn, None, None, false),
+        [p, _, _] => normal(piece(p)?, None, None, false),
+        [a, b'x', _, _] => match piece(a) {
+            Some(role) => normal(role, None, None, true),
+            None => normal(Role::Pawn, Some(file(a)?), None, true),
+        },
+        [p, d, _, _] => {
+            let role = piece(p)?;
+            match (file(d), rank(d)) {
+                (Some(f), _) => normal(role, Some(f), None, false),
+                (None, Some(r)) => normal(role, None, Some(r), false),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+#[inline]
 fn parse_normal(body: &[u8]) -> Option<San> {
     let (role, rest) = match body.split_first()? {
         (b'N', rest) => (Role::Knight, rest),
