@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The speed rows of issue 48, side by side in one run: pgnkit against
+# pgn-reader 0.29's own `validate` and `parallel_validate` examples, against
+# Debian's pgn-extract, annotate-outcome against validate, and each
+# subcommand's scaling from one thread to two. Rounds are interleaved, so a
+# busy machine disturbs every command alike; each figure is the median wall
+# time of ROUNDS runs.
+#
+#   benches/side_by_side.sh [PGN] [PGNKIT]
+#
+# PGN defaults to /tmp/pgnmentor.pgn (zstd -dc ../shared/data/games/pgnmentor.pgn.zst);
+# PGNKIT to target/release/pgnkit.
+# pgn-reader's examples are looked for in $PGN_READER_EXAMPLES (default
+# /tmp/pgnreader/target/release/examples); build them from the crate's
+# registry copy (pgn-reader is our dev-dependency, so cargo has its source):
+#   cp -r ~/.cargo/registry/src/*/pgn-reader-0.29.0 /tmp/pgnreader
+#   (cd /tmp/pgnreader && cargo build --release --examples)
+# Needs GNU time and pgn-extract (apt-get install pgn-extract).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pgn=${1:-/tmp/pgnmentor.pgn}
+bin=$(realpath "${2:-target/release/pgnkit}")
+ex=${PGN_READER_EXAMPLES:-/tmp/pgnreader/target/release/examples}
+rounds=${ROUNDS:-3}
+export PATH="$PATH:/usr/games"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pairing=paired-twice,board-twice,round-missing,round-order,name-variant,pairing-repeated
+
+declare -A cmd
+cmd[reader-validate]="$ex/validate $pgn"
+cmd[reader-parallel]="$ex/parallel_validate $pgn"
+cmd[extract]="pgn-extract -r -s $pgn"
+cmd[validate-j1]="$bin validate -q -j1 $pgn"
+cmd[validate-j2]="$bin validate -q -j2 $pgn"
+cmd[validate-nopair-j1]="$bin validate -q -j1 --ignore $pairing $pgn"
+cmd[validate-nopair-j2]="$bin validate -q -j2 --ignore $pairing $pgn"
+cmd[annotate-j1]="$bin annotate-outcome -q -j1 $pgn"
+cmd[annotate-j2]="$bin annotate-outcome -q -j2 $pgn"
+cmd[convert-j1]="$bin convert -q -j1 --to csv $pgn"
+cmd[convert-j2]="$bin convert -q -j2 --to csv $pgn"
+names=(reader-validate validate-j1 validate-nopair-j1 reader-parallel validate-j2 validate-nopair-j2
+  extract annotate-j1 annotate-j2 convert-j1 convert-j2)
+
+declare -A secs
+for ((r = 1; r <= rounds; r++)); do
+  for name in "${names[@]}"; do
+    # shellcheck disable=SC2086
+    /usr/bin/time -f "%e" -o "$work/t" ${cmd[$name]} > /dev/null 2> /dev/null || true
+    secs[$name]+="$(tail -n 1 "$work/t") "
+  done
+done
+median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+declare -A m
+echo "input: $pgn ($(($(stat -c %s "$pgn") / 1000000)) MB), $rounds rounds, median wall time"
+for name in "${names[@]}"; do
+  m[$name]=$(median <<< "${secs[$name]}")
+  printf '%-20s %6.2f s   runs: %s  (%s)\n' "$name" "${m[$name]}" "${secs[$name]}" "${cmd[$name]}"
+done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+echo
+echo "validate -j1 speed / pgn-reader validate:          $(ratio "${m[reader-validate]}" "${m[validate-j1]}")x (without the pairing checks $(ratio "${m[reader-validate]}" "${m[validate-nopair-j1]}")x; target >= 1.1)"
+echo "validate -j2 speed / pgn-reader parallel_validate: $(ratio "${m[reader-parallel]}" "${m[validate-j2]}")x (without the pairing checks $(ratio "${m[reader-parallel]}" "${m[validate-nopair-j2]}")x; target >= 1.3)"
+echo "pgn-extract -r -s / validate -j2:                  $(ratio "${m[extract]}" "${m[validate-j2]}")x (without the pairing checks $(ratio "${m[extract]}" "${m[validate-nopair-j2]}")x; target >= 15)"
+echo "annotate-outcome -j2 / validate -j2:               $(ratio "${m[annotate-j2]}" "${m[validate-j2]}")x (target <= 1.6)"
+echo "scaling -j2/-j1: validate $(ratio "${m[validate-j1]}" "${m[validate-j2]}")x, annotate-outcome $(ratio "${m[annotate-j1]}" "${m[annotate-j2]}")x, convert --to csv $(ratio "${m[convert-j1]}" "${m[convert-j2]}")x (target >= 1.9)"
