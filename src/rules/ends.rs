@@ -151,6 +151,41 @@ struct Key {
 }
 
 impl Key {
+    /// The position after `mv`, a move inside a window: a quiet move of a
+    /// piece other than a pawn, or castling (a pawn move or a capture
+    /// starts a new window). Castling rights are given up as shakmaty
+    /// gives them up; no en passant square can follow such a move.
+    fn play_quiet(&mut self, mv: Move) {
+        let color = self.turn;
+        let back_rank = Bitboard::from_rank(color.backrank());
+        match mv {
+            Move::Normal { role, from, to, .. } => {
+                debug_assert!(role != Role::Pawn && !mv.is_capture());
+                if role == Role::King {
+                    self.castles &= !back_rank;
+                } else if role == Role::Rook {
+                    self.castles = self.castles.without(from);
+                }
+                self.board.discard_piece_at(from);
+                self.board.set_piece_at(to, role.of(color));
+            }
+            Move::Castle { king, rook } => {
+                let side = shakmaty::CastlingSide::from_queen_side(rook < king);
+                self.board.discard_piece_at(king);
+                self.board.discard_piece_at(rook);
+                self.board
+                    .set_piece_at(Square::from_coords(side.rook_to_file(), rook.rank()), color.rook());
+                self.board
+                    .set_piece_at(Square::from_coords(side.king_to_file(), king.rank()), color.king());
+                self.castles &= !back_rank;
+            }
+            // Never inside a window.
+            Move::EnPassant { .. } | Move::Put { .. } => debug_assert!(false, "{mv:?}"),
+        }
+        self.turn = !color;
+        self.ep = None;
+    }
+
     fn of(pos: &Chess) -> Key {
         Key {
             board: pos.board().clone(),
@@ -171,10 +206,19 @@ impl Key {
 /// four plies to come back): below that a count may read low, which is what
 /// keeps the tracker nearly free on ordinary games. Counts that reach the
 /// threshold are exact.
+///
+/// Until the window is long enough for a count to reach the threshold, only
+/// its first position is kept, with the moves played since (every one of
+/// them a quiet move of a piece, or castling): most windows end before,
+/// at the next pawn move or capture, and their positions are never made.
 #[derive(Debug, Clone)]
 pub struct Repetitions {
-    /// Each position of the window and how often it had then appeared.
+    /// Each position of the window made so far and how often it had then
+    /// appeared.
     keys: Vec<(Key, u8)>,
+    /// The moves played after the last position made, while the window is
+    /// shorter than `min_window`.
+    moves: Vec<Move>,
     /// Highest occurrence count in the window, by side to move.
     max_by_turn: [u8; 2],
     /// Window length from which counting starts.
@@ -186,6 +230,7 @@ impl Repetitions {
     pub fn new(start: &Chess, threshold: u8) -> Repetitions {
         let mut r = Repetitions {
             keys: Vec::with_capacity(32),
+            moves: Vec::with_capacity(32),
             max_by_turn: [0; 2],
             min_window: 0,
         };
@@ -196,19 +241,43 @@ impl Repetitions {
     /// Starts over at `start`, keeping the allocations (one tracker can
     /// serve every game a thread replays).
     pub fn reset(&mut self, start: &Chess, threshold: u8) {
-        self.keys.clear();
-        self.max_by_turn = [0; 2];
         self.min_window = 4 * usize::from(threshold.max(2) - 1);
-        self.push(start);
+        self.start_window(start);
     }
 
-    /// Records the position after a move; returns how many times it has now
-    /// appeared (1 the first time; see the threshold above).
-    #[inline]
-    pub fn push(&mut self, pos: &Chess) -> u8 {
+    /// Starts the window at `pos`.
+    fn start_window(&mut self, pos: &Chess) {
+        self.keys.clear();
+        self.moves.clear();
+        let key = Key::of(pos);
+        self.max_by_turn = [0; 2];
+        self.max_by_turn[usize::from(key.turn == Color::Black)] = 1;
+        self.keys.push((key, 1));
+    }
+
+    /// Records `pos`, the position after the move `mv`; returns how many
+    /// times it has now appeared (1 the first time; see the threshold
+    /// above).
+    #[inline(always)]
+    pub fn push(&mut self, pos: &Chess, mv: Move) -> u8 {
         if pos.halfmoves() == 0 {
-            self.keys.clear();
-            self.max_by_turn = [0; 2];
+            self.start_window(pos);
+            return 1;
+        }
+        if self.keys.len() + self.moves.len() < self.min_window {
+            self.moves.push(mv);
+            let turn = usize::from(pos.turn() == Color::Black);
+            self.max_by_turn[turn] = self.max_by_turn[turn].max(1);
+            return 1;
+        }
+        self.push_counted(pos)
+    }
+
+    /// [`Repetitions::push`] in a window long enough to count.
+    #[inline(never)]
+    fn push_counted(&mut self, pos: &Chess) -> u8 {
+        if !self.moves.is_empty() {
+            self.make_positions();
         }
         let key = Key::of(pos);
         let n = self.keys.len();
@@ -229,9 +298,18 @@ impl Repetitions {
         occ
     }
 
-    /// How often the current (last pushed) position has appeared.
-    pub fn current(&self) -> u8 {
-        self.keys.last().map_or(0, |&(_, occ)| occ)
+    /// Makes the positions of the moves kept, each counted once (no count
+    /// is read below `min_window`).
+    #[cold]
+    #[inline(never)]
+    fn make_positions(&mut self) {
+        let Some((mut key, _)) = self.keys.last().cloned() else {
+            return;
+        };
+        for mv in std::mem::take(&mut self.moves) {
+            key.play_quiet(mv);
+            self.keys.push((key.clone(), 1));
+        }
     }
 
     /// 9.2.1: whether the player to move in `pos` (the last pushed
@@ -249,6 +327,9 @@ impl Repetitions {
         if self.max_by_turn[other] < 2 {
             return false;
         }
+        // A count of two was made: the window was long enough, and every
+        // position since is made.
+        debug_assert!(self.moves.is_empty());
         self.keys
             .iter()
             .rev()
@@ -605,10 +686,12 @@ impl EndTracker {
         &self.reps
     }
 
-    /// Records `pos`, the position after `ply` plies; `material_changed`
-    /// says whether the move captured or promoted.
-    #[inline]
-    pub fn push(&mut self, ply: u32, pos: &Chess, material_changed: bool) -> Step {
+    /// Records `pos`, the position after `ply` plies, the last of them
+    /// `mv`.
+    #[inline(always)]
+    pub fn push(&mut self, ply: u32, pos: &Chess, mv: Move) -> Step {
+        // Only a capture or a promotion can make the material dead.
+        let material_changed = mv.is_capture() || mv.is_promotion();
         // After the end nothing is counted: no caller reads a count there,
         // and the window (no pawn move or capture needed once the game is
         // over) would grow without bound, each push scanning all of it.
@@ -618,7 +701,7 @@ impl EndTracker {
         // Without 9.6 the window of positions can grow past 150 plies:
         // once nothing more is to be learnt from it, it is not kept.
         let occurrences = if self.counting {
-            self.reps.push(pos)
+            self.reps.push(pos, mv)
         } else {
             0
         };
@@ -696,12 +779,13 @@ mod tests {
     use super::*;
     use shakmaty::san::San;
 
-    fn play(pos: &mut Chess, san: &str) {
+    fn play(pos: &mut Chess, san: &str) -> Move {
         let m = San::from_ascii(san.as_bytes())
             .unwrap()
             .to_move(pos)
             .unwrap();
         pos.play_unchecked(m);
+        m
     }
 
     /// The 9.2.1 question asked the slow way: every legal quiet move of a
@@ -767,7 +851,7 @@ mod tests {
                     };
                     last[side] = Some(m);
                     pos.play_unchecked(m);
-                    reps.push(&pos);
+                    reps.push(&pos, m);
                     let fast = reps.can_claim_with_next_move(&pos);
                     assert_eq!(fast, can_claim_by_every_move(&reps, &pos), "{fen}");
                     asked += 1;
@@ -816,13 +900,87 @@ mod tests {
     }
 
     #[test]
+    fn positions_made_late_are_the_positions_played() {
+        // Walks of mostly quiet moves (castling, kings and rooks giving up
+        // rights, Chess960 castling): once a window is long enough to
+        // count, the positions made from its moves are the positions the
+        // board went through, and each count is the plain count.
+        let starts = [
+            ("r3k2r/pppq1ppp/2nbbn2/3pp3/3PP3/2NBBN2/PPPQ1PPP/R3K2R w KQkq - 0 1", false),
+            ("1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1", true),
+            ("rk2r3/pppppppp/8/8/8/8/PPPPPPPP/RK2R3 w EAea - 0 1", true),
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut checked = 0;
+        for (fen, chess960) in starts {
+            let mode = if chess960 {
+                shakmaty::CastlingMode::Chess960
+            } else {
+                shakmaty::CastlingMode::Standard
+            };
+            for threshold in [2, 3, 5] {
+                for _ in 0..40 {
+                    let mut pos: Chess = shakmaty::fen::Fen::from_ascii(fen.as_bytes())
+                        .unwrap()
+                        .into_position(mode)
+                        .unwrap();
+                    let mut reps = Repetitions::new(&pos, threshold);
+                    let mut window = vec![Key::of(&pos)];
+                    for _ in 0..120 {
+                        let moves = pos.legal_moves();
+                        if moves.is_empty() {
+                            break;
+                        }
+                        let quiet: Vec<_> = moves
+                            .iter()
+                            .filter(|m| !m.is_capture() && m.role() != Role::Pawn)
+                            .collect();
+                        let m = if !quiet.is_empty() && next(30) > 0 {
+                            *quiet[next(quiet.len())]
+                        } else {
+                            moves[next(moves.len())]
+                        };
+                        pos.play_unchecked(m);
+                        if pos.halfmoves() == 0 {
+                            window.clear();
+                        }
+                        let key = Key::of(&pos);
+                        let plain = window
+                            .iter()
+                            .rev()
+                            .skip(1)
+                            .step_by(2)
+                            .filter(|k| **k == key)
+                            .count();
+                        window.push(key);
+                        let occ = reps.push(&pos, m);
+                        if window.len() > reps.min_window {
+                            let made: Vec<&Key> = reps.keys.iter().map(|(k, _)| k).collect();
+                            assert_eq!(made, window.iter().collect::<Vec<_>>(), "{fen}");
+                            assert_eq!(usize::from(occ), plain + 1, "{fen}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
+    #[test]
     fn knights_out_and_back_repeat_the_start_position() {
         let mut pos = Chess::default();
         let mut reps = Repetitions::new(&pos, 2);
         let mut seen = Vec::new();
         for (i, san) in knights(16).enumerate() {
-            play(&mut pos, san);
-            seen.push((i + 1, reps.push(&pos)));
+            let m = play(&mut pos, san);
+            seen.push((i + 1, reps.push(&pos, m)));
         }
         assert_eq!(seen[7], (8, 3));
         assert_eq!(seen[15], (16, 5));
@@ -838,9 +996,9 @@ mod tests {
         let mut ends = EndTracker::new(&pos, 5, EndRules::FIDE);
         let mut after = 0;
         for (i, san) in knights(10_000).enumerate() {
-            play(&mut pos, san);
+            let m = play(&mut pos, san);
             let ply = u32::try_from(i + 1).unwrap();
-            if let Step::After(end) = ends.push(ply, &pos, false) {
+            if let Step::After(end) = ends.push(ply, &pos, m) {
                 assert_eq!((end.kind, end.ply), (EndKind::FivefoldRepetition, 16));
                 after += 1;
             }
@@ -855,8 +1013,8 @@ mod tests {
         let mut reps = Repetitions::new(&pos, 2);
         let mut first = None;
         for (i, san) in knights(8).enumerate() {
-            play(&mut pos, san);
-            reps.push(&pos);
+            let m = play(&mut pos, san);
+            reps.push(&pos, m);
             if first.is_none() && reps.can_claim_with_next_move(&pos) {
                 first = Some(i + 1);
             }
@@ -898,9 +1056,8 @@ mod tests {
                 .unwrap()
                 .to_move(&pos)
                 .unwrap();
-            let material_changed = m.is_capture() || m.is_promotion();
             pos.play_unchecked(m);
-            steps.push(tracker.push(i as u32 + 1, &pos, material_changed));
+            steps.push(tracker.push(i as u32 + 1, &pos, m));
         }
         let plies = sans.len() as u32;
         ((steps, tracker.close(&pos, plies)), tracker.suspended())

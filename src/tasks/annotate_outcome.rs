@@ -454,7 +454,7 @@ pub fn annotate_with(
         if let Some(c) = openings.as_mut() {
             c.push(ev.ply, ev.after);
         }
-        tracker.ply(ev.ply, ev.after, ev.mv.is_capture() || ev.mv.is_promotion());
+        tracker.ply(ev.ply, ev.after, ev.mv);
     });
     let closed = tracker.ends.close(&done.pos, done.plies);
     let suspended = tracker.ends.suspended();
@@ -800,8 +800,8 @@ impl Tracker {
     }
 
     #[inline]
-    fn ply(&mut self, ply: u32, pos: &Chess, material_changed: bool) {
-        match self.ends.push(ply, pos, material_changed) {
+    fn ply(&mut self, ply: u32, pos: &Chess, mv: shakmaty::Move) {
+        match self.ends.push(ply, pos, mv) {
             Step::Open { occurrences } => self.claims(ply, pos, occurrences),
             Step::Ends(_) => self.end_pos = Some(pos.clone()),
             Step::After(_) => {}

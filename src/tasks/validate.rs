@@ -141,8 +141,7 @@ fn check_moves(
         if let Some(c) = openings.as_mut() {
             c.push(ev.ply, ev.after);
         }
-        let material_changed = ev.mv.is_capture() || ev.mv.is_promotion();
-        if let Step::After(end) = ends.push(ev.ply, ev.after, material_changed)
+        if let Step::After(end) = ends.push(ev.ply, ev.after, ev.mv)
             && !after_end_reported
         {
             after_end_reported = true;
