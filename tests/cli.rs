@@ -441,3 +441,43 @@ fn binary_output_to_a_terminal_named_by_o_is_refused() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(std::fs::read(&file).unwrap().starts_with(b"PAR1"));
 }
+
+/// The binary runs without transparent huge pages (each fault of its fresh
+/// memory zeroed 2 MiB: issue 48), unless `MIMALLOC_ALLOW_THP` asks for
+/// them: read off `/proc` while a run waits for its standard input.
+#[cfg(target_os = "linux")]
+#[test]
+fn huge_pages_are_off_unless_asked_for() {
+    use std::io::Write;
+    use std::process::Stdio;
+    for (allow, want) in [(None, "0"), (Some("1"), "1")] {
+        let mut cmd = crate::util::pgnkit();
+        if let Some(value) = allow {
+            cmd.env("MIMALLOC_ALLOW_THP", value);
+        } else {
+            cmd.env_remove("MIMALLOC_ALLOW_THP");
+        }
+        let mut child = cmd
+            .args(["validate", "-q", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("pgnkit starts");
+        let mut stdin = child.stdin.take().expect("stdin is piped");
+        stdin.write_all(b"[Event \"a\"]\n\n1. e4 *\n").expect("pgnkit reads");
+        crate::util::wait_idle(&child, 10);
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id()))
+            .expect("the run's status is readable");
+        drop(stdin);
+        crate::util::wait_or_fail(&mut child, "validate did not end at the end of its input");
+        let line = status
+            .lines()
+            .find_map(|l| l.strip_prefix("THP_enabled:"))
+            .map(str::trim);
+        // Kernels before 6.0 do not report it: nothing to read there.
+        if let Some(enabled) = line {
+            assert_eq!(enabled, want, "MIMALLOC_ALLOW_THP={allow:?}");
+        }
+    }
+}
