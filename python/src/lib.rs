@@ -927,8 +927,51 @@ fn _cli_options(subcommand: &str) -> PyResult<Vec<String>> {
         .collect())
 }
 
+unsafe extern "C" {
+    // mimalloc 2's own API, linked in with the allocator.
+    fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+    fn mi_arena_area(arena_id: std::ffi::c_int, size: *mut usize) -> *mut std::ffi::c_void;
+}
+
+/// `mi_option_allow_thp` in mimalloc 2's `mi_option_t`.
+const MI_OPTION_ALLOW_THP: std::ffi::c_int = 37;
+/// `MI_MAX_ARENAS` of mimalloc 2: arena ids are 1 to this.
+const MI_MAX_ARENAS: std::ffi::c_int = 132;
+
+/// No transparent huge pages in mimalloc's memory, unless
+/// `MIMALLOC_ALLOW_THP` says otherwise. mimalloc 2 asks for them
+/// (`madvise(MADV_HUGEPAGE)`) on its arenas, and the records a consumer
+/// keeps (a DataFrame) grow into fresh memory batch after batch: each
+/// fault then zeroes 2 MiB (in direct compaction when memory is fragmented),
+/// and purged pages are faulted and zeroed again. `pl.DataFrame(games(
+/// pgnmentor))` spent 1.3 to 4.8 s of system time so, 0.6 to 0.7 s
+/// without (`python/README.md`, "The allocator"). Only mimalloc's own
+/// memory is advised: not the process (mimalloc's option at start-up
+/// would `prctl` THP off for it and its children), not Python's or polars'.
+fn no_huge_pages() {
+    if std::env::var_os("MIMALLOC_ALLOW_THP").is_some() {
+        return;
+    }
+    // SAFETY: mimalloc's options are atomics; `mi_arena_area` reads an
+    // arena's bounds (null past the last); `madvise` with
+    // `MADV_NOHUGEPAGE` changes no content, only how the range is backed.
+    unsafe {
+        // Arenas reserved from now on: no `MADV_HUGEPAGE`.
+        mi_option_set(MI_OPTION_ALLOW_THP, 0);
+        // Those reserved before this module was initialised.
+        for id in 1..=MI_MAX_ARENAS {
+            let mut size = 0usize;
+            let start = mi_arena_area(id, &raw mut size);
+            if !start.is_null() && size > 0 {
+                libc::madvise(start, size, libc::MADV_NOHUGEPAGE);
+            }
+        }
+    }
+}
+
 #[pymodule]
 fn _pgnkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    no_huge_pages();
     m.add("PgnkitError", m.py().get_type::<PgnkitError>())?;
     m.add_class::<RecordStream>()?;
     m.add_class::<Schema>()?;
