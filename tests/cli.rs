@@ -466,9 +466,22 @@ fn huge_pages_are_off_unless_asked_for() {
             .expect("pgnkit starts");
         let mut stdin = child.stdin.take().expect("stdin is piped");
         stdin.write_all(b"[Event \"a\"]\n\n1. e4 *\n").expect("pgnkit reads");
-        crate::util::wait_idle(&child, 10);
-        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id()))
-            .expect("the run's status is readable");
+        // Once it runs a second thread (its workers), main() has begun.
+        let started = std::time::Instant::now();
+        let status = loop {
+            let status = std::fs::read_to_string(format!("/proc/{}/status", child.id()))
+                .expect("the run's status is readable");
+            let threads = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Threads:"))
+                .and_then(|n| n.trim().parse::<u32>().ok())
+                .unwrap_or(0);
+            if threads >= 2 {
+                break status;
+            }
+            assert!(started.elapsed().as_secs() < 60, "pgnkit never started its workers");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
         drop(stdin);
         crate::util::wait_or_fail(&mut child, "validate did not end at the end of its input");
         let line = status
