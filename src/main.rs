@@ -22,18 +22,23 @@ use pgnkit::output::diag;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// No transparent huge pages for this process, unless `MIMALLOC_ALLOW_THP`
-/// says otherwise. mimalloc asks for them on its memory, and a run keeps
-/// allocating fresh memory (each chunk's games, the records in flight):
-/// each fault then zeroes 2 MiB, often in direct compaction. Measured on
-/// pgnmentor at `-j2`, alternating runs (issue 48): `validate` 0.6-1.15 s
-/// of system time -> 0.15 s, wall 1.98-2.26 -> 1.63-1.91 s, peak RSS
-/// 135-152 -> 110-113 MB; `convert --to parquet` 1.25-1.73 -> 0.46-0.50 s
-/// of system time. It is what `MIMALLOC_ALLOW_THP=0` does, made the
-/// default; the binary starts no other program that would inherit it.
-fn no_huge_pages() {
+/// No transparent huge pages for a run of at least [`LARGE_RUN`] bytes of
+/// input, unless `MIMALLOC_ALLOW_THP` says otherwise. mimalloc asks for them
+/// on its memory, and a long run keeps allocating fresh memory (each chunk's
+/// games, the records in flight): each fault then zeroes 2 MiB, often in
+/// direct compaction. Measured on pgnmentor at `-j2`, alternating runs
+/// (issue 48): `validate` 0.6-1.15 s of system time -> 0.15 s, wall
+/// 1.98-2.26 -> 1.63-1.91 s, peak RSS 135-152 -> 110-113 MB; `convert --to
+/// parquet` 1.25-1.73 -> 0.46-0.50 s of system time. A short run is the
+/// other way round: its few huge pages save it hundreds of small faults
+/// (the test suite, a thousand short runs, spent 1.3 s more of system time
+/// with them off). Standard input, a pipe or a device, of unknown length,
+/// counts as large. It is what `MIMALLOC_ALLOW_THP=0` does
+/// (`prctl(PR_SET_THP_DISABLE)`); the binary starts no other program that
+/// would inherit it.
+fn no_huge_pages_if_large(cli: &Cli) {
     #[cfg(target_os = "linux")]
-    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
+    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() && is_large(cli) {
         // SAFETY: PR_SET_THP_DISABLE takes plain integers and only changes
         // how the kernel backs this process's memory, never its content.
         // It cannot fail in a way that matters: huge pages stay allowed.
@@ -43,9 +48,58 @@ fn no_huge_pages() {
     }
 }
 
+/// Input bytes from which a run is large ([`no_huge_pages_if_large`]); a
+/// compressed file counts four times its size.
+const LARGE_RUN: u64 = 32 << 20;
+
+/// Whether the run reads at least [`LARGE_RUN`] bytes, or standard input.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn is_large(cli: &Cli) -> bool {
+    let files = match &cli.command {
+        Command::Validate(a) => &a.input.files,
+        Command::AnnotateOutcome(a) => &a.input.files,
+        Command::Convert(a) => &a.input.files,
+        Command::Dedupe(a) => &a.input.files,
+        Command::Crosstable(a) => &a.input.files,
+        Command::Select(a) => &a.input.files,
+        Command::Merge(a) => &a.shards,
+        Command::Perft(_) | Command::Schema(_) | Command::Completions(_) => return false,
+    };
+    if files.is_empty() {
+        return true;
+    }
+    let mut total = 0u64;
+    let mut todo: Vec<std::path::PathBuf> = files.clone();
+    while let Some(path) = todo.pop() {
+        if path.as_os_str() == "-" {
+            return true;
+        }
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            if let Ok(entries) = std::fs::read_dir(&path) {
+                todo.extend(entries.filter_map(Result::ok).map(|e| e.path()));
+            }
+            continue;
+        }
+        // A pipe or a device, of unknown length.
+        if !meta.is_file() {
+            return true;
+        }
+        let name = path.to_string_lossy().to_ascii_lowercase();
+        let packed = [".zst", ".gz", ".bz2"].iter().any(|x| name.ends_with(x));
+        total = total.saturating_add(meta.len().saturating_mul(if packed { 4 } else { 1 }));
+        if total >= LARGE_RUN {
+            return true;
+        }
+    }
+    false
+}
+
 fn main() -> ExitCode {
-    no_huge_pages();
     let cli = Cli::parse();
+    no_huge_pages_if_large(&cli);
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let result = match &cli.command {

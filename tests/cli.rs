@@ -442,9 +442,10 @@ fn binary_output_to_a_terminal_named_by_o_is_refused() {
     assert!(std::fs::read(&file).unwrap().starts_with(b"PAR1"));
 }
 
-/// The binary runs without transparent huge pages (each fault of its fresh
-/// memory zeroed 2 MiB: issue 48), unless `MIMALLOC_ALLOW_THP` asks for
-/// them: read off `/proc` while a run waits for its standard input.
+/// A run of standard input (of unknown length, so counted as large) runs
+/// without transparent huge pages (each fault of its fresh memory zeroed 2
+/// MiB: issue 48), unless `MIMALLOC_ALLOW_THP` asks for them: read off
+/// `/proc` while the run waits for more input.
 #[cfg(target_os = "linux")]
 #[test]
 fn huge_pages_are_off_unless_asked_for() {
@@ -465,7 +466,9 @@ fn huge_pages_are_off_unless_asked_for() {
             .spawn()
             .expect("pgnkit starts");
         let mut stdin = child.stdin.take().expect("stdin is piped");
-        stdin.write_all(b"[Event \"a\"]\n\n1. e4 *\n").expect("pgnkit reads");
+        stdin
+            .write_all(b"[Event \"a\"]\n\n1. e4 *\n")
+            .expect("pgnkit reads");
         // Once it runs a second thread (its workers), main() has begun.
         let started = std::time::Instant::now();
         let status = loop {
@@ -479,7 +482,10 @@ fn huge_pages_are_off_unless_asked_for() {
             if threads >= 2 {
                 break status;
             }
-            assert!(started.elapsed().as_secs() < 60, "pgnkit never started its workers");
+            assert!(
+                started.elapsed().as_secs() < 60,
+                "pgnkit never started its workers"
+            );
             std::thread::sleep(std::time::Duration::from_millis(5));
         };
         drop(stdin);

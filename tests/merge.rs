@@ -931,7 +931,9 @@ fn random_tilings_merge_into_one_run() {
                         }
                         let one = one_run(dir, &shard_args, input.as_os_str());
                         for p in 0..plans_per_config / 2 / threads + 1 {
-                            let cuts = 1 + rng.below(8) as usize;
+                            // Up to 8 cuts with PGNKIT_LONG_TESTS (CI), up
+                            // to 4 without: fewer runs a plan.
+                            let cuts = 1 + rng.below(if long { 8 } else { 4 }) as usize;
                             let mut at: Vec<u64> = (0..cuts)
                                 .map(|_| match rng.below(6) {
                                     0 => inside.saturating_sub(3),

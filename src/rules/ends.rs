@@ -173,10 +173,14 @@ impl Key {
                 let side = shakmaty::CastlingSide::from_queen_side(rook < king);
                 self.board.discard_piece_at(king);
                 self.board.discard_piece_at(rook);
-                self.board
-                    .set_piece_at(Square::from_coords(side.rook_to_file(), rook.rank()), color.rook());
-                self.board
-                    .set_piece_at(Square::from_coords(side.king_to_file(), king.rank()), color.king());
+                self.board.set_piece_at(
+                    Square::from_coords(side.rook_to_file(), rook.rank()),
+                    color.rook(),
+                );
+                self.board.set_piece_at(
+                    Square::from_coords(side.king_to_file(), king.rank()),
+                    color.king(),
+                );
                 self.castles &= !back_rank;
             }
             // Never inside a window.
@@ -799,9 +803,7 @@ mod tests {
             let mut next = pos.clone();
             next.play_unchecked(*m);
             let key = Key::of(&next);
-            reps.keys
-                .iter()
-                .any(|(k, occ)| *occ >= 2 && *k == key)
+            reps.keys.iter().any(|(k, occ)| *occ >= 2 && *k == key)
         })
     }
 
@@ -906,8 +908,14 @@ mod tests {
         // count, the positions made from its moves are the positions the
         // board went through, and each count is the plain count.
         let starts = [
-            ("r3k2r/pppq1ppp/2nbbn2/3pp3/3PP3/2NBBN2/PPPQ1PPP/R3K2R w KQkq - 0 1", false),
-            ("1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1", true),
+            (
+                "r3k2r/pppq1ppp/2nbbn2/3pp3/3PP3/2NBBN2/PPPQ1PPP/R3K2R w KQkq - 0 1",
+                false,
+            ),
+            (
+                "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1",
+                true,
+            ),
             ("rk2r3/pppppppp/8/8/8/8/PPPPPPPP/RK2R3 w EAea - 0 1", true),
         ];
         let mut seed = 0x2545_f491_4f6c_dd1d_u64;
