@@ -23,7 +23,7 @@ use pgnkit::output::diag;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// No transparent huge pages for a run of at least [`LARGE_RUN`] bytes of
-/// input, unless `MIMALLOC_ALLOW_THP` says otherwise. mimalloc asks for them
+/// input on disk, unless `MIMALLOC_ALLOW_THP` says otherwise. mimalloc asks for them
 /// on its memory, and a long run keeps allocating fresh memory (each chunk's
 /// games, the records in flight): each fault then zeroes 2 MiB, often in
 /// direct compaction. Measured on pgnmentor at `-j2`, alternating runs
@@ -48,13 +48,15 @@ fn no_huge_pages_if_large(cli: &Cli) {
     }
 }
 
-/// Input bytes from which a run is large ([`no_huge_pages_if_large`]); a
-/// compressed file counts four times its size.
-const LARGE_RUN: u64 = 32 << 20;
+/// Input bytes on disk from which a run is large ([`no_huge_pages_if_large`]).
+const LARGE_RUN: u64 = 16 << 20;
 
-/// Whether the run reads at least [`LARGE_RUN`] bytes, or standard input.
+/// Whether the run reads at least [`LARGE_RUN`] bytes, or an input of
+/// unknown length (standard input, a pipe, a device): its inputs walked and
+/// summed as the run itself walks and sizes them.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn is_large(cli: &Cli) -> bool {
+    use pgnkit::input::open::{expand_dirs, total_size};
     let files = match &cli.command {
         Command::Validate(a) => &a.input.files,
         Command::AnnotateOutcome(a) => &a.input.files,
@@ -65,36 +67,7 @@ fn is_large(cli: &Cli) -> bool {
         Command::Merge(a) => &a.shards,
         Command::Perft(_) | Command::Schema(_) | Command::Completions(_) => return false,
     };
-    if files.is_empty() {
-        return true;
-    }
-    let mut total = 0u64;
-    let mut todo: Vec<std::path::PathBuf> = files.clone();
-    while let Some(path) = todo.pop() {
-        if path.as_os_str() == "-" {
-            return true;
-        }
-        let Ok(meta) = std::fs::metadata(&path) else {
-            continue;
-        };
-        if meta.is_dir() {
-            if let Ok(entries) = std::fs::read_dir(&path) {
-                todo.extend(entries.filter_map(Result::ok).map(|e| e.path()));
-            }
-            continue;
-        }
-        // A pipe or a device, of unknown length.
-        if !meta.is_file() {
-            return true;
-        }
-        let name = path.to_string_lossy().to_ascii_lowercase();
-        let packed = [".zst", ".gz", ".bz2"].iter().any(|x| name.ends_with(x));
-        total = total.saturating_add(meta.len().saturating_mul(if packed { 4 } else { 1 }));
-        if total >= LARGE_RUN {
-            return true;
-        }
-    }
-    false
+    files.is_empty() || total_size(&expand_dirs(files).files).is_none_or(|n| n >= LARGE_RUN)
 }
 
 fn main() -> ExitCode {

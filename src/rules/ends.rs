@@ -817,13 +817,7 @@ mod tests {
             "6k1/5ppp/8/8/8/8/1B3PPP/3R2K1 w - - 0 1",
             "r5k1/8/8/8/2b5/8/4N3/4K2R w K - 0 1",
         ];
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = below(0x2545_F491_4F6C_DD1D);
         let (mut asked, mut claims) = (0, 0);
         for fen in starts {
             for _ in 0..60 {
@@ -918,13 +912,7 @@ mod tests {
             ),
             ("rk2r3/pppppppp/8/8/8/8/PPPPPPPP/RK2R3 w EAea - 0 1", true),
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = below(0x2545_F491_4F6C_DD1D);
         let mut checked = 0;
         for (fen, chess960) in starts {
             let mode = if chess960 {
@@ -1028,6 +1016,17 @@ mod tests {
             }
         }
         assert_eq!(first, Some(7));
+    }
+
+    /// A deterministic generator (xorshift) from `seed`: each call gives a
+    /// number below its argument.
+    fn below(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        }
     }
 
     fn from_fen(fen: &str) -> Chess {

@@ -139,14 +139,6 @@ fn common_shape(body: &[u8]) -> Option<San> {
         return None;
     }
     let to = Square::from_coords(File::new(u32::from(fi)), Rank::new(u32::from(ri)));
-    let piece = |c: u8| match c {
-        b'N' => Some(Role::Knight),
-        b'B' => Some(Role::Bishop),
-        b'R' => Some(Role::Rook),
-        b'Q' => Some(Role::Queen),
-        b'K' => Some(Role::King),
-        _ => None,
-    };
     let normal = |role, file, rank, capture| {
         Some(San::Normal {
             role,
@@ -179,13 +171,11 @@ fn common_shape(body: &[u8]) -> Option<San> {
 #[inline]
 fn parse_normal(body: &[u8]) -> Option<San> {
     let (role, rest) = match body.split_first()? {
-        (b'N', rest) => (Role::Knight, rest),
-        (b'B', rest) => (Role::Bishop, rest),
-        (b'R', rest) => (Role::Rook, rest),
-        (b'Q', rest) => (Role::Queen, rest),
-        (b'K', rest) => (Role::King, rest),
         (b'P', rest) => (Role::Pawn, rest),
-        _ => (Role::Pawn, body),
+        (&c, rest) => match piece(c) {
+            Some(role) => (role, rest),
+            None => (Role::Pawn, body),
+        },
     };
     let (rest, promotion) = match rest {
         [head @ .., b'=', p] => (head, Some(Role::from_char(char::from(*p))?)),
@@ -215,6 +205,19 @@ fn parse_normal(body: &[u8]) -> Option<San> {
         to,
         promotion,
     })
+}
+
+/// The piece a SAN move's first letter names, pawns aside.
+#[inline(always)]
+fn piece(c: u8) -> Option<Role> {
+    match c {
+        b'N' => Some(Role::Knight),
+        b'B' => Some(Role::Bishop),
+        b'R' => Some(Role::Rook),
+        b'Q' => Some(Role::Queen),
+        b'K' => Some(Role::King),
+        _ => None,
+    }
 }
 
 fn file(c: u8) -> Option<File> {
