@@ -312,6 +312,21 @@ static SKIP_CLASS: [u8; 256] = {
     table
 };
 
+#[cfg(test)]
+thread_local! {
+    /// Tests turn [`Scanner::words`] off to compare it with the steps.
+    static STEPS_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether movetext takes runs of common words by [`Scanner::words`].
+#[inline(always)]
+fn words_path() -> bool {
+    #[cfg(test)]
+    return !STEPS_ONLY.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    true
+}
+
 /// Appends a movetext token to `game`.
 #[inline]
 fn push_token<'a>(game: &mut RawGame<'a>, kind: TokenKind, text: &'a [u8], line: u64, depth: u32) {
@@ -618,6 +633,9 @@ impl<'a> Scanner<'a> {
                 b'$' => self.nag(game, line, depth),
                 b'!' | b'?' => self.glyph(game, line, depth),
                 b'}' | b']' | b'[' => self.stray(game, line, b),
+                b'0'..=b'9' | b'A'..=b'Z' | b'a'..=b'z' if words_path() => {
+                    self.words(game, line, depth)
+                }
                 _ => self.word_token(game, line, depth),
             };
             if step == Step::Stop {
@@ -909,6 +927,59 @@ impl<'a> Scanner<'a> {
             format!("stray `{what}` in the movetext"),
         ));
         Step::Go
+    }
+
+    /// The common run of movetext on one line: moves (`Nf3`) and move
+    /// numbers (`12.`, `12...`, or glued to the move: `12.Nf3`), each
+    /// followed by one space, starting at a letter or a digit. Gives the
+    /// tokens [`Scanner::word_token`] gives, without the steps between the
+    /// words; any other word (a marker, castling written with zeros, a
+    /// number without its dots) or byte goes back to [`Scanner::movetext`].
+    #[inline]
+    fn words(&mut self, game: &mut RawGame<'a>, line: u64, depth: u32) -> Step {
+        let buf = self.buf;
+        let mut pos = self.pos;
+        loop {
+            let mut start = pos;
+            if buf[pos].is_ascii_digit() {
+                let mut at = pos + 1;
+                while at < buf.len() && buf[at].is_ascii_digit() {
+                    at += 1;
+                }
+                if at == buf.len() || buf[at] != b'.' {
+                    // Not a move number with dots: a marker, `0-0`, or a
+                    // number alone; the general step reads it.
+                    self.pos = pos;
+                    return self.word_token(game, line, depth);
+                }
+                while at < buf.len() && buf[at] == b'.' {
+                    at += 1;
+                }
+                start = at;
+                // (A marker holds no `.`: `12.` and what follows is no
+                // marker, as `Scanner::word` would find.)
+            }
+            if start < buf.len() && !is_token_end(buf[start]) {
+                // The move: up to the word's end.
+                let mut end = start + 1;
+                while end < buf.len() && !is_token_end(buf[end]) {
+                    end += 1;
+                }
+                push_token(game, TokenKind::Move, &buf[start..end], line, depth);
+                pos = end;
+            } else {
+                // A move number alone.
+                pos = start;
+            }
+            // One space, then another word that starts with a letter or a
+            // digit, or back to the steps.
+            if pos + 1 < buf.len() && buf[pos] == b' ' && buf[pos + 1].is_ascii_alphanumeric() {
+                pos += 1;
+            } else {
+                self.pos = pos;
+                return Step::Go;
+            }
+        }
     }
 
     /// A word: a move, a move number or a termination marker ([`Scanner::word`]).
@@ -1289,6 +1360,99 @@ mod tests {
             }
         }
         assert!(inputs.len() > 30, "{}", inputs.len());
+    }
+
+    /// [`Scanner::words`] gives what the steps give, token by token, on
+    /// random movetext made of words, markers, numbers and the bytes
+    /// between them, whole and cut where the chunker would cut.
+    #[test]
+    fn the_words_path_gives_what_the_steps_give() {
+        const PIECES: &[&str] = &[
+            "1.",
+            "12...",
+            "7..",
+            "e4",
+            "Nf3",
+            "exd5",
+            "e8=Q+",
+            "O-O",
+            "0-0",
+            "0-0-0",
+            "1.e4",
+            "23...Nxf3#",
+            "12.0-0",
+            "1.-0",
+            "1-0",
+            "0-1",
+            "1/2-1/2",
+            "*",
+            "12",
+            "007.",
+            ".",
+            "...",
+            "9",
+            "0",
+            "x",
+            "-",
+            "{c}",
+            "{a\nb}",
+            "(",
+            ")",
+            "$1",
+            "$300",
+            "!",
+            "?!",
+            "!!!",
+            " ",
+            " ",
+            " ",
+            "  ",
+            "\n",
+            "\r\n",
+            "\t",
+            "\n\n",
+            "[",
+            "]",
+            "}",
+            "%x\n",
+            ";c\n",
+            "\0",
+            "\u{feff}",
+            "é",
+            "\n[Event \"x\"]\n",
+            "[Ev \"y\"]",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let scanned = |pgn: &[u8], at_file_end: bool, steps_only: bool| {
+            STEPS_ONLY.with(|c| c.set(steps_only));
+            let scan = scan(pgn, at_file_end);
+            STEPS_ONLY.with(|c| c.set(false));
+            format!("{scan:?}")
+        };
+        for _ in 0..3000 {
+            let mut pgn = String::from("[Event \"a\"]\n\n");
+            for _ in 0..next(40) {
+                pgn.push_str(PIECES[next(PIECES.len())]);
+                if next(3) > 0 {
+                    pgn.push(' ');
+                }
+            }
+            let pgn = pgn.as_bytes();
+            for at_file_end in [true, false] {
+                assert_eq!(
+                    scanned(pgn, at_file_end, false),
+                    scanned(pgn, at_file_end, true),
+                    "{}",
+                    String::from_utf8_lossy(pgn)
+                );
+            }
+        }
     }
 
     /// pgn-reader, the reference PGN parser of the shakmaty family, must see
