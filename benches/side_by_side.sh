@@ -6,10 +6,13 @@
 # busy machine disturbs every command alike; each figure is the median wall
 # time of ROUNDS runs.
 #
-#   benches/side_by_side.sh [PGN] [PGNKIT]
+#   benches/side_by_side.sh [PGN] [PGNKIT] [BASE]
 #
 # PGN defaults to /tmp/pgnmentor.pgn (zstd -dc ../shared/data/games/pgnmentor.pgn.zst);
-# PGNKIT to target/release/pgnkit.
+# PGNKIT to target/release/pgnkit. With BASE (a binary saved before a
+# change), each pgnkit command also runs with BASE right after it, in the
+# same rounds, and the last lines give each command's time against BASE's:
+# on a shared machine two separate runs differ by more than most changes.
 # pgn-reader's examples are looked for in $PGN_READER_EXAMPLES (default
 # /tmp/pgnreader/target/release/examples); build them from the crate's
 # registry copy (pgn-reader is our dev-dependency, so cargo has its source):
@@ -20,6 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 pgn=${1:-/tmp/pgnmentor.pgn}
 bin=$(realpath "${2:-target/release/pgnkit}")
+base=${3:+$(realpath "$3")}
 ex=${PGN_READER_EXAMPLES:-/tmp/pgnreader/target/release/examples}
 rounds=${ROUNDS:-3}
 export PATH="$PATH:/usr/games"
@@ -41,6 +45,19 @@ cmd[convert-j1]="$bin convert -q -j1 --to csv $pgn"
 cmd[convert-j2]="$bin convert -q -j2 --to csv $pgn"
 names=(reader-validate validate-j1 validate-nopair-j1 reader-parallel validate-j2 validate-nopair-j2
   extract annotate-j1 annotate-j2 convert-j1 convert-j2)
+ours=(validate-j1 validate-nopair-j1 validate-j2 validate-nopair-j2 annotate-j1 annotate-j2
+  convert-j1 convert-j2)
+if [[ -n $base ]]; then
+  all=()
+  for name in "${names[@]}"; do
+    all+=("$name")
+    if [[ ${cmd[$name]} == "$bin "* ]]; then
+      cmd[base-$name]="$base ${cmd[$name]#"$bin "}"
+      all+=("base-$name")
+    fi
+  done
+  names=("${all[@]}")
+fi
 
 declare -A secs
 for ((r = 1; r <= rounds; r++)); do
@@ -64,3 +81,10 @@ echo "validate -j2 speed / pgn-reader parallel_validate: $(ratio "${m[reader-par
 echo "pgn-extract -r -s / validate -j2:                  $(ratio "${m[extract]}" "${m[validate-j2]}")x (without the pairing checks $(ratio "${m[extract]}" "${m[validate-nopair-j2]}")x; target >= 15)"
 echo "annotate-outcome -j2 / validate -j2:               $(ratio "${m[annotate-j2]}" "${m[validate-j2]}")x (target <= 1.6)"
 echo "scaling -j2/-j1: validate $(ratio "${m[validate-j1]}" "${m[validate-j2]}")x, annotate-outcome $(ratio "${m[annotate-j1]}" "${m[annotate-j2]}")x, convert --to csv $(ratio "${m[convert-j1]}" "${m[convert-j2]}")x (target >= 1.9)"
+if [[ -n $base ]]; then
+  echo
+  echo "against BASE ($base), median wall time, this binary / BASE:"
+  for name in "${ours[@]}"; do
+    printf '  %-20s %s\n' "$name" "$(ratio "${m[$name]}" "${m[base-$name]}")"
+  done
+fi
