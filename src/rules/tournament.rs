@@ -305,6 +305,13 @@ impl std::hash::Hasher for Fnv {
 
 type FnvMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
 
+/// A table for at most `n` keys, made at that size: an event's tables are
+/// filled once, and growing them one doubling at a time cost more than
+/// filling them.
+fn sized<K, V>(n: usize) -> FnvMap<K, V> {
+    FnvMap::with_capacity_and_hasher(n, Default::default())
+}
+
 /// The games of a run, as they came: what [`Games::events`] groups. A game
 /// costs about 70 bytes (and its names, rounds and events, held once).
 #[derive(Debug, Default)]
@@ -704,13 +711,15 @@ impl Event {
         standings: bool,
     ) -> Event {
         let mut players: Vec<Player> = Vec::new();
+        // Two a game, but a large event has far fewer: its tables grow.
+        let players_at_most = (2 * entries.len()).min(4096);
         // How many games write each (player, spelling).
-        let mut counts: FnvMap<(usize, u32), u32> = FnvMap::default();
-        let mut by_id: FnvMap<u32, usize> = FnvMap::default();
-        let mut by_name: FnvMap<String, usize> = FnvMap::default();
+        let mut counts: FnvMap<(usize, u32), u32> = sized(players_at_most);
+        let mut by_id: FnvMap<u32, usize> = sized(players_at_most);
+        let mut by_name: FnvMap<String, usize> = sized(players_at_most);
         // A spelling (with its FideId) met before is the same player: the
         // name is folded once per spelling, not once per game.
-        let mut seen: FnvMap<(u32, Option<u32>), usize> = FnvMap::default();
+        let mut seen: FnvMap<(u32, Option<u32>), usize> = sized(players_at_most);
         let mut player_of = |side: &Side, game: u32| -> Option<usize> {
             if side.bye {
                 return None;
@@ -792,7 +801,7 @@ impl Event {
         rounds.dedup();
         // One pairing in two games of one round: the number after the
         // point is a game's.
-        let mut seen: FnvMap<(u32, usize, usize), ()> = FnvMap::default();
+        let mut seen: FnvMap<(u32, usize, usize), ()> = sized(games.len());
         let mut sub_is_game = false;
         for (e, w, b) in &games {
             if let (Some(r), Some(w), Some(b)) = (e.round(), w, b) {
@@ -804,7 +813,7 @@ impl Event {
         }
         // Three games or more under one `5.3`: a team event's match (its
         // boards are the Board tag's, if any), not a board.
-        let mut slots: FnvMap<(u32, u32), u32> = FnvMap::default();
+        let mut slots: FnvMap<(u32, u32), u32> = sized(games.len());
         for (e, _, _) in &games {
             if let Some(Round {
                 number,
@@ -1032,7 +1041,7 @@ impl Event {
         // round) has several games a round by design: a player's second
         // game of a round, or a second meeting, is no error there. A name
         // written wrong in one game gives a player two.
-        let mut per_round: FnvMap<(u32, usize), u32> = FnvMap::default();
+        let mut per_round: FnvMap<(u32, usize), u32> = sized(2 * self.games.len());
         for g in &self.games {
             if let Some(round) = g.round {
                 for p in [g.white, g.black].into_iter().flatten() {
@@ -1043,7 +1052,7 @@ impl Event {
         let one_a_round = per_round.values().all(|&n| n <= 2);
 
         // A player in two games of one round, against another opponent.
-        let mut in_round: FnvMap<(u32, usize), usize> = FnvMap::default();
+        let mut in_round: FnvMap<(u32, usize), usize> = sized(2 * self.games.len());
         for (i, g) in self.games.iter().enumerate().filter(|_| one_a_round) {
             let Some(round) = g.round else { continue };
             for p in [g.white, g.black].into_iter().flatten() {
@@ -1079,7 +1088,7 @@ impl Event {
         }
 
         // Two games on one board of a round.
-        let mut on_board: FnvMap<(u32, Option<u32>, u32), usize> = FnvMap::default();
+        let mut on_board: FnvMap<(u32, Option<u32>, u32), usize> = sized(self.games.len());
         for (i, g) in self.games.iter().enumerate() {
             let (Some(round), Some(board)) = (g.round, g.board) else {
                 continue;
@@ -1186,7 +1195,7 @@ impl Event {
             // Pairs that meet in two rounds in a row: more than one, and the
             // event plays mini-matches over rounds (a blitz Swiss of
             // two-game matches numbered as rounds), and those are its rule.
-            let mut rounds_of: FnvMap<(usize, usize), Vec<u32>> = FnvMap::default();
+            let mut rounds_of: FnvMap<(usize, usize), Vec<u32>> = sized(self.games.len());
             for g in self.games.iter().filter(|g| !g.unplayed) {
                 if let (Some(r), Some(w), Some(b)) = (g.round, g.white, g.black) {
                     rounds_of
@@ -1204,7 +1213,7 @@ impl Event {
                 .filter(|&row| row)
                 .count();
             let matches_over_rounds = in_a_row >= 2;
-            let mut met: FnvMap<(usize, usize), Vec<(u32, usize)>> = FnvMap::default();
+            let mut met: FnvMap<(usize, usize), Vec<(u32, usize)>> = sized(self.games.len());
             let mut order: Vec<usize> = (0..self.games.len()).collect();
             order.sort_by_key(|&i| self.games[i].round.map(|r| (r.number, r.sub)));
             for i in order {
