@@ -142,23 +142,33 @@ impl OwnedTags {
     /// wanted one decoded once, the first of a name counting), and whether
     /// it has moves.
     pub fn of_game(game: &super::game::RawGame<'_>) -> OwnedTags {
+        // The first tag of each name read here, then their values in one
+        // string made at once (a Latin-1 value decodes longer, and the
+        // string grows for it).
+        let mut wanted: [Option<&super::game::Tag<'_>>; 14] = [None; 14];
+        for tag in &game.tags {
+            if let Some(i) = OwnedTags::slot(tag.name) {
+                wanted[i].get_or_insert(tag);
+            }
+        }
+        let bytes = wanted.iter().flatten().map(|t| t.value.len()).sum();
         let mut owned = OwnedTags {
             has_moves: game.main_line().next().is_some(),
+            text: String::with_capacity(bytes),
             ..OwnedTags::default()
         };
-        for tag in &game.tags {
-            if let Some(slot) = owned.slot(tag.name) {
-                owned.set(slot, &tag.text());
+        for (i, tag) in wanted.iter().enumerate() {
+            if let Some(tag) = tag {
+                owned.set(i, &tag.text());
             }
         }
         owned
     }
 
     /// Where the tag called `name` goes (its index in `spans`, and the
-    /// order [`OwnedTags::tags`] reads them in), if it is one read here,
-    /// and not yet set (the first of a name counts).
-    fn slot(&self, name: &[u8]) -> Option<usize> {
-        let i = match name {
+    /// order [`OwnedTags::tags`] reads them in), if it is one read here.
+    fn slot(name: &[u8]) -> Option<usize> {
+        Some(match name {
             b"Event" => 0,
             b"EventDate" => 1,
             b"Date" => 2,
@@ -174,8 +184,7 @@ impl OwnedTags {
             b"Termination" => 12,
             b"Site" => 13,
             _ => return None,
-        };
-        (self.present & (1 << i) == 0).then_some(i)
+        })
     }
 
     /// Sets the value of slot `i`.
@@ -1270,6 +1279,24 @@ impl Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn owned_tags_keep_the_first_of_each_name_decoded() {
+        // A tag named twice counts once, the first; a Latin-1 value comes
+        // out decoded (and longer than its bytes); tags not read here are
+        // left out.
+        let pgn = b"[Event \"First\"]\n[Annotator \"x\"]\n[White \"M\xfcller\"]\n\
+            [Event \"Second\"]\n[Black \"B\"]\n[Round \"3\"]\n\n1. e4 *\n";
+        let scan = crate::input::scan::scan(pgn, true);
+        let owned = OwnedTags::of_game(&scan.games[0]);
+        let tags = owned.tags();
+        assert_eq!(tags.event, Some("First"));
+        assert_eq!(tags.white, Some("M\u{fc}ller"));
+        assert_eq!(tags.black, Some("B"));
+        assert_eq!(tags.round, Some("3"));
+        assert_eq!(tags.site, None);
+        assert!(tags.has_moves);
+    }
 
     fn add(games: &mut Games, n: u32, round: &str, white: &str, black: &str, result: &str) {
         games.add(
