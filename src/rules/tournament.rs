@@ -62,7 +62,7 @@ impl Round {
     /// assert_eq!(Round::parse("0"), None);
     /// ```
     pub fn parse(text: &str) -> Option<Round> {
-        let mut parts = text.trim().split('.');
+        let mut parts = trim(text).split('.');
         let number = digits(parts.next()?).filter(|&n| n > 0)?;
         let sub = match parts.next() {
             None => None,
@@ -88,7 +88,7 @@ impl Score {
     /// The result `text` (`1-0`, `0-1`, `1/2-1/2`); `None` for `*` or
     /// anything else.
     pub fn parse(text: &str) -> Option<Score> {
-        match text.trim() {
+        match trim(text) {
             "1-0" => Some(Score::WhiteWins),
             "0-1" => Some(Score::BlackWins),
             "1/2-1/2" => Some(Score::Draw),
@@ -341,13 +341,23 @@ pub struct Games {
 
 /// Whether a side's name says it is a bye.
 fn is_bye(name: &str) -> bool {
-    let name = name.trim();
+    let name = trim(name);
     name.is_empty() || name == "-" || name.eq_ignore_ascii_case("bye")
+}
+
+/// `text` without the whitespace around it ([`str::trim`]), at once when
+/// it starts and ends with a printable ASCII byte, as tag values do.
+#[inline]
+fn trim(text: &str) -> &str {
+    match (text.as_bytes().first(), text.as_bytes().last()) {
+        (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => text,
+        _ => text.trim(),
+    }
 }
 
 /// The tag's value unless it says nothing (`?`, empty).
 fn known(text: Option<&str>) -> Option<&str> {
-    text.map(str::trim).filter(|t| !t.is_empty() && *t != "?")
+    text.map(trim).filter(|t| !t.is_empty() && *t != "?")
 }
 
 impl Games {
@@ -402,12 +412,12 @@ impl Games {
             self.events.push(key);
         }
         let mut side = |name: Option<&str>, id: Option<&str>, elo: Option<&str>| {
-            let name = name.unwrap_or("").trim();
+            let name = trim(name.unwrap_or(""));
             Side {
                 name: self.intern(name),
-                fide_id: id.and_then(|i| digits(i.trim())).unwrap_or(0),
+                fide_id: id.and_then(|i| digits(trim(i))).unwrap_or(0),
                 rating: elo
-                    .and_then(|e| digits(e.trim()))
+                    .and_then(|e| digits(trim(e)))
                     .and_then(|e| u16::try_from(e).ok())
                     .unwrap_or(0),
                 bye: is_bye(name),
@@ -422,7 +432,7 @@ impl Games {
         // spaces around its name, or is missing (noted beside).
         let index = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
         for (i, t) in [tags.white, tags.black].into_iter().enumerate() {
-            if t.is_none_or(|t| t.len() != t.trim().len()) {
+            if t.is_none_or(|t| t.len() != trim(t).len()) {
                 let raw = t.map_or(u32::MAX, |t| self.intern(t));
                 self.raw_names.insert((index, i as u8), raw);
             }
@@ -434,10 +444,7 @@ impl Games {
             written,
             number: round.map_or(0, |r| r.number),
             sub: round.and_then(|r| r.sub).unwrap_or(u32::MAX),
-            board_number: tags
-                .board
-                .and_then(|b| digits(b.trim()))
-                .unwrap_or(u32::MAX),
+            board_number: tags.board.and_then(|b| digits(trim(b))).unwrap_or(u32::MAX),
             white,
             black,
             score: tags.result.and_then(Score::parse),
