@@ -1288,6 +1288,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn trim_is_str_trim() {
+        for text in [
+            "",
+            " ",
+            "a",
+            " a",
+            "a ",
+            "Carlsen, M",
+            "\u{a0}Carlsen\u{a0}",
+            "x\u{3000}",
+            "\u{2003}x",
+            "\tbye\n",
+            "é",
+            " é",
+            "é ",
+            "-",
+            "?",
+        ] {
+            assert_eq!(trim(text), text.trim(), "{text:?}");
+        }
+    }
+
+    #[test]
     fn owned_tags_keep_the_first_of_each_name_decoded() {
         // A tag named twice counts once, the first; a Latin-1 value comes
         // out decoded (and longer than its bytes); tags not read here are
