@@ -24,6 +24,9 @@ cd "$(dirname "$0")/.."
 pgn=${1:-/tmp/pgnmentor.pgn}
 bin=$(realpath "${2:-target/release/pgnkit}")
 base=${3:+$(realpath "$3")}
+for b in "$bin" ${base:+"$base"}; do
+  [[ -x $b ]] || { echo "side_by_side.sh: $b is not an executable" >&2; exit 2; }
+done
 ex=${PGN_READER_EXAMPLES:-/tmp/pgnreader/target/release/examples}
 rounds=${ROUNDS:-3}
 export PATH="$PATH:/usr/games"

@@ -316,6 +316,8 @@ static SKIP_CLASS: [u8; 256] = {
 thread_local! {
     /// Tests turn [`Scanner::words`] off to compare it with the steps.
     static STEPS_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Runs [`Scanner::words`] took, for the tests to see it taken.
+    static WORDS_RUNS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// Whether movetext takes runs of common words by [`Scanner::words`].
@@ -937,6 +939,8 @@ impl<'a> Scanner<'a> {
     /// number without its dots) or byte goes back to [`Scanner::movetext`].
     #[inline]
     fn words(&mut self, game: &mut RawGame<'a>, line: u64, depth: u32) -> Step {
+        #[cfg(test)]
+        WORDS_RUNS.with(|n| n.set(n.get() + 1));
         let buf = self.buf;
         let mut pos = self.pos;
         loop {
@@ -1410,6 +1414,8 @@ mod tests {
             "\n",
             "\r\n",
             "\t",
+            "\r",
+            "\x0c",
             "\n\n",
             "[",
             "]",
@@ -1453,6 +1459,8 @@ mod tests {
                 );
             }
         }
+        // The loop was taken (and not only the steps).
+        assert!(WORDS_RUNS.with(std::cell::Cell::get) > 1000);
     }
 
     /// pgn-reader, the reference PGN parser of the shakmaty family, must see

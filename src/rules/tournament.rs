@@ -314,11 +314,12 @@ impl std::hash::Hasher for Fnv {
 
 type FnvMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
 
-/// A table for at most `n` keys, made at that size: an event's tables are
-/// filled once, and growing them one doubling at a time cost more than
-/// filling them.
+/// A table for at most `n` keys, made at that size up to 4,096 keys: an
+/// event's tables are filled once, and growing them one doubling at a time
+/// cost more than filling them. A larger event's tables grow as they fill
+/// (they may hold far fewer keys than `n`, or none).
 fn sized<K, V>(n: usize) -> FnvMap<K, V> {
-    FnvMap::with_capacity_and_hasher(n, Default::default())
+    FnvMap::with_capacity_and_hasher(n.min(4096), Default::default())
 }
 
 /// The games of a run, as they came: what [`Games::events`] groups. A game
@@ -727,15 +728,13 @@ impl Event {
         standings: bool,
     ) -> Event {
         let mut players: Vec<Player> = Vec::new();
-        // Two a game, but a large event has far fewer: its tables grow.
-        let players_at_most = (2 * entries.len()).min(4096);
         // How many games write each (player, spelling).
-        let mut counts: FnvMap<(usize, u32), u32> = sized(players_at_most);
-        let mut by_id: FnvMap<u32, usize> = sized(players_at_most);
-        let mut by_name: FnvMap<String, usize> = sized(players_at_most);
+        let mut counts: FnvMap<(usize, u32), u32> = sized(2 * entries.len());
+        let mut by_id: FnvMap<u32, usize> = sized(2 * entries.len());
+        let mut by_name: FnvMap<String, usize> = sized(2 * entries.len());
         // A spelling (with its FideId) met before is the same player: the
         // name is folded once per spelling, not once per game.
-        let mut seen: FnvMap<(u32, Option<u32>), usize> = sized(players_at_most);
+        let mut seen: FnvMap<(u32, Option<u32>), usize> = sized(2 * entries.len());
         let mut player_of = |side: &Side, game: u32| -> Option<usize> {
             if side.bye {
                 return None;
