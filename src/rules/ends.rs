@@ -730,7 +730,7 @@ impl EndTracker {
     /// on the same ply (a mate on the 150th ply stands), never over an
     /// earlier one.
     pub fn close(&self, final_pos: &Chess, plies: u32) -> FinalEnd {
-        let on_board = final_pos.legal_moves().is_empty().then(|| End {
+        let on_board = no_legal_move(final_pos).then(|| End {
             kind: if final_pos.is_check() {
                 EndKind::Checkmate
             } else {
@@ -745,6 +745,29 @@ impl EndTracker {
         };
         FinalEnd { end, on_board }
     }
+}
+
+/// Whether the side to move has no legal move (checkmate or stalemate):
+/// shakmaty's list of legal moves, unless a step of the king, not in check,
+/// to a square neither its own pieces hold nor the other side attacks
+/// shows one at once (as it does in nearly every final position). Out of
+/// check no line runs through the king to the square it steps to, so the
+/// attacks of the board as it stands are those after the step.
+fn no_legal_move(pos: &Chess) -> bool {
+    let board = pos.board();
+    let us = pos.turn();
+    if let Some(king) = board.king_of(us)
+        && !pos.is_check()
+    {
+        let steps = shakmaty::attacks::king_attacks(king) & !board.by_color(us);
+        if steps
+            .into_iter()
+            .any(|to| board.attacks_to(to, !us, board.occupied()).is_empty())
+        {
+            return false;
+        }
+    }
+    pos.legal_moves().is_empty()
 }
 
 /// The end of a replayed game ([`EndTracker::close`]).
@@ -782,6 +805,53 @@ impl FinalEnd {
 mod tests {
     use super::*;
     use shakmaty::san::San;
+
+    #[test]
+    fn no_legal_move_is_an_empty_move_list() {
+        // Random games from the start and from positions where the king is
+        // hemmed in, checked at every ply against shakmaty's move list.
+        let starts = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+            "k7/2Q5/1K6/8/8/8/8/8 b - - 0 1",
+            "6rk/6pp/8/8/8/8/8/R5K1 w - - 0 1",
+            "8/8/8/8/8/5k2/5p2/5K2 w - - 0 1",
+            "4k3/4P3/4K3/8/8/8/8/8 b - - 0 1",
+            "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+            "8/8/8/2k5/3Pp3/8/7q/4K3 b - d3 0 1",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let (mut empty, mut checked) = (0, 0);
+        for fen in starts {
+            let start: Chess = fen
+                .parse::<shakmaty::fen::Fen>()
+                .unwrap()
+                .into_position(shakmaty::CastlingMode::Standard)
+                .unwrap();
+            for _ in 0..300 {
+                let mut pos = start.clone();
+                for _ in 0..120 {
+                    let moves = pos.legal_moves();
+                    assert_eq!(no_legal_move(&pos), moves.is_empty(), "{}", fen_of(&pos));
+                    checked += 1;
+                    if moves.is_empty() {
+                        empty += 1;
+                        break;
+                    }
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    pos.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
+                }
+            }
+        }
+        // The walks reached many mates and stalemates, and many positions.
+        assert!(empty > 100 && checked > 100_000, "{empty} {checked}");
+    }
+
+    fn fen_of(pos: &Chess) -> String {
+        shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string()
+    }
 
     fn play(pos: &mut Chess, san: &str) -> Move {
         let m = San::from_ascii(san.as_bytes())
