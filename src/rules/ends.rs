@@ -820,14 +820,10 @@ mod tests {
             "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
             "8/8/8/2k5/3Pp3/8/7q/4K3 b - d3 0 1",
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = below(0x2545_f491_4f6c_dd1d);
         let (mut empty, mut checked) = (0, 0);
         for fen in starts {
-            let start: Chess = fen
-                .parse::<shakmaty::fen::Fen>()
-                .unwrap()
-                .into_position(shakmaty::CastlingMode::Standard)
-                .unwrap();
+            let start = from_fen(fen);
             for _ in 0..300 {
                 let mut pos = start.clone();
                 for _ in 0..120 {
@@ -838,10 +834,7 @@ mod tests {
                         empty += 1;
                         break;
                     }
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    pos.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
+                    pos.play_unchecked(moves[next(moves.len())]);
                 }
             }
         }
@@ -900,10 +893,7 @@ mod tests {
                     if moves.is_empty() {
                         break;
                     }
-                    let quiet: Vec<_> = moves
-                        .iter()
-                        .filter(|m| !m.is_capture() && m.role() != Role::Pawn)
-                        .collect();
+                    let quiet = quiet_moves(&moves);
                     let side = usize::from(pos.turn() == Color::White);
                     let back = last[side].and_then(|prev| {
                         quiet
@@ -1003,10 +993,7 @@ mod tests {
                         if moves.is_empty() {
                             break;
                         }
-                        let quiet: Vec<_> = moves
-                            .iter()
-                            .filter(|m| !m.is_capture() && m.role() != Role::Pawn)
-                            .collect();
+                        let quiet = quiet_moves(&moves);
                         let m = if !quiet.is_empty() && next(30) > 0 {
                             *quiet[next(quiet.len())]
                         } else {
@@ -1090,6 +1077,15 @@ mod tests {
 
     /// A deterministic generator (xorshift) from `seed`: each call gives a
     /// number below its argument.
+    /// The moves of `moves` that keep a repetition window open: neither a
+    /// capture nor a pawn move.
+    fn quiet_moves(moves: &[Move]) -> Vec<&Move> {
+        moves
+            .iter()
+            .filter(|m| !m.is_capture() && m.role() != Role::Pawn)
+            .collect()
+    }
+
     fn below(mut seed: u64) -> impl FnMut(usize) -> usize {
         move |n| {
             seed ^= seed << 13;
