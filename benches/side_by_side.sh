@@ -62,11 +62,18 @@ if [[ -n $base ]]; then
   names=("${all[@]}")
 fi
 
-declare -A secs
+# A command that could not do the job (exit 2 or more: a BASE without a
+# flag, a missing input) has no time: its rows and ratios say so, instead of
+# the time it took to fail.
+declare -A secs failed
 for ((r = 1; r <= rounds; r++)); do
   for name in "${names[@]}"; do
+    status=0
     # shellcheck disable=SC2086
-    /usr/bin/time -f "%e" -o "$work/t" ${cmd[$name]} > /dev/null 2> /dev/null || true
+    /usr/bin/time -f "%e" -o "$work/t" ${cmd[$name]} > /dev/null 2> /dev/null || status=$?
+    if ((status >= 2)); then
+      failed[$name]="failed (exit $status)"
+    fi
     secs[$name]+="$(tail -n 1 "$work/t") "
   done
 done
@@ -74,16 +81,32 @@ median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR
 declare -A m
 echo "input: $pgn ($(($(stat -c %s "$pgn") / 1000000)) MB), $rounds rounds, median wall time"
 for name in "${names[@]}"; do
+  if [[ -n ${failed[$name]:-} ]]; then
+    m[$name]=
+    printf '%-20s %s  (%s)\n' "$name" "${failed[$name]}" "${cmd[$name]}"
+    continue
+  fi
   m[$name]=$(median <<< "${secs[$name]}")
   printf '%-20s %6.2f s   runs: %s  (%s)\n' "$name" "${m[$name]}" "${secs[$name]}" "${cmd[$name]}"
 done
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+ratio() {
+  if [[ -z $1 || -z $2 ]]; then
+    printf 'n/a'
+  else
+    awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+  fi
+}
+rx() {
+  local r
+  r=$(ratio "$@")
+  if [[ $r == n/a ]]; then printf 'n/a'; else printf '%sx' "$r"; fi
+}
 echo
-echo "validate -j1 speed / pgn-reader validate:          $(ratio "${m[reader-validate]}" "${m[validate-j1]}")x (without the pairing checks $(ratio "${m[reader-validate]}" "${m[validate-nopair-j1]}")x; target >= 1.1)"
-echo "validate -j2 speed / pgn-reader parallel_validate: $(ratio "${m[reader-parallel]}" "${m[validate-j2]}")x (without the pairing checks $(ratio "${m[reader-parallel]}" "${m[validate-nopair-j2]}")x; target >= 1.3)"
-echo "pgn-extract -r -s / validate -j2:                  $(ratio "${m[extract]}" "${m[validate-j2]}")x (without the pairing checks $(ratio "${m[extract]}" "${m[validate-nopair-j2]}")x; target >= 15)"
-echo "annotate-outcome -j2 / validate -j2:               $(ratio "${m[annotate-j2]}" "${m[validate-j2]}")x (target <= 1.6)"
-echo "scaling -j2/-j1: validate $(ratio "${m[validate-j1]}" "${m[validate-j2]}")x, annotate-outcome $(ratio "${m[annotate-j1]}" "${m[annotate-j2]}")x, convert --to csv $(ratio "${m[convert-j1]}" "${m[convert-j2]}")x (target >= 1.9)"
+echo "validate -j1 speed / pgn-reader validate:          $(rx "${m[reader-validate]}" "${m[validate-j1]}") (without the pairing checks $(rx "${m[reader-validate]}" "${m[validate-nopair-j1]}"); target >= 1.1)"
+echo "validate -j2 speed / pgn-reader parallel_validate: $(rx "${m[reader-parallel]}" "${m[validate-j2]}") (without the pairing checks $(rx "${m[reader-parallel]}" "${m[validate-nopair-j2]}"); target >= 1.3)"
+echo "pgn-extract -r -s / validate -j2:                  $(rx "${m[extract]}" "${m[validate-j2]}") (without the pairing checks $(rx "${m[extract]}" "${m[validate-nopair-j2]}"); target >= 15)"
+echo "annotate-outcome -j2 / validate -j2:               $(rx "${m[annotate-j2]}" "${m[validate-j2]}") (target <= 1.6)"
+echo "scaling -j2/-j1: validate $(rx "${m[validate-j1]}" "${m[validate-j2]}"), annotate-outcome $(rx "${m[annotate-j1]}" "${m[annotate-j2]}"), convert --to csv $(rx "${m[convert-j1]}" "${m[convert-j2]}") (target >= 1.9)"
 if [[ -n $base ]]; then
   echo
   echo "against BASE ($base), median wall time, this binary / BASE:"
