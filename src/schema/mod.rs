@@ -1144,7 +1144,7 @@ mod tests {
                 y ^= y << 13;
                 y ^= y >> 7;
                 y ^= y << 17;
-                t.push(if y % 100 == 0 {
+                t.push(if y.is_multiple_of(100) {
                     b",\"\r\n"[(y >> 8) as usize % 4]
                 } else {
                     b"ae4 \t\xc3-"[(y >> 8) as usize % 7]
