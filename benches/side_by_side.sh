@@ -62,16 +62,21 @@ if [[ -n $base ]]; then
   names=("${all[@]}")
 fi
 
-# A command that could not do the job (exit 2 or more: a BASE without a
-# flag, a missing input) has no time: its rows and ratios say so, instead of
-# the time it took to fail.
+# A command that could not do the job has no time: its rows and ratios say
+# so, instead of the time it took to fail. pgnkit exits 2 then (a BASE
+# without a flag, a missing input; 1 is problems found), the others
+# anything but 0.
 declare -A secs failed
 for ((r = 1; r <= rounds; r++)); do
   for name in "${names[@]}"; do
     status=0
     # shellcheck disable=SC2086
     /usr/bin/time -f "%e" -o "$work/t" ${cmd[$name]} > /dev/null 2> /dev/null || status=$?
-    if ((status >= 2)); then
+    limit=1
+    if [[ ${cmd[$name]} == "$bin "* || (-n $base && ${cmd[$name]} == "$base "*) ]]; then
+      limit=2
+    fi
+    if ((status >= limit)); then
       failed[$name]="failed (exit $status)"
     fi
     secs[$name]+="$(tail -n 1 "$work/t") "
@@ -93,7 +98,8 @@ ratio() {
   if [[ -z $1 || -z $2 ]]; then
     printf 'n/a'
   else
-    awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+    # A median of 0.00 s (under GNU time's resolution) has no ratio either.
+    awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) printf "n/a"; else printf "%.2f", a / b }'
   fi
 }
 rx() {

@@ -408,14 +408,10 @@ impl Words {
         }
     }
 
-    /// Adds a string to the list being made.
+    /// Adds a string to the list being made. `text` must be UTF-8, whole
+    /// (`Words::finish` relies on it): the only way bytes go in.
     fn push(&mut self, text: &[u8]) {
         self.bytes.extend_from_slice(text);
-        self.close_item();
-    }
-
-    /// The string appended to `bytes` since the last one is one item.
-    fn close_item(&mut self) {
         #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
         self.ends.push(self.bytes.len() as i32);
     }
@@ -449,14 +445,17 @@ impl Words {
         let (ends, bytes) = (offsets(ends), Buffer::from_vec(bytes));
         #[cfg(debug_assertions)]
         StringArray::try_new(ends.clone(), bytes.clone(), None)?;
-        // SAFETY: every item was appended whole from a `&str` ([`Words::push`]
-        // from `spaced`, which cuts a `&str` at ASCII spaces only, and from
-        // `copy`; [`ArrowRow::words`] checks each item), so `bytes` is UTF-8
-        // and each end a char boundary; `OffsetBuffer::new` checked that the
-        // ends rise from 0, and the length check above that none wrapped.
-        // `try_new` checked all of it again, one offset at a time: about 20
-        // instructions a move, 2 % of a columnar run (debug builds, and so
-        // the tests, still check).
+        // SAFETY: `bytes` only grows, by `Words::push` alone (a private
+        // method of this module), and each call appends one whole string
+        // that is UTF-8: `spaced` cuts a `&str` at ASCII spaces only,
+        // `copy` takes a `&str` from another batch, `ArrowRow::words` passes
+        // each item through `String::from_utf8_lossy`. So `bytes` is UTF-8,
+        // each end is a character boundary, and the last end is
+        // `bytes.len()`; `OffsetBuffer::new` checked that the ends rise from
+        // 0, and the length check above that none wrapped. `try_new` would
+        // check it all again (the UTF-8 of the whole buffer, then each
+        // offset): about 20 instructions a move, 1 % of a columnar run.
+        // Debug builds, and so the tests, still check.
         let values = unsafe { StringArray::new_unchecked(ends, bytes, None) };
         Ok(Arc::new(ListArray::try_new(
             Arc::new(Field::new_list_field(DataType::Utf8, true)),
@@ -914,16 +913,15 @@ impl Cells for ArrowRow<'_> {
     fn words<T>(&mut self, items: Option<&[T]>, item: impl Fn(&T, &mut Vec<u8>)) {
         match (self.next(), items) {
             (Builder::Words(b), Some(items)) => {
+                // Each item is written into a buffer of its own, never into
+                // the strings already made (which `Words::finish` trusts to
+                // be UTF-8), and goes in as text.
+                let mut word = Vec::new();
                 for x in items {
-                    let start = b.bytes.len();
-                    item(x, &mut b.bytes);
-                    if std::str::from_utf8(&b.bytes[start..]).is_err() {
-                        // Words are ASCII; anything else is kept readable.
-                        let text = String::from_utf8_lossy(&b.bytes[start..]).into_owned();
-                        b.bytes.truncate(start);
-                        b.bytes.extend_from_slice(text.as_bytes());
-                    }
-                    b.close_item();
+                    word.clear();
+                    item(x, &mut word);
+                    // Words are ASCII; anything else is kept readable.
+                    b.push(String::from_utf8_lossy(&word).as_bytes());
                 }
                 b.end(true);
             }
@@ -1028,6 +1026,7 @@ mod tests {
             "abcdé fghi",
             "é",
             "ab é cd ééé",
+            " abc ",
         ];
         // And random texts of four-byte words and others, with single and
         // double spaces, at the start and the end too.
@@ -1067,6 +1066,47 @@ mod tests {
             let got: Vec<&str> = items.iter().map(Option::unwrap).collect();
             let want: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
             assert_eq!(got, want, "{text:?}");
+        }
+    }
+
+    /// `words` makes each item the text its closure writes (bytes that are
+    /// not UTF-8 made readable), into a buffer of the item's own: a closure
+    /// that empties or rewrites what it was handed cannot reach the items
+    /// before it, which `Words::finish` trusts to be UTF-8.
+    #[test]
+    fn words_are_each_item_as_text() {
+        static COLUMNS: [Column; 1] = [Column::new("helpmate", Type::List(&Type::Str), "moves")];
+        let items: [&[u8]; 5] = [b"e2e4", "é".as_bytes(), b"\xff\xfe", b"", b"h7h8q"];
+        let mut builders = vec![Builder::new(&COLUMNS[0].ty)];
+        for _ in 0..2 {
+            let mut row = ArrowRow {
+                columns: &COLUMNS,
+                builders: &mut builders,
+                next: 0,
+                at: 0,
+                rows: None,
+            };
+            row.words(Some(&items), |item: &&[u8], out: &mut Vec<u8>| {
+                // What was handed over is empty; clearing it, or writing
+                // over its last byte, touches nothing else.
+                assert!(out.is_empty());
+                out.clear();
+                out.extend_from_slice(b"zz");
+                if let Some(last) = out.last_mut() {
+                    *last = 0xff;
+                }
+                out.clear();
+                out.extend_from_slice(item);
+            });
+        }
+        let list = builders[0].finish().unwrap();
+        let list = list.as_any().downcast_ref::<ListArray>().unwrap();
+        assert_eq!(list.len(), 2);
+        for i in 0..2 {
+            let got = list.value(i);
+            let got = got.as_any().downcast_ref::<StringArray>().unwrap();
+            let got: Vec<&str> = got.iter().map(Option::unwrap).collect();
+            assert_eq!(got, ["e2e4", "é", "\u{fffd}\u{fffd}", "", "h7h8q"]);
         }
     }
 }
