@@ -1075,8 +1075,6 @@ mod tests {
         assert_eq!(first, Some(7));
     }
 
-    /// A deterministic generator (xorshift) from `seed`: each call gives a
-    /// number below its argument.
     /// The moves of `moves` that keep a repetition window open: neither a
     /// capture nor a pawn move.
     fn quiet_moves(moves: &[Move]) -> Vec<&Move> {
@@ -1086,6 +1084,8 @@ mod tests {
             .collect()
     }
 
+    /// A deterministic generator (xorshift) from `seed`: each call gives a
+    /// number below its argument.
     fn below(mut seed: u64) -> impl FnMut(usize) -> usize {
         move |n| {
             seed ^= seed << 13;

@@ -1007,7 +1007,6 @@ mod tests {
     /// however many spaces stand between, before or after them.
     #[test]
     fn spaced_words_are_the_words_between_spaces() {
-        static COLUMNS: [Column; 1] = [Column::new("uci", Type::List(&Type::Str), "moves")];
         let texts = [
             "e2e4 e7e5 g1f3",
             "e7e8q e2e4",
@@ -1046,26 +1045,11 @@ mod tests {
             .into_iter()
             .chain(random.iter().map(String::as_str))
             .collect();
-        let mut builders = vec![Builder::new(&COLUMNS[0].ty)];
-        for &text in &texts {
-            let mut row = ArrowRow {
-                columns: &COLUMNS,
-                builders: &mut builders,
-                next: 0,
-                at: 0,
-                rows: None,
-            };
-            row.spaced(Some(text));
-        }
-        let list = builders[0].finish().unwrap();
-        let list = list.as_any().downcast_ref::<ListArray>().unwrap();
-        assert_eq!(list.len(), texts.len());
-        for (i, text) in texts.iter().enumerate() {
-            let items = list.value(i);
-            let items = items.as_any().downcast_ref::<StringArray>().unwrap();
-            let got: Vec<&str> = items.iter().map(Option::unwrap).collect();
+        let lists = list_column(texts.len(), |i, row| row.spaced(Some(texts[i])));
+        assert_eq!(lists.len(), texts.len());
+        for (got, text) in lists.iter().zip(&texts) {
             let want: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
-            assert_eq!(got, want, "{text:?}");
+            assert_eq!(got, &want, "{text:?}");
         }
     }
 
@@ -1075,17 +1059,8 @@ mod tests {
     /// before it, which `Words::finish` trusts to be UTF-8.
     #[test]
     fn words_are_each_item_as_text() {
-        static COLUMNS: [Column; 1] = [Column::new("helpmate", Type::List(&Type::Str), "moves")];
         let items: [&[u8]; 5] = [b"e2e4", "é".as_bytes(), b"\xff\xfe", b"", b"h7h8q"];
-        let mut builders = vec![Builder::new(&COLUMNS[0].ty)];
-        for _ in 0..2 {
-            let mut row = ArrowRow {
-                columns: &COLUMNS,
-                builders: &mut builders,
-                next: 0,
-                at: 0,
-                rows: None,
-            };
+        let lists = list_column(2, |_, row| {
             row.words(Some(&items), |item: &&[u8], out: &mut Vec<u8>| {
                 // What was handed over is empty; clearing it, or writing
                 // over its last byte, touches nothing else.
@@ -1098,15 +1073,39 @@ mod tests {
                 out.clear();
                 out.extend_from_slice(item);
             });
+        });
+        assert_eq!(lists.len(), 2);
+        for got in &lists {
+            assert_eq!(got, &["e2e4", "é", "\u{fffd}\u{fffd}", "", "h7h8q"]);
+        }
+    }
+
+    /// The items of a column of string lists, one row per call of `fill`
+    /// (`rows` of them), as `Words::finish` makes them.
+    fn list_column(
+        rows: usize,
+        mut fill: impl FnMut(usize, &mut ArrowRow<'_>),
+    ) -> Vec<Vec<String>> {
+        static COLUMNS: [Column; 1] = [Column::new("moves", Type::List(&Type::Str), "moves")];
+        let mut builders = vec![Builder::new(&COLUMNS[0].ty)];
+        for i in 0..rows {
+            let mut row = ArrowRow {
+                columns: &COLUMNS,
+                builders: &mut builders,
+                next: 0,
+                at: 0,
+                rows: None,
+            };
+            fill(i, &mut row);
         }
         let list = builders[0].finish().unwrap();
         let list = list.as_any().downcast_ref::<ListArray>().unwrap();
-        assert_eq!(list.len(), 2);
-        for i in 0..2 {
-            let got = list.value(i);
-            let got = got.as_any().downcast_ref::<StringArray>().unwrap();
-            let got: Vec<&str> = got.iter().map(Option::unwrap).collect();
-            assert_eq!(got, ["e2e4", "é", "\u{fffd}\u{fffd}", "", "h7h8q"]);
-        }
+        (0..list.len())
+            .map(|i| {
+                let items = list.value(i);
+                let items = items.as_any().downcast_ref::<StringArray>().unwrap();
+                items.iter().map(|s| s.unwrap().to_owned()).collect()
+            })
+            .collect()
     }
 }
